@@ -1,0 +1,226 @@
+"""The `curation-pipeline` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+from curation_pipeline.settings import Settings, SettingsError, load_settings
+
+
+def _settings() -> Settings:
+    return load_settings()
+
+
+def cmd_init_db(args) -> int:
+    from curation_pipeline.dagster_home import prepare_dagster_home
+    from curation_pipeline.store.database import redact
+
+    settings = _settings()
+    home = prepare_dagster_home(settings)
+    from curation_pipeline.store.database import app_database_url
+
+    print(f"memory store ready: {redact(app_database_url(settings))}")
+    print(f"Dagster home: {home}")
+    return 0
+
+
+def cmd_import(args) -> int:
+    from curation_pipeline.jsonl_format import parse_jsonl
+    from curation_pipeline.partitions import validate_name
+    from curation_pipeline.store.database import ensure_database, open_connection
+    from curation_pipeline.store.nodes_io import insert_nodes
+
+    settings = _settings()
+    path = Path(args.file)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            rows, errors = parse_jsonl(handle, dimension=settings.embedding_dim, validate_name=validate_name)
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"error: cannot read {path}: {error}", file=sys.stderr)
+        return 2
+    for error in errors:
+        print(f"{path}:{error.line}: {error.message}", file=sys.stderr)
+    if errors and not args.skip_invalid:
+        print(
+            f"error: {len(errors)} problem(s) in {path}; nothing was imported "
+            "(fix them, or pass --skip-invalid to import the valid lines only)",
+            file=sys.stderr,
+        )
+        return 1
+    with open_connection(ensure_database(settings)) as conn, conn.transaction():
+        count = insert_nodes(conn, rows)
+    print(f"imported {count} memory node(s) from {path}" + (f"; skipped {len({e.line for e in errors})} invalid line(s)" if errors else ""))
+    return 0
+
+
+def cmd_export(args) -> int:
+    from curation_pipeline.jsonl_format import format_node_jsonl
+    from curation_pipeline.store.database import ensure_database, open_connection
+    from curation_pipeline.store.nodes_io import iter_nodes
+
+    settings = _settings()
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    count = 0
+    try:
+        with open_connection(ensure_database(settings)) as conn:
+            for row in iter_nodes(conn, tenant_id=args.tenant, namespace=args.namespace):
+                out.write(format_node_jsonl(row) + "\n")
+                count += 1
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    print(f"exported {count} memory node(s)", file=sys.stderr)
+    return 0
+
+
+def seed_store(settings: Settings, *, now: datetime | None = None, seed: int = 7) -> int:
+    """Insert the demo corpus (embedding the nodes meant to have vectors); 0 if already there."""
+    from curation_pipeline.embeddings import make_embedder
+    from curation_pipeline.seed_corpus import generate_seed_corpus
+    from curation_pipeline.store.database import ensure_database, open_connection
+    from curation_pipeline.store.nodes_io import insert_nodes, upsert_namespace_activity
+
+    now = now or datetime.now(UTC)
+    nodes, namespaces = generate_seed_corpus(now=now, seed=seed)
+    embedder = make_embedder(settings.embedder, settings.embedding_dim)
+    rows = []
+    for index, node in enumerate(nodes):
+        row = {key: value for key, value in node.items() if not key.startswith("_")}
+        # Stable ids make seeding twice detectable instead of doubling the corpus.
+        row.setdefault("id", str(uuid.uuid5(uuid.NAMESPACE_URL, f"curation-pipeline/seed/{seed}/{index}")))
+        rows.append(row)
+    to_embed = [row for row, node in zip(rows, nodes) if node.get("_embed")]
+    vectors = embedder.embed([row["pointer_summary"] for row in to_embed])
+    for row, vector in zip(to_embed, vectors):
+        row["embedding"], row["embedding_model"] = vector, embedder.name
+    with open_connection(ensure_database(settings)) as conn, conn.transaction():
+        already = conn.execute(
+            "SELECT count(*) FROM memory_nodes WHERE id = %s::uuid", (str(rows[0]["id"]),)
+        ).fetchone()[0]
+        if already:
+            return 0
+        count = insert_nodes(conn, rows, now=now)
+        upsert_namespace_activity(conn, namespaces)
+    return count
+
+
+def cmd_seed(args) -> int:
+    count = seed_store(_settings())
+    print(f"seeded {count} memory node(s)" if count else "the demo corpus is already seeded")
+    return 0
+
+
+def cmd_namespaces(args) -> int:
+    from curation_pipeline.runner import discover_partition_keys
+
+    settings = _settings()
+    keys, problems = discover_partition_keys(settings)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if args.action == "sync":
+        import dagster as dg
+
+        from curation_pipeline.dagster_home import prepare_dagster_home
+        from curation_pipeline.runner import register_partitions
+
+        prepare_dagster_home(settings)
+        with dg.DagsterInstance.get() as instance:
+            new = register_partitions(instance, keys)
+        print(f"registered {len(new)} new namespace partition(s); {len(keys)} in all")
+    else:
+        print("\n".join(keys))
+    return 0
+
+
+def _run_and_report(settings: Settings, keys: list[str]) -> int:
+    from curation_pipeline.report import cycle_table, failures
+    from curation_pipeline.runner import run_partitions
+
+    if not keys:
+        print("no namespaces to curate (import or seed some memories first)")
+        return 0
+    results = run_partitions(settings, keys)
+    cycles = [(r.partition_key, r.run_status, r.metadata) for r in results]
+    print(cycle_table(cycles))
+    for line in failures(cycles):
+        print(f"failed: {line}", file=sys.stderr)
+    print(f"\nruns are recorded in Dagster ({settings.dagster_home}); `curation-pipeline ui` shows them")
+    return 0 if all(r.run_status == "SUCCESS" for r in results) else 1
+
+
+def cmd_run(args) -> int:
+    from curation_pipeline.runner import discover_partition_keys
+
+    settings = _settings()
+    if args.all:
+        keys, problems = discover_partition_keys(settings)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+    else:
+        keys = list(args.partition)
+    return _run_and_report(settings, keys)
+
+
+def cmd_demo(args) -> int:
+    from curation_pipeline.runner import discover_partition_keys
+    from curation_pipeline.store.database import redact, app_database_url
+
+    settings = _settings()
+    count = seed_store(settings)
+    print(f"memory store: {redact(app_database_url(settings))}")
+    print(f"seeded {count} memory node(s)" if count else "demo corpus already seeded")
+    keys, _ = discover_partition_keys(settings)
+    return _run_and_report(settings, keys)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="curation-pipeline",
+        description="Curate AI agents' long-term memory (Postgres + pgvector) with Dagster.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("init-db", help="create or migrate the memory store and Dagster home").set_defaults(func=cmd_init_db)
+
+    importer = commands.add_parser("import", help="import memory nodes from a JSONL file")
+    importer.add_argument("file")
+    importer.add_argument("--skip-invalid", action="store_true", help="import the valid lines even if some are invalid")
+    importer.set_defaults(func=cmd_import)
+
+    exporter = commands.add_parser("export", help="write every memory node (archived ones too) as JSONL")
+    exporter.add_argument("-o", "--output", help="file to write (default: standard output)")
+    exporter.add_argument("--tenant")
+    exporter.add_argument("--namespace")
+    exporter.set_defaults(func=cmd_export)
+
+    commands.add_parser("seed", help="load the demo corpus").set_defaults(func=cmd_seed)
+
+    namespaces = commands.add_parser("namespaces", help="list namespace partition keys, or register them in Dagster")
+    namespaces.add_argument("action", nargs="?", choices=["list", "sync"], default="list")
+    namespaces.set_defaults(func=cmd_namespaces)
+
+    runner = commands.add_parser("run", help="run the curation job through Dagster")
+    target = runner.add_mutually_exclusive_group(required=True)
+    target.add_argument("--all", action="store_true", help="every namespace in the store")
+    target.add_argument("--partition", action="append", metavar="KEY", help="a partition key TENANT:NAMESPACE (repeatable)")
+    runner.set_defaults(func=cmd_run)
+
+    commands.add_parser("demo", help="init, seed, curate every namespace, print the counts").set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (SettingsError, ValueError, RuntimeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # spawned Dagster processes re-import the launching script
+    sys.exit(main())

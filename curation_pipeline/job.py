@@ -1,0 +1,48 @@
+"""The `curate_namespace` job: the seven steps wired by what each needs to run after.
+
+    reclassify_stale ────────────────────────────────────────────────┐
+    consolidate_duplicates ─> summarize_verbose ─┬─> revectorize ─────┤
+                                                 └─> sync_graph ──────┼─> log_curation_activity
+    mark_stale_confidence ───────────────────────────────────────────┘
+
+Merging may leave long merged text, so summarizing follows it; both clear embeddings, so
+revectorizing follows them; the graph mirrors text and archive state, so it syncs after them.
+Steps 1 and 5 need nothing from the others: if any step fails, the independent ones still run
+(Dagster skips only a failed op's dependents), and the cycle row records the failure.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from curation_pipeline.ops import (
+    consolidate_duplicates,
+    log_curation_activity,
+    mark_stale_confidence,
+    reclassify_stale,
+    revectorize,
+    summarize_verbose,
+    sync_graph,
+)
+from curation_pipeline.partitions import namespace_partitions
+
+JOB_NAME = "curate_namespace"
+
+
+@dg.job(
+    name=JOB_NAME,
+    partitions_def=namespace_partitions,
+    # Steps are short and share one namespace lock: separate processes would only add seconds
+    # of start-up per step.
+    executor_def=dg.in_process_executor,
+    description="One curation cycle of one tenant/namespace: the seven steps of DESIGN.md.",
+)
+def curate_namespace():
+    merged = consolidate_duplicates()
+    summarized = summarize_verbose(after_merges=merged)
+    log_curation_activity(
+        reclassified=reclassify_stale(),
+        revectorized=revectorize(after_rewrites=summarized),
+        confidence_marked=mark_stale_confidence(),
+        graph_synced=sync_graph(after_rewrites=summarized),
+    )

@@ -1,0 +1,242 @@
+"""The seven curation steps as thin Dagster ops.
+
+Each op: parse the partition -> open one transaction holding the namespace lock -> load the
+candidate frame -> plan (pure, in `curation_pipeline.steps`) -> apply in batches -> record its
+counts in the cycle's activity row, all in that one transaction. Ops hand each other nothing but
+ordering (Nothing dependencies): every step reads the fresh state of the database, so re-executing
+one failed step alone needs nothing from the failed run.
+"""
+
+# No `from __future__ import annotations`: Dagster reads these annotations at definition time.
+from collections.abc import Callable, Mapping
+
+import dagster as dg
+import psycopg
+
+from curation_pipeline.config import (
+    ConsolidateConfig,
+    GraphSyncConfig,
+    ReclassifyConfig,
+    RevectorizeConfig,
+    StaleConfidenceConfig,
+    SummarizeConfig,
+)
+from curation_pipeline.embeddings import validate_vectors
+from curation_pipeline.partitions import parse_partition_key
+from curation_pipeline.resources import EmbedderResource, MemoryStore
+from curation_pipeline.steps.consolidate import plan_consolidation
+from curation_pipeline.steps.graph_sync import plan_graph_sync
+from curation_pipeline.steps.reclassify import plan_reclassify
+from curation_pipeline.steps.stale_confidence import plan_stale_confidence
+from curation_pipeline.steps.summarize import plan_summaries
+from curation_pipeline.store import actions, activity, candidates, graph
+from curation_pipeline.store.revisions import Scope
+
+STEP_NAMES = (
+    "reclassify_stale",
+    "consolidate_duplicates",
+    "summarize_verbose",
+    "revectorize",
+    "mark_stale_confidence",
+    "sync_graph",
+    "log_curation_activity",
+)
+
+
+def _scope(context: dg.OpExecutionContext, step: str) -> Scope:
+    tenant_id, namespace = parse_partition_key(context.partition_key)
+    return Scope(run_id=context.run_id, tenant_id=tenant_id, namespace=namespace, step=step)
+
+
+def _run_info(context: dg.OpExecutionContext) -> dict:
+    run = context.dagster_run
+    info = {"partition": context.partition_key}
+    if run.parent_run_id:
+        info.update(parent_run_id=run.parent_run_id, root_run_id=run.root_run_id)
+    return info
+
+
+def run_step(
+    context: dg.OpExecutionContext,
+    store: MemoryStore,
+    step: str,
+    work: Callable[[psycopg.Connection, Scope], Mapping],
+) -> dict:
+    """Run one step's work in its namespace transaction and record the outcome either way."""
+    scope = _scope(context, step)
+    try:
+        with store.namespace_transaction(scope) as conn:
+            counts = dict(work(conn, scope))
+            activity.record_step_result(conn, scope, counts, _run_info(context))
+    except Exception as error:
+        _record_failure(context, store, scope, error)
+        raise
+    context.add_output_metadata({key: _metadata_value(value) for key, value in counts.items()})
+    context.log.info(f"{step} {scope.tenant_id}/{scope.namespace}: {counts}")
+    return counts
+
+
+def _record_failure(context, store: MemoryStore, scope: Scope, error: Exception) -> None:
+    message = f"{type(error).__name__}: {error}"
+    try:
+        with store.connection() as conn, conn.transaction():
+            activity.record_step_failure(conn, scope, message, _run_info(context))
+    except Exception as secondary:  # the database itself may be what failed
+        context.log.error(f"could not record the failure of {scope.step}: {secondary}")
+
+
+def _metadata_value(value):
+    return value if isinstance(value, (int, float, str, bool)) else str(value)
+
+
+@dg.op(out=dg.Out(dg.Nothing), tags={"step": "1"})
+def reclassify_stale(
+    context: dg.OpExecutionContext, config: ReclassifyConfig, memory_store: MemoryStore
+) -> None:
+    """Step 1: queue a `reclassify_pending` training signal for never-recalled, long-idle nodes."""
+
+    def work(conn, scope):
+        loaded = candidates.reclassify_candidates(conn, scope, config.min_epoch_lag)
+        plan = plan_reclassify(loaded, min_epoch_lag=config.min_epoch_lag, cap=config.cap)
+        return {"candidates": loaded.height, **actions.insert_reclassify_signals(conn, scope, plan)}
+
+    run_step(context, memory_store, "reclassify_stale", work)
+
+
+@dg.op(out=dg.Out(dg.Nothing), tags={"step": "2"})
+def consolidate_duplicates(
+    context: dg.OpExecutionContext, config: ConsolidateConfig, memory_store: MemoryStore
+) -> None:
+    """Step 2: merge near-duplicate pairs (cosine > threshold) within a namespace and memory type."""
+
+    def work(conn, scope):
+        loaded, vectors = candidates.consolidation_candidates(conn, scope)
+        plan = plan_consolidation(
+            loaded, vectors,
+            threshold=config.similarity_threshold, cap=config.cap, max_chars=config.max_chars,
+        )
+        return {"nodes_compared": loaded.height, **actions.apply_merges(conn, scope, plan, loaded)}
+
+    run_step(context, memory_store, "consolidate_duplicates", work)
+
+
+@dg.op(ins={"after_merges": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing), tags={"step": "3"})
+def summarize_verbose(
+    context: dg.OpExecutionContext, config: SummarizeConfig, memory_store: MemoryStore
+) -> None:
+    """Step 3: condense verbose nodes (offline: cut at a word boundary, full text kept in revisions)."""
+
+    def work(conn, scope):
+        loaded = candidates.verbose_candidates(conn, scope, config.min_chars)
+        plan = plan_summaries(
+            loaded, min_chars=config.min_chars, recall_below=config.recall_below,
+            cap=config.cap, summary_chars=config.summary_chars,
+        )
+        return {"candidates": loaded.height, **actions.apply_summaries(conn, scope, plan, loaded)}
+
+    run_step(context, memory_store, "summarize_verbose", work)
+
+
+@dg.op(ins={"after_rewrites": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing), tags={"step": "4"})
+def revectorize(
+    context: dg.OpExecutionContext,
+    config: RevectorizeConfig,
+    memory_store: MemoryStore,
+    embedder: EmbedderResource,
+) -> None:
+    """Step 4: embed every active node that lacks a vector; report what is still missing."""
+    model = embedder.get()
+    column_dim = memory_store.settings().embedding_dim
+    if model.dimension != column_dim:
+        message = (
+            f"embedder {model.name!r} produces {model.dimension}-dimensional vectors but the "
+            f"memory store's embedding column is vector({column_dim}); set the embedder's "
+            f"dimension to {column_dim}"
+        )
+        _record_failure(context, memory_store, _scope(context, "revectorize"), ValueError(message))
+        raise dg.Failure(description=message)
+
+    def work(conn, scope):
+        loaded = candidates.missing_embedding_candidates(conn, scope)
+        embedded = 0
+        for start in range(0, loaded.height, config.batch_size):
+            batch = loaded.slice(start, config.batch_size)
+            vectors = model.embed(batch["pointer_summary"].to_list())
+            validate_vectors(vectors, column_dim, labels=batch["id"].to_list())
+            embedded += len(actions.store_embeddings(
+                conn, scope, batch["id"].to_list(), batch["row_version"].to_list(), vectors, model.name,
+            ))
+        return {
+            "candidates": loaded.height,
+            "embedded": embedded,
+            "skipped_concurrent": loaded.height - embedded,
+            "still_missing": candidates.count_missing_embeddings(conn, scope),
+            "embedder": model.name,
+        }
+
+    run_step(context, memory_store, "revectorize", work)
+
+
+@dg.op(out=dg.Out(dg.Nothing), tags={"step": "5"})
+def mark_stale_confidence(
+    context: dg.OpExecutionContext, config: StaleConfidenceConfig, memory_store: MemoryStore
+) -> None:
+    """Step 5: confidence := stale for nodes not recalled within the window (never verified ones)."""
+
+    def work(conn, scope):
+        loaded = candidates.stale_confidence_candidates(conn, scope, config.stale_after_days)
+        plan = plan_stale_confidence(
+            loaded, now=candidates.database_now(conn), stale_after_days=config.stale_after_days
+        )
+        return {"candidates": loaded.height, **actions.mark_stale(conn, scope, plan, loaded)}
+
+    run_step(context, memory_store, "mark_stale_confidence", work)
+
+
+@dg.op(ins={"after_rewrites": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing), tags={"step": "6"})
+def sync_graph(
+    context: dg.OpExecutionContext, config: GraphSyncConfig, memory_store: MemoryStore
+) -> None:
+    """Step 6: upsert graph vertices for every node changed since the last sync (capped)."""
+
+    def work(conn, scope):
+        changed, snapshot_xmin = graph.load_changed_nodes(conn, scope, config.cap)
+        plan = plan_graph_sync(changed, snapshot_xmin=snapshot_xmin, cap=config.cap)
+        return graph.apply_graph_sync(conn, scope, plan)
+
+    run_step(context, memory_store, "sync_graph", work)
+
+
+@dg.op(
+    ins={
+        "reclassified": dg.In(dg.Nothing),
+        "revectorized": dg.In(dg.Nothing),
+        "confidence_marked": dg.In(dg.Nothing),
+        "graph_synced": dg.In(dg.Nothing),
+    },
+    tags={"step": "7"},
+)
+def log_curation_activity(context: dg.OpExecutionContext, memory_store: MemoryStore) -> dict:
+    """Step 7: close the cycle's activity row and show its counts in the Dagster UI."""
+    scope = _scope(context, "log_curation_activity")
+    with memory_store.namespace_transaction(scope) as conn:
+        metadata = activity.close_cycle(conn, scope, _run_info(context))
+    context.add_output_metadata(
+        {
+            "status": metadata["status"],
+            "duration_s": float(metadata.get("duration_s") or 0.0),
+            "counts": dg.MetadataValue.md(cycle_markdown(metadata)),
+        }
+    )
+    return {"status": metadata["status"]}
+
+
+def cycle_markdown(metadata: Mapping) -> str:
+    """The cycle's per-step counts as a markdown table for the Dagster UI."""
+    lines = ["| step | status | counts |", "|---|---|---|"]
+    for step in STEP_NAMES[:-1]:
+        entry = dict(metadata.get("steps", {}).get(step) or {"status": "not run"})
+        status = entry.pop("status")
+        details = ", ".join(f"{key}={value}" for key, value in entry.items())
+        lines.append(f"| {step} | {status} | {details} |")
+    return "\n".join(lines)

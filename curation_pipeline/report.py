@@ -1,0 +1,48 @@
+"""Plain-text tables for the CLI: counts per namespace and step, from cycle rows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+# (column title, step, count key): the one number per step an operator looks at first.
+SUMMARY_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("signals", "reclassify_stale", "signals_created"),
+    ("merged", "consolidate_duplicates", "pairs_merged"),
+    ("summarized", "summarize_verbose", "summarized"),
+    ("embedded", "revectorize", "embedded"),
+    ("stale", "mark_stale_confidence", "marked_stale"),
+    ("graph", "sync_graph", "nodes_considered"),
+)
+
+
+def cycle_table(cycles: Sequence[tuple[str, str, Mapping | None]]) -> str:
+    """One line per (partition key, run status, cycle metadata); failed steps show as FAILED."""
+    header = ["namespace", "run", "cycle", *(title for title, _, _ in SUMMARY_COLUMNS)]
+    lines = [header]
+    for key, run_status, metadata in cycles:
+        steps = (metadata or {}).get("steps", {})
+        cells = [key, run_status, (metadata or {}).get("status", "-")]
+        for _, step, count in SUMMARY_COLUMNS:
+            entry = steps.get(step)
+            if entry is None:
+                cells.append("-")
+            elif entry.get("status") == "failed":
+                cells.append("FAILED")
+            else:
+                cells.append(str(entry.get(count, 0)))
+        lines.append(cells)
+    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
+    rendered = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in lines
+    ]
+    rendered.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(rendered)
+
+
+def failures(cycles: Sequence[tuple[str, str, Mapping | None]]) -> list[str]:
+    """One line per failed step, with its error."""
+    lines = []
+    for key, _, metadata in cycles:
+        for step, error in ((metadata or {}).get("errors") or {}).items():
+            lines.append(f"{key} {step}: {error}")
+    return lines

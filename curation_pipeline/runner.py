@@ -1,0 +1,90 @@
+"""Run the curation job for namespaces through Dagster, recorded in DAGSTER_HOME.
+
+Used by `curation-pipeline run` and `demo`: register the namespaces as dynamic partitions,
+launch one run per partition from the code location (so the UI shows them like its own runs),
+wait, and collect each cycle's activity row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import dagster as dg
+
+from curation_pipeline.dagster_home import prepare_dagster_home
+from curation_pipeline.launcher import code_location_workspace, launch_partition_runs, wait_for_runs
+from curation_pipeline.partitions import (
+    PARTITIONS_DEF_NAME,
+    InvalidNameError,
+    parse_partition_key,
+    partition_key,
+)
+from curation_pipeline.settings import Settings
+from curation_pipeline.store import activity
+from curation_pipeline.store.database import ensure_database, open_connection
+from curation_pipeline.store.nodes_io import list_namespaces
+
+
+@dataclass(frozen=True)
+class CycleResult:
+    partition_key: str
+    run_id: str
+    run_status: str
+    metadata: Mapping | None
+
+
+def discover_partition_keys(settings: Settings) -> tuple[list[str], list[str]]:
+    """Keys of every namespace in the store, and one message per name that can't be a key."""
+    with open_connection(ensure_database(settings)) as conn:
+        namespaces = list_namespaces(conn)
+    keys, problems = [], []
+    for tenant_id, namespace in namespaces:
+        try:
+            keys.append(partition_key(tenant_id, namespace))
+        except InvalidNameError as error:
+            problems.append(f"skipping {tenant_id!r}/{namespace!r}: {error}")
+    return keys, problems
+
+
+def register_partitions(instance: dg.DagsterInstance, keys: Sequence[str]) -> list[str]:
+    """Add the keys Dagster doesn't know yet; returns the new ones."""
+    known = set(instance.get_dynamic_partitions(PARTITIONS_DEF_NAME))
+    new = [key for key in dict.fromkeys(keys) if key not in known]
+    if new:
+        instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, new)
+    return new
+
+
+def run_partitions(
+    settings: Settings,
+    keys: Sequence[str],
+    *,
+    run_config: Mapping | None = None,
+    max_parallel: int = 4,
+) -> list[CycleResult]:
+    """Curate each partition once through Dagster and return what every cycle did."""
+    for key in keys:
+        parse_partition_key(key)  # a clear error before anything is launched
+    prepare_dagster_home(settings)
+    results = []
+    with dg.DagsterInstance.get() as instance:
+        register_partitions(instance, keys)
+        with code_location_workspace(instance) as workspace:
+            # Each run is a process; launching in waves keeps a large --all from forking hundreds.
+            for start in range(0, len(keys), max_parallel):
+                wave = list(keys[start : start + max_parallel])
+                run_ids = launch_partition_runs(instance, workspace, wave, run_config=run_config)
+                statuses = wait_for_runs(instance, run_ids)
+                results.extend(
+                    _collect(settings, key, run_id, statuses[run_id].value)
+                    for key, run_id in zip(wave, run_ids)
+                )
+    return results
+
+
+def _collect(settings: Settings, key: str, run_id: str, run_status: str) -> CycleResult:
+    tenant_id, namespace = parse_partition_key(key)
+    with open_connection(ensure_database(settings)) as conn:
+        metadata = activity.cycle_metadata(conn, run_id, tenant_id, namespace)
+    return CycleResult(key, run_id, run_status, metadata)

@@ -1,0 +1,118 @@
+"""Every threshold, cap and location the pipeline uses, with environment-variable overrides.
+
+The defaults are the reference curator's numbers (see DESIGN.md's step table). Settings are read
+once from the environment; Dagster op config (see ``config.py``) starts from them, so an operator
+can override a value for one run in the launchpad without touching the environment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+
+class SettingsError(ValueError):
+    """A setting has a value the pipeline cannot use; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Where things live.
+    database_url: str | None = None
+    curation_home: Path = Path(platformdirs.user_data_dir("curation-pipeline"))
+    embedding_dim: int = 384
+    embedder: str = "lexical"
+    # Step 1: reclassify_stale.
+    reclassify_min_epoch_lag: int = 100
+    reclassify_cap: int = 50
+    # Step 2: consolidate_duplicates.
+    similarity_threshold: float = 0.92
+    consolidate_cap: int = 20
+    merge_max_chars: int = 2000
+    # Step 3: summarize_verbose.
+    verbose_min_chars: int = 500
+    verbose_recall_below: int = 3
+    summarize_cap: int = 30
+    summary_chars: int = 200
+    # Step 4: revectorize.
+    embed_batch_size: int = 256
+    # Step 5: mark_stale_confidence.
+    stale_after_days: int = 30
+    # Step 6: sync_graph.
+    graph_sync_cap: int = 100
+
+    @property
+    def dagster_home(self) -> Path:
+        return Path(os.environ.get("DAGSTER_HOME") or self.curation_home / "dagster_home")
+
+    @property
+    def pgdata_dir(self) -> Path:
+        return self.curation_home / "pgdata"
+
+
+# Environment variable -> field. Names follow the reference curator where it has one.
+ENV_VARS: dict[str, str] = {
+    "DATABASE_URL": "database_url",
+    "CURATION_HOME": "curation_home",
+    "CURATION_EMBEDDING_DIM": "embedding_dim",
+    "CURATION_EMBEDDER": "embedder",
+    "CURATOR_RECLASSIFY_MIN_EPOCH_LAG": "reclassify_min_epoch_lag",
+    "CURATOR_RECLASSIFY_CAP": "reclassify_cap",
+    "CURATOR_SIMILARITY_THRESHOLD": "similarity_threshold",
+    "CURATOR_CONSOLIDATE_CAP": "consolidate_cap",
+    "CURATOR_MERGE_MAX_CHARS": "merge_max_chars",
+    "CURATOR_VERBOSE_MIN_CHARS": "verbose_min_chars",
+    "CURATOR_VERBOSE_RECALL_BELOW": "verbose_recall_below",
+    "CURATOR_SUMMARIZE_CAP": "summarize_cap",
+    "CURATOR_SUMMARY_CHARS": "summary_chars",
+    "CURATOR_EMBED_BATCH_SIZE": "embed_batch_size",
+    "CURATOR_STALE_AFTER_DAYS": "stale_after_days",
+    "CURATOR_GRAPH_SYNC_CAP": "graph_sync_cap",
+}
+
+# Lower bounds: a cap of 0 is allowed (turns a step off), a threshold must stay in (0, 1].
+_MINIMUMS = {
+    "embedding_dim": 1,
+    "merge_max_chars": 1,
+    "verbose_min_chars": 0,
+    "summary_chars": 2,
+    "embed_batch_size": 1,
+    "stale_after_days": 0,
+}
+
+
+def _convert(variable: str, field: dataclasses.Field, raw: str):
+    kind = field.type if isinstance(field.type, str) else field.type.__name__
+    try:
+        if kind == "int":
+            value = int(raw)
+            if value < _MINIMUMS.get(field.name, 0):
+                raise ValueError(f"must be >= {_MINIMUMS.get(field.name, 0)}")
+            return value
+        if kind == "float":
+            value = float(raw)
+            if not 0.0 < value <= 1.0:
+                raise ValueError("must be a number in (0, 1]")
+            return value
+        if kind == "Path":
+            return Path(raw).expanduser()
+        return raw
+    except ValueError as error:
+        raise SettingsError(f"environment variable {variable}={raw!r} is invalid: {error}") from None
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Build Settings from the environment (or a given mapping); empty variables count as unset."""
+    environ = os.environ if environ is None else environ
+    fields = {field.name: field for field in dataclasses.fields(Settings)}
+    overrides = {}
+    for variable, name in ENV_VARS.items():
+        raw = environ.get(variable, "").strip()
+        if raw:
+            overrides[name] = _convert(variable, fields[name], raw)
+    return Settings(**overrides)

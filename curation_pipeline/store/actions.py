@@ -1,0 +1,182 @@
+"""Batched writes that apply each step's plan, inside the step's transaction.
+
+Each function takes the planner's output frame plus the loaded row versions and returns counts.
+Rows an agent changed after they were loaded are skipped (counted as `skipped_concurrent`) and
+picked up again next cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+import psycopg
+
+from curation_pipeline.store.revisions import PlanColumn, Scope, lock_current_versions, update_nodes
+
+
+def _versions(frame: pl.DataFrame, ids: Sequence[str]) -> list[int]:
+    lookup = dict(zip(frame["id"].to_list(), frame["row_version"].to_list()))
+    return [lookup[node_id] for node_id in ids]
+
+
+def insert_reclassify_signals(conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame) -> dict:
+    """Step 1: one pending `reclassify_pending` signal per planned node, never a duplicate."""
+    if plan.is_empty():
+        return {"signals_created": 0, "skipped_concurrent": 0}
+    created = conn.execute(
+        """
+        INSERT INTO training_signals
+            (memory_id, tenant_id, namespace, signal_type, content_snapshot, source, run_id)
+        SELECT m.id, m.tenant_id, m.namespace, 'reclassify_pending', p.snapshot, 'curator', %s
+        FROM unnest(%s::uuid[], %s::text[]) AS p(id, snapshot)
+        JOIN memory_nodes m ON m.id = p.id
+        WHERE m.tenant_id = %s AND m.namespace = %s AND m.archived_at IS NULL
+        ON CONFLICT (memory_id, signal_type, source) WHERE status = 'pending' DO NOTHING
+        RETURNING memory_id
+        """,
+        (
+            scope.run_id,
+            plan["memory_id"].to_list(),
+            plan["content_snapshot"].to_list(),
+            scope.tenant_id,
+            scope.namespace,
+        ),
+    ).fetchall()
+    return {"signals_created": len(created), "skipped_concurrent": plan.height - len(created)}
+
+
+def apply_merges(
+    conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame, loaded: pl.DataFrame
+) -> dict:
+    """Step 2: rewrite each keeper (embedding cleared) and archive the node merged into it.
+
+    A pair is applied whole or not at all: both rows are locked and must still have the
+    versions that were planned on. Archived nodes that pointed at the absorbed node are
+    re-pointed at its keeper, so every archived node keeps pointing at an active one.
+    """
+    counts = {"pairs_merged": 0, "nodes_archived": 0, "keepers_rewritten": 0,
+              "repointed": 0, "omitted_sentences": 0, "skipped_concurrent": 0}
+    if plan.is_empty():
+        return counts
+    current = lock_current_versions(
+        conn, scope, plan["keeper_id"].to_list() + plan["absorbed_id"].to_list()
+    )
+    loaded_versions = dict(zip(loaded["id"].to_list(), loaded["row_version"].to_list()))
+    unchanged = pl.Series(
+        [
+            current.get(keeper) == loaded_versions[keeper]
+            and current.get(absorbed) == loaded_versions[absorbed]
+            for keeper, absorbed in zip(plan["keeper_id"], plan["absorbed_id"])
+        ],
+        dtype=pl.Boolean,
+    )
+    counts["skipped_concurrent"] = int((~unchanged).sum())
+    plan = plan.filter(unchanged)
+    if plan.is_empty():
+        return counts
+
+    reasons = [
+        {"similarity": row["similarity"], "keeper_id": row["keeper_id"],
+         "absorbed_id": row["absorbed_id"], "method": "offline",
+         "added_sentences": row["added_sentences"], "omitted_sentences": row["omitted_sentences"]}
+        for row in plan.iter_rows(named=True)
+    ]
+    rewrites = plan.with_columns(pl.Series("reason", reasons)).filter(pl.col("keeper_text_changed"))
+    keepers = rewrites["keeper_id"].to_list()
+    rewritten = update_nodes(
+        conn, scope,
+        ids=keepers, row_versions=_versions(loaded, keepers), reasons=rewrites["reason"].to_list(),
+        assignments="pointer_summary = p.merged_text, embedding = NULL, embedding_model = NULL",
+        columns=[PlanColumn("merged_text", "text", rewrites["merged_text"].to_list())],
+    )
+    absorbed = plan["absorbed_id"].to_list()
+    archived = update_nodes(
+        conn, scope,
+        ids=absorbed, row_versions=_versions(loaded, absorbed), reasons=reasons,
+        assignments="archived_at = now(), merged_into = p.keeper_id",
+        columns=[PlanColumn("keeper_id", "uuid", plan["keeper_id"].to_list())],
+    )
+    # The rows are locked, so every planned write must have landed; anything else is a bug
+    # that must roll the whole step back rather than leave half a merge.
+    if len(rewritten) != len(keepers) or len(archived) != len(absorbed):
+        raise RuntimeError("a locked row changed during a merge; rolling the step back")
+    counts["repointed"] = _repoint_merged_into(conn, scope, plan)
+    counts.update(
+        pairs_merged=plan.height,
+        nodes_archived=len(archived),
+        keepers_rewritten=len(rewritten),
+        omitted_sentences=int(plan["omitted_sentences"].sum()),
+    )
+    return counts
+
+
+def _repoint_merged_into(conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame) -> int:
+    mapping = dict(zip(plan["absorbed_id"].to_list(), plan["keeper_id"].to_list()))
+    rows = conn.execute(
+        "SELECT id::text, row_version, merged_into::text FROM memory_nodes"
+        " WHERE merged_into = ANY(%s::uuid[]) AND tenant_id = %s AND namespace = %s FOR UPDATE",
+        (list(mapping), scope.tenant_id, scope.namespace),
+    ).fetchall()
+    if not rows:
+        return 0
+    ids = [row[0] for row in rows]
+    new_targets = [mapping[row[2]] for row in rows]
+    changed = update_nodes(
+        conn, scope,
+        ids=ids, row_versions=[row[1] for row in rows],
+        reasons=[{"repointed_from": row[2], "repointed_to": mapping[row[2]]} for row in rows],
+        assignments="merged_into = p.keeper_id",
+        columns=[PlanColumn("keeper_id", "uuid", new_targets)],
+    )
+    return len(changed)
+
+
+def apply_summaries(
+    conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame, loaded: pl.DataFrame
+) -> dict:
+    """Step 3: replace verbose text by its summary; the full text stays in node_revisions."""
+    ids = plan["id"].to_list()
+    reasons = [
+        {"method": "offline", "original_chars": chars} for chars in plan["original_chars"].to_list()
+    ]
+    changed = update_nodes(
+        conn, scope,
+        ids=ids, row_versions=_versions(loaded, ids), reasons=reasons,
+        assignments="pointer_summary = p.summary, embedding = NULL, embedding_model = NULL",
+        columns=[PlanColumn("summary", "text", plan["summary"].to_list())],
+    )
+    return {"summarized": len(changed), "skipped_concurrent": len(ids) - len(changed)}
+
+
+def store_embeddings(
+    conn: psycopg.Connection,
+    scope: Scope,
+    ids: Sequence[str],
+    row_versions: Sequence[int],
+    vectors: np.ndarray,
+    model: str,
+) -> list[str]:
+    """Step 4: write freshly computed vectors (only where the row still lacks one)."""
+    return update_nodes(
+        conn, scope,
+        ids=ids, row_versions=row_versions, reasons=[{"embedder": model}] * len(ids),
+        assignments="embedding = p.embedding, embedding_model = p.model",
+        columns=[
+            PlanColumn("embedding", "vector", list(vectors)),
+            PlanColumn("model", "text", [model] * len(ids)),
+        ],
+    )
+
+
+def mark_stale(conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame, loaded: pl.DataFrame) -> dict:
+    """Step 5: confidence := 'stale'."""
+    ids = plan["id"].to_list()
+    reasons = [{"last_seen_at": seen} for seen in plan["last_seen_at"].to_list()]
+    changed = update_nodes(
+        conn, scope,
+        ids=ids, row_versions=_versions(loaded, ids), reasons=reasons,
+        assignments="confidence = 'stale'",
+    )
+    return {"marked_stale": len(changed), "skipped_concurrent": len(ids) - len(changed)}

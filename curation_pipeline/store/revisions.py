@@ -1,0 +1,116 @@
+"""The one way the curator changes a memory node: guarded by row_version, with a revision.
+
+Every update goes through `update_nodes`, a single set-based statement that
+  - only touches rows of the step's own tenant and namespace,
+  - only touches rows whose row_version is still the one the step loaded (an agent that edited a
+    row meanwhile wins; the row is left for the next cycle), and
+  - writes the row's previous and new state to node_revisions in the same statement, hence the
+    same transaction, so any change can be explained and undone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import sql
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What one step of one run may touch: a single tenant's namespace."""
+
+    run_id: str
+    tenant_id: str
+    namespace: str
+    step: str
+
+
+@dataclass(frozen=True)
+class PlanColumn:
+    """An extra per-row value for the SET clause, available as p.<name> (cast to pg_type)."""
+
+    name: str
+    pg_type: str
+    values: Sequence
+
+
+def lock_current_versions(
+    conn: psycopg.Connection, scope: Scope, ids: Sequence[str]
+) -> dict[str, int]:
+    """Lock the given active-or-archived rows of the scope and return their current row_version.
+
+    Holding the row locks until commit means the versions cannot move between this check and the
+    writes that follow, which lets a step apply several statements (a merge touches two rows)
+    all-or-nothing per planned item.
+    """
+    if not ids:
+        return {}
+    rows = conn.execute(
+        "SELECT id::text, row_version FROM memory_nodes"
+        " WHERE id = ANY(%s::uuid[]) AND tenant_id = %s AND namespace = %s FOR UPDATE",
+        (list(ids), scope.tenant_id, scope.namespace),
+    ).fetchall()
+    return dict(rows)
+
+
+def update_nodes(
+    conn: psycopg.Connection,
+    scope: Scope,
+    *,
+    ids: Sequence[str],
+    row_versions: Sequence[int],
+    reasons: Sequence[Mapping],
+    assignments: str,
+    columns: Sequence[PlanColumn] = (),
+) -> list[str]:
+    """Apply `assignments` (SQL over alias n = the row, p = its plan entry) to the given rows.
+
+    Returns the ids actually changed; the others changed since they were loaded and are skipped.
+    """
+    if not ids:
+        return []
+    names = ["id", "row_version", "reason", *(column.name for column in columns)]
+    types = ["uuid", "bigint", "jsonb", *(column.pg_type for column in columns)]
+    arrays = [
+        list(ids),
+        [int(version) for version in row_versions],
+        [json.dumps(reason, default=str) for reason in reasons],
+        *(list(column.values) for column in columns),
+    ]
+    unnest_args = sql.SQL(", ").join(
+        sql.SQL("{}::{}[]").format(sql.Placeholder(), sql.SQL(pg_type)) for pg_type in types
+    )
+    statement = sql.SQL(
+        """
+        WITH plan AS (
+            SELECT * FROM unnest({unnest_args}) AS p({names})
+        ),
+        previous AS (
+            SELECT n.* FROM memory_nodes n JOIN plan p ON p.id = n.id
+        ),
+        changed AS (
+            UPDATE memory_nodes n SET {assignments}
+            FROM plan p
+            WHERE n.id = p.id AND n.row_version = p.row_version
+              AND n.tenant_id = {tenant} AND n.namespace = {namespace}
+            RETURNING n.*
+        )
+        INSERT INTO node_revisions (run_id, step, tenant_id, namespace, node_id, before, after, reason)
+        SELECT {run_id}, {step}, c.tenant_id, c.namespace, c.id,
+               to_jsonb(b) - 'last_txid', to_jsonb(c) - 'last_txid', p.reason
+        FROM changed c JOIN previous b ON b.id = c.id JOIN plan p ON p.id = c.id
+        RETURNING node_id::text
+        """
+    ).format(
+        unnest_args=unnest_args,
+        names=sql.SQL(", ").join(sql.Identifier(name) for name in names),
+        assignments=sql.SQL(assignments),
+        tenant=sql.Literal(scope.tenant_id),
+        namespace=sql.Literal(scope.namespace),
+        run_id=sql.Literal(scope.run_id),
+        step=sql.Literal(scope.step),
+    )
+    return [row[0] for row in conn.execute(statement, arrays).fetchall()]

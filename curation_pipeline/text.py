@@ -1,0 +1,161 @@
+"""Plain-text helpers shared by the consolidation (step 2) and summary (step 3) planners.
+
+Everything here is pure string work on Python ``str`` values, so every length is a count of
+code points (an emoji or a CJK character counts as one).
+
+Sentence splitting is deliberately simple and predictable rather than linguistically clever:
+
+* a sentence ends at ``.``, ``!``, ``?`` or ``…`` followed by whitespace, or at a CJK full stop
+  (``。！？``, which needs no whitespace after it), or at a line break;
+* the punctuation stays with its sentence, surrounding whitespace is dropped, empty pieces too;
+* abbreviations are NOT recognised: ``"see e.g. this"`` splits into ``"see e.g."`` and
+  ``"this"``. Handling them well needs a language-specific list; splitting there is harmless for
+  the merge (a fragment is compared and kept like any other sentence), so we chose predictability.
+  Decimal numbers and dotted names (``3.14``, ``v1.2``) are not split since no space follows.
+
+The reference curator merged two memories by appending ``"<text> [merged: <other text>]"``, and
+merged entries were merged again, so markers can nest. :func:`strip_merge_markers` flattens them
+back into plain sentences.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Characters that end a sentence when followed by whitespace.
+SENTENCE_TERMINATORS = ".!?…"
+# CJK sentence-ending marks: CJK prose has no spaces, so these end a sentence on their own.
+CJK_TERMINATORS = "。！？"
+
+_SENTENCE_BREAK = re.compile(
+    rf"(?<=[{re.escape(SENTENCE_TERMINATORS)}])\s+"  # "end. Next"
+    rf"|(?<=[{CJK_TERMINATORS}])\s*"  # "終わり。次"
+    r"|\s*\n\s*"  # a line break always ends a sentence
+)
+
+# "[merged:" opens a marker; any other "[" is a plain bracket that may appear inside one, and
+# must be tracked so that its "]" does not close the marker early.
+_MARKER_TOKEN = re.compile(r"\[merged:|\[|\]", re.IGNORECASE)
+_MARKER_OPEN = re.compile(r"\[merged:", re.IGNORECASE)
+
+_WHITESPACE_RUN = re.compile(r"\s+")
+# Trailing punctuation ignored when comparing sentences ("Likes tea." == "likes tea").
+_TRAILING_PUNCTUATION = SENTENCE_TERMINATORS + CJK_TERMINATORS + ",;:"
+# Trimmed from a cut before the ellipsis so we never produce "word,…" or "word -…".
+_TRAILING_CUT_JUNK = re.compile(r"[\s,;:.!?…\-–—(\[{/。！？]+\Z")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences, keeping their punctuation (see the module docstring)."""
+    pieces = (piece.strip() for piece in _SENTENCE_BREAK.split(text))
+    return [piece for piece in pieces if piece]
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether ``text`` (ignoring trailing whitespace) ends with sentence punctuation."""
+    stripped = text.rstrip()
+    return bool(stripped) and stripped[-1] in SENTENCE_TERMINATORS + CJK_TERMINATORS
+
+
+def append_sentence(text: str, sentence: str) -> str:
+    """Append ``sentence`` to ``text`` so that it stays a separate sentence.
+
+    A space is enough after sentence punctuation; otherwise a newline is used, because inventing
+    a full stop would change the memory's words and a bare space would glue two sentences.
+    """
+    head = text.rstrip()
+    if not head:
+        return sentence
+    return head + (" " if ends_sentence(head) else "\n") + sentence
+
+
+def has_merge_marker(text: str) -> bool:
+    """Whether ``text`` contains a ``[merged: ...]`` artifact (case-insensitive)."""
+    return _MARKER_OPEN.search(text) is not None
+
+
+# Polars regex equivalent of has_merge_marker, for whole-frame filters.
+MERGE_MARKER_PATTERN = r"(?i)\[merged:"
+
+
+def strip_merge_markers(text: str) -> str:
+    """Flatten ``[merged: ...]`` artifacts, keeping the merged bodies as plain sentences.
+
+    ``"A. [merged: B. [merged: C.]]"`` becomes ``"A. B. C."``. Nesting is tracked with a stack, so
+    ordinary brackets inside a merged body (``[merged: see [1]]``) survive intact. Malformed input
+    never raises: an unclosed ``[merged:`` keeps its trailing text, and a stray ``]`` is kept as a
+    literal character. Text without a marker is returned unchanged (not even re-spaced), so a
+    clean memory never looks "changed".
+    """
+    if not has_merge_marker(text):
+        return text
+
+    segments: list[str] = []  # plain text between marker boundaries
+    open_brackets: list[bool] = []  # True for a marker, False for an ordinary "["
+    segment_start = 0
+    for token in _MARKER_TOKEN.finditer(text):
+        if token.group() == "[":
+            open_brackets.append(False)
+        elif token.group() == "]":
+            if not open_brackets:
+                continue  # a stray "]" is just text
+            if not open_brackets.pop():
+                continue  # closes an ordinary bracket: keep it as text
+            segments.append(text[segment_start : token.start()])
+            segment_start = token.end()
+        else:  # "[merged:"
+            segments.append(text[segment_start : token.start()])
+            segment_start = token.end()
+            open_brackets.append(True)
+    segments.append(text[segment_start:])
+
+    flattened = ""
+    for segment in segments:
+        segment = segment.strip()
+        if segment:
+            flattened = append_sentence(flattened, segment)
+    return flattened
+
+
+def normalise_sentence(sentence: str) -> str:
+    """Comparison key for a sentence: NFC, casefolded, whitespace collapsed, trailing
+    punctuation ignored. ``"User likes  TEA."`` and ``"user likes tea"`` compare equal."""
+    folded = unicodedata.normalize("NFC", sentence).casefold()
+    collapsed = _WHITESPACE_RUN.sub(" ", folded).strip()
+    return collapsed.rstrip(_TRAILING_PUNCTUATION + " ")
+
+
+def truncate_at_word_boundary(text: str, limit: int = 200, ellipsis: str = "…") -> str:
+    """Shorten ``text`` to at most ``limit`` characters, ellipsis included, ending on a word.
+
+    A text already within ``limit`` is returned unchanged. Otherwise we cut at the last
+    whitespace that leaves room for the ellipsis (a hard cut when the text has no whitespace
+    there, e.g. a long URL or CJK prose), trim trailing whitespace and punctuation such as
+    ``,;:`` and append the ellipsis. A hard cut never separates a combining mark or a
+    zero-width joiner from the character before it.
+    """
+    if len(text) <= limit:
+        return text
+    budget = limit - len(ellipsis)
+    if budget <= 0:
+        raise ValueError(f"limit {limit} leaves no room for text before the ellipsis {ellipsis!r}")
+
+    if text[budget].isspace():
+        cut = text[:budget]  # the window ends exactly at a word boundary
+    else:
+        last_space = next((i for i in range(budget - 1, -1, -1) if text[i].isspace()), -1)
+        cut = text[:last_space] if last_space > 0 else _hard_cut(text, budget)
+
+    trimmed = _TRAILING_CUT_JUNK.sub("", cut)
+    if not trimmed:
+        # Only punctuation/space before the cut: keep the raw cut rather than return "…" alone.
+        trimmed = _hard_cut(text, budget)
+    return trimmed + ellipsis
+
+
+def _hard_cut(text: str, end: int) -> str:
+    """``text[:end]``, moved left so it does not split a character from its combining marks."""
+    while end > 1 and (unicodedata.combining(text[end]) or text[end] == "\u200d" or text[end - 1] == "\u200d"):
+        end -= 1
+    return text[:end]
