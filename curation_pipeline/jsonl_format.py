@@ -185,6 +185,15 @@ def _parse_bool(column: str, value: Any) -> bool:
     return value
 
 
+def _is_valid_unicode(value: str) -> bool:
+    # JSON escapes can spell a lone surrogate ("\ud800"), which no UTF-8 database can store.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _parse_text(column: str, value: Any) -> str:
     if not isinstance(value, str):
         raise _ColumnError(f"{column} must be a string, got {_describe(value)}")
@@ -192,6 +201,8 @@ def _parse_text(column: str, value: Any) -> str:
         raise _ColumnError(f"{column} must not be empty")
     if "\x00" in value:
         raise _ColumnError(f"{column} contains a NUL character, which Postgres text cannot store")
+    if not _is_valid_unicode(value):
+        raise _ColumnError(f"{column} contains an unpaired surrogate, which is not valid Unicode")
     return value
 
 
@@ -264,6 +275,9 @@ class _RowChecker:
             return None
         if not isinstance(value, str):
             self.errors.append(f"{column} must be a string, got {_describe(value)}")
+            return None
+        if not _is_valid_unicode(value):
+            self.errors.append(f"{column} contains an unpaired surrogate, which is not valid Unicode")
             return None
         try:
             self.validate_name(kind, value)
