@@ -137,14 +137,14 @@ def cmd_namespaces(args) -> int:
     return 0
 
 
-def _run_and_report(settings: Settings, keys: list[str]) -> int:
+def _run_and_report(settings: Settings, keys: list[str], *, verbose: bool = False) -> int:
     from curation_pipeline.report import cycle_table, failures
     from curation_pipeline.runner import run_partitions
 
     if not keys:
         print("no namespaces to curate (import or seed some memories first)")
         return 0
-    results = run_partitions(settings, keys)
+    results = run_partitions(settings, keys, verbose=verbose)
     cycles = [(r.partition_key, r.run_status, r.metadata) for r in results]
     print(cycle_table(cycles))
     for line in failures(cycles):
@@ -163,7 +163,7 @@ def cmd_run(args) -> int:
             print(problem, file=sys.stderr)
     else:
         keys = list(args.partition)
-    return _run_and_report(settings, keys)
+    return _run_and_report(settings, keys, verbose=args.verbose)
 
 
 def cmd_demo(args) -> int:
@@ -207,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     target = runner.add_mutually_exclusive_group(required=True)
     target.add_argument("--all", action="store_true", help="every namespace in the store")
     target.add_argument("--partition", action="append", metavar="KEY", help="a partition key TENANT:NAMESPACE (repeatable)")
+    runner.add_argument("-v", "--verbose", action="store_true", help="show the runs' Dagster logs here too")
     runner.set_defaults(func=cmd_run)
 
     commands.add_parser("demo", help="init, seed, curate every namespace, print the counts").set_defaults(func=cmd_demo)

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 import dagster as dg
+import psutil
 from dagster._core.remote_representation.external_data import PartitionTagsSnap
 from dagster._core.storage.tags import PARTITION_SET_TAG, REPOSITORY_LABEL_TAG
 from dagster._core.workspace.context import WorkspaceProcessContext, WorkspaceRequestContext
@@ -34,12 +35,29 @@ def code_location_workspace(instance: dg.DagsterInstance) -> Iterator[WorkspaceR
         module_name=DEFINITIONS_MODULE, attribute=None, working_directory=None,
         location_name=LOCATION_NAME,
     )
-    with WorkspaceProcessContext(instance, target) as process_context:
-        workspace = process_context.create_request_context()
-        error = workspace.get_code_location_error(LOCATION_NAME)
-        if error:
-            raise RuntimeError(f"the code location failed to load: {error.to_string()}")
-        yield workspace
+    try:
+        with WorkspaceProcessContext(
+            instance, target, code_server_log_level="WARNING"
+        ) as process_context:
+            workspace = process_context.create_request_context()
+            error = workspace.get_code_location_error(LOCATION_NAME)
+            if error:
+                raise RuntimeError(f"the code location failed to load: {error.to_string()}")
+            yield workspace
+    finally:
+        _wait_for_child_processes()
+
+
+def _wait_for_child_processes(timeout_s: float = 20.0) -> None:
+    """Let the code server we started shut down before this process goes on.
+
+    Leaving it behind would keep it polling Dagster's storage after the embedded Postgres
+    (whose last handle may be this process) has stopped.
+    """
+    children = psutil.Process().children(recursive=True)
+    _, alive = psutil.wait_procs(children, timeout=timeout_s)
+    for process in alive:
+        process.terminate()
 
 
 def launch_partition_runs(

@@ -26,6 +26,9 @@ from curation_pipeline.store.database import ensure_database, open_connection
 from curation_pipeline.store.nodes_io import list_namespaces
 
 
+QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
 @dataclass(frozen=True)
 class CycleResult:
     partition_key: str
@@ -62,8 +65,15 @@ def run_partitions(
     *,
     run_config: Mapping | None = None,
     max_parallel: int = 4,
+    verbose: bool = False,
 ) -> list[CycleResult]:
-    """Curate each partition once through Dagster and return what every cycle did."""
+    """Curate each partition once through Dagster and return what every cycle did.
+
+    Unless `verbose`, run processes log only warnings to this terminal; every event is still
+    stored in Dagster and shown in the UI.
+    """
+    if not verbose:
+        run_config = {**QUIET_CONSOLE, **(run_config or {})}
     for key in keys:
         parse_partition_key(key)  # a clear error before anything is launched
     prepare_dagster_home(settings)

@@ -48,7 +48,7 @@ def insert_nodes(conn: psycopg.Connection, rows: Sequence[dict], *, now: datetim
 
 
 def _complete(row: dict, now: datetime) -> dict:
-    completed = dict(row)
+    completed = {column: row.get(column) for column in MEMORY_NODE_COLUMNS}
     completed["id"] = str(row.get("id") or uuid.uuid4())
     if row.get("merged_into") is not None:
         completed["merged_into"] = str(row["merged_into"])

@@ -1,0 +1,118 @@
+"""Shared fixtures: one real embedded PostgreSQL + pgvector per test session.
+
+Tests never use DATABASE_URL: they truncate tables, which must never happen to a user's store.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import dagster as dg
+import psycopg
+import pytest
+
+from curation_pipeline.definitions import defs
+from curation_pipeline.embeddings import LexicalEmbedder
+from curation_pipeline.job import JOB_NAME
+from curation_pipeline.partitions import PARTITIONS_DEF_NAME, partition_key
+from curation_pipeline.settings import load_settings
+from curation_pipeline.store.database import ensure_database, open_connection
+from curation_pipeline.store.nodes_io import insert_nodes
+
+TABLES = (
+    "graph_edges", "graph_vertices", "node_revisions", "training_signals", "activity_log",
+    "namespace_activity", "memory_nodes",
+)
+
+
+@pytest.fixture(scope="session")
+def curation_home(tmp_path_factory) -> Iterator[str]:
+    home = tmp_path_factory.mktemp("curation_home")
+    saved = {name: os.environ.get(name) for name in ("CURATION_HOME", "DATABASE_URL")}
+    os.environ["CURATION_HOME"] = str(home)
+    os.environ.pop("DATABASE_URL", None)
+    yield str(home)
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.fixture(scope="session")
+def database_url(curation_home) -> str:
+    return ensure_database(load_settings())
+
+
+@pytest.fixture
+def db(database_url) -> Iterator[psycopg.Connection]:
+    """An autocommit connection to an empty memory store."""
+    with open_connection(database_url, autocommit=True) as conn:
+        conn.execute(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE")
+        yield conn
+
+
+@pytest.fixture
+def instance() -> Iterator[dg.DagsterInstance]:
+    with dg.instance_for_test() as test_instance:
+        yield test_instance
+
+
+EMBEDDER = LexicalEmbedder(384)
+NOW = datetime.now(UTC)
+
+
+def node(tenant_id="acme", namespace="support", text="A memory.", *, embed=True, **columns) -> dict:
+    """A memory node row with sensible defaults; `embed` computes its lexical vector."""
+    row = {
+        "id": str(uuid.uuid4()), "tenant_id": tenant_id, "namespace": namespace,
+        "memory_type": "semantic", "pointer_summary": text, "embedding": None,
+        "embedding_model": None, "base_utility": 0.5, "heat": 0.0, "pinned": False,
+        "recall_count": 5, "last_recalled_at": NOW - timedelta(days=1), "epoch": 0,
+        "confidence": "default", "archived_at": None, "merged_into": None,
+        "created_at": NOW - timedelta(days=2), "updated_at": None,
+    }
+    row.update(columns)
+    if embed:
+        row["embedding"] = EMBEDDER.embed([row["pointer_summary"]])[0]
+        row["embedding_model"] = EMBEDDER.name
+    return row
+
+
+def insert(conn: psycopg.Connection, *rows: dict) -> list[str]:
+    with conn.transaction():
+        insert_nodes(conn, list(rows))
+    return [row["id"] for row in rows]
+
+
+def run_cycle(
+    instance: dg.DagsterInstance,
+    tenant_id: str = "acme",
+    namespace: str = "support",
+    *,
+    run_config: dict | None = None,
+    op_selection: list[str] | None = None,
+) -> dg.ExecuteInProcessResult:
+    key = partition_key(tenant_id, namespace)
+    if not instance.has_dynamic_partition(PARTITIONS_DEF_NAME, key):
+        instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, [key])
+    return defs.get_job_def(JOB_NAME).execute_in_process(
+        partition_key=key, instance=instance, run_config=run_config or {},
+        op_selection=op_selection, raise_on_error=False,
+    )
+
+
+def fetch_node(conn: psycopg.Connection, node_id: str) -> dict:
+    cursor = conn.execute("SELECT * FROM memory_nodes WHERE id = %s", (node_id,))
+    names = [column.name for column in cursor.description]
+    return dict(zip(names, cursor.fetchone()))
+
+
+def cycle_row(conn: psycopg.Connection, run_id: str) -> dict:
+    row = conn.execute(
+        "SELECT metadata FROM activity_log WHERE run_id = %s AND action = 'curation_cycle'", (run_id,)
+    ).fetchone()
+    return row[0] if row else None

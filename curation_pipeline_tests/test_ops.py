@@ -1,0 +1,195 @@
+"""Each curation op against the real database, on small hand-made namespaces."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from curation_pipeline_tests.conftest import NOW, cycle_row, fetch_node, insert, node, run_cycle
+
+
+def _step_metadata(result, op_name: str) -> dict:
+    [event] = [
+        e for e in result.all_events if e.is_successful_output and e.step_key == op_name
+    ]
+    return {key: value.value for key, value in event.event_specific_data.metadata.items()}
+
+
+def test_reclassify_creates_one_pending_signal_per_stale_node(db, instance):
+    stale, recalled, recent = insert(
+        db,
+        node(text="Old idea nobody used.", recall_count=0, epoch=10),
+        node(text="Old but recalled.", recall_count=2, epoch=10),
+        node(text="Exactly at the lag.", recall_count=0, epoch=100),
+    )
+    db.execute("UPDATE namespace_activity SET current_epoch = 200")
+    other_ns = insert(db, node(namespace="other", text="Old elsewhere.", recall_count=0, epoch=0))[0]
+    for _ in range(2):  # the second cycle must not add a duplicate
+        result = run_cycle(instance, op_selection=["reclassify_stale"])
+        assert result.success
+    signals = db.execute(
+        "SELECT memory_id::text, signal_type, source, status, content_snapshot FROM training_signals"
+    ).fetchall()
+    assert signals == [(stale, "reclassify_pending", "curator", "pending", "Old idea nobody used.")]
+    assert other_ns not in {s[0] for s in signals}
+    assert _step_metadata(result, "reclassify_stale")["signals_created"] == 0
+
+
+def test_consolidate_merges_paraphrases_into_the_higher_utility_node(db, instance):
+    keeper, absorbed, unrelated, other_type, other_tenant = insert(
+        db,
+        node(text="Customer Dana Reyes prefers email over phone calls.", base_utility=0.9),
+        node(text="Customer Dana Reyes prefers email to phone calls.", base_utility=0.2),
+        node(text="The deploy pipeline runs on Fridays at 16:00 UTC."),
+        node(text="Customer Dana Reyes prefers email over phone calls.", memory_type="preference"),
+        node(tenant_id="globex", text="Customer Dana Reyes prefers email over phone calls."),
+    )
+    result = run_cycle(instance, op_selection=["consolidate_duplicates"])
+    assert result.success
+
+    kept, archived = fetch_node(db, keeper), fetch_node(db, absorbed)
+    assert archived["archived_at"] is not None and str(archived["merged_into"]) == keeper
+    assert kept["archived_at"] is None and kept["embedding"] is None
+    # Offline merge keeps every sentence of both, without [merged: ...] markers.
+    assert kept["pointer_summary"] == (
+        "Customer Dana Reyes prefers email over phone calls. "
+        "Customer Dana Reyes prefers email to phone calls."
+    )
+    for untouched in (unrelated, other_type, other_tenant):
+        row = fetch_node(db, untouched)
+        assert row["archived_at"] is None and row["embedding"] is not None and row["row_version"] == 1
+
+    revisions = db.execute(
+        "SELECT node_id::text, step, before->>'pointer_summary', after->>'archived_at' IS NOT NULL,"
+        " reason->>'keeper_id', (reason->>'similarity')::float FROM node_revisions ORDER BY id"
+    ).fetchall()
+    assert {r[0] for r in revisions} == {keeper, absorbed}
+    assert all(r[1] == "consolidate_duplicates" and r[4] == keeper and r[5] > 0.92 for r in revisions)
+    assert dict((r[0], r[3]) for r in revisions) == {keeper: False, absorbed: True}
+    assert _step_metadata(result, "consolidate_duplicates")["pairs_merged"] == 1
+
+
+def test_consolidate_never_rewrites_or_archives_a_pinned_node(db, instance):
+    pinned, duplicate, richer = insert(
+        db,
+        node(text="Invoices go to billing@acme.example.", pinned=True, base_utility=0.1),
+        node(text="Invoices go to billing@acme.example.", base_utility=0.9),
+        node(namespace="other", text="Invoices go to billing@acme.example.", pinned=True),
+    )
+    insert(db, node(namespace="other", text="Invoices go to billing@acme.example. Also CC finance.", base_utility=0.9))
+    assert run_cycle(instance, op_selection=["consolidate_duplicates"]).success
+    assert run_cycle(instance, namespace="other", op_selection=["consolidate_duplicates"]).success
+    # A pure duplicate folds into the pinned node, which keeps its text and vector.
+    assert str(fetch_node(db, duplicate)["merged_into"]) == pinned
+    assert fetch_node(db, pinned)["row_version"] == 1
+    # A duplicate that would add a sentence to a pinned node is left alone.
+    assert db.execute(
+        "SELECT count(*) FROM memory_nodes WHERE namespace = 'other' AND archived_at IS NOT NULL"
+    ).fetchone()[0] == 0
+    assert fetch_node(db, richer)["row_version"] == 1
+
+
+def test_consolidate_does_not_chain_merges_within_one_cycle(db, instance):
+    # All three are above the threshold pairwise; a node takes part in one merge per cycle.
+    insert(
+        db,
+        node(text="The customer Dana Reyes prefers email over phone calls."),
+        node(text="Customer Dana Reyes prefers email over phone calls."),
+        node(text="Customer Dana Reyes prefers email to phone calls."),
+    )
+    assert run_cycle(instance, op_selection=["consolidate_duplicates"]).success
+    archived = db.execute("SELECT count(*) FROM memory_nodes WHERE archived_at IS NOT NULL").fetchone()[0]
+    assert archived == 1
+
+
+def test_summarize_truncates_verbose_nodes_and_keeps_the_full_text_in_revisions(db, instance):
+    long_text = ("The onboarding call with Initech covered SSO setup, billing contacts and data "
+                 "retention. ") * 7
+    verbose, exactly_500, pinned = insert(
+        db,
+        node(text=long_text.strip(), recall_count=0),
+        node(text="y" * 500, recall_count=0),
+        node(text=long_text.strip(), recall_count=0, pinned=True),
+    )
+    assert run_cycle(instance, op_selection=["summarize_verbose"]).success
+    row = fetch_node(db, verbose)
+    assert len(row["pointer_summary"]) <= 200 and row["pointer_summary"].endswith("…")
+    assert long_text.startswith(row["pointer_summary"][:-1].rstrip())
+    assert row["embedding"] is None
+    before = db.execute(
+        "SELECT before->>'pointer_summary' FROM node_revisions WHERE node_id = %s", (verbose,)
+    ).fetchone()[0]
+    assert before == long_text.strip()
+    assert fetch_node(db, exactly_500)["row_version"] == 1
+    assert fetch_node(db, pinned)["row_version"] == 1
+
+
+def test_revectorize_embeds_missing_vectors_with_the_configured_embedder(db, instance):
+    missing, present = insert(db, node(text="No vector yet.", embed=False), node(text="Has one."))
+    result = run_cycle(instance, op_selection=["revectorize"])
+    assert result.success
+    row = fetch_node(db, missing)
+    assert row["embedding"] is not None and row["embedding_model"] == "lexical-ngram-v1/384"
+    assert abs(float((row["embedding"].to_numpy() ** 2).sum()) - 1.0) < 1e-4
+    assert fetch_node(db, present)["row_version"] == 1
+    metadata = _step_metadata(result, "revectorize")
+    assert (metadata["embedded"], metadata["still_missing"]) == (1, 0)
+
+
+def test_mark_stale_confidence_respects_the_window_and_verified_nodes(db, instance):
+    old, recent, verified, never_recalled_old = insert(
+        db,
+        node(text="a", last_recalled_at=NOW - timedelta(days=31)),
+        node(text="b", last_recalled_at=NOW - timedelta(days=29)),
+        node(text="c", last_recalled_at=NOW - timedelta(days=90), confidence="verified"),
+        node(text="d", last_recalled_at=None, created_at=NOW - timedelta(days=45)),
+    )
+    assert run_cycle(instance, op_selection=["mark_stale_confidence"]).success
+    confidence = {
+        node_id: fetch_node(db, node_id)["confidence"]
+        for node_id in (old, recent, verified, never_recalled_old)
+    }
+    assert confidence == {old: "stale", recent: "default", verified: "verified",
+                          never_recalled_old: "stale"}
+
+
+def test_sync_graph_follows_changes_by_watermark_and_never_deletes(db, instance):
+    ids = insert(db, *[node(text=f"Fact number {i} about Acme.", heat=0.1 * i) for i in range(5)])
+    config = {"ops": {"sync_graph": {"config": {"cap": 2}}}}
+    counts = []
+    for _ in range(4):
+        result = run_cycle(instance, op_selection=["sync_graph"], run_config=config)
+        counts.append(_step_metadata(result, "sync_graph")["nodes_considered"])
+    assert counts == [2, 2, 1, 0]
+    assert db.execute("SELECT count(*) FROM graph_vertices").fetchone()[0] == 5
+
+    # An agent pins one node and another is archived into a keeper: both reach the graph.
+    db.execute("UPDATE memory_nodes SET pinned = true WHERE id = %s", (ids[0],))
+    db.execute("UPDATE memory_nodes SET archived_at = now(), merged_into = %s WHERE id = %s",
+               (ids[2], ids[1]))
+    result = run_cycle(instance, op_selection=["sync_graph"])
+    assert _step_metadata(result, "sync_graph")["nodes_considered"] == 2
+    vertices = {
+        row[0]: row[1:]
+        for row in db.execute("SELECT node_id::text, pinned, archived FROM graph_vertices").fetchall()
+    }
+    assert vertices[ids[0]] == (True, False) and vertices[ids[1]] == (False, True)
+    assert db.execute(
+        "SELECT source_id::text, target_id::text, label FROM graph_edges"
+    ).fetchall() == [(ids[1], ids[2], "merged_into")]
+    assert db.execute("SELECT count(*) FROM graph_vertices").fetchone()[0] == 5
+
+
+def test_every_step_records_its_counts_in_one_cycle_row(db, instance):
+    insert(db, node(text="Something to remember.", embed=False, recall_count=0, epoch=0))
+    result = run_cycle(instance)
+    assert result.success
+    metadata = cycle_row(db, result.run_id)
+    assert metadata["status"] == "success" and metadata["failed_steps"] == []
+    assert set(metadata["steps"]) == {
+        "reclassify_stale", "consolidate_duplicates", "summarize_verbose", "revectorize",
+        "mark_stale_confidence", "sync_graph",
+    }
+    assert metadata["steps"]["revectorize"]["embedded"] == 1
+    assert metadata["duration_s"] >= 0 and metadata["namespace"] == "support"
+    curated = db.execute("SELECT last_curation_run_id FROM namespace_activity").fetchone()[0]
+    assert curated == result.run_id
