@@ -178,6 +178,12 @@ def cmd_demo(args) -> int:
     return _run_and_report(settings, keys)
 
 
+def cmd_ui(args) -> int:
+    from curation_pipeline.ui import serve_ui
+
+    return serve_ui(_settings(), host=args.host, port=args.port)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="curation-pipeline",
@@ -211,6 +217,11 @@ def build_parser() -> argparse.ArgumentParser:
     runner.set_defaults(func=cmd_run)
 
     commands.add_parser("demo", help="init, seed, curate every namespace, print the counts").set_defaults(func=cmd_demo)
+
+    ui = commands.add_parser("ui", help="start the Dagster UI and daemon on this memory store")
+    ui.add_argument("--host", default="127.0.0.1")
+    ui.add_argument("--port", type=int, default=3000)
+    ui.set_defaults(func=cmd_ui)
     return parser
 
 

@@ -311,10 +311,13 @@ def plan_consolidation(
     """Plan this cycle's merges: at most ``cap`` disjoint (keeper, absorbed) pairs.
 
     ``embeddings`` is aligned row for row with ``nodes``. Pairs only form within one
-    memory_type (a null memory_type is a group of its own). Pairs that the pinned rule forbids
+    memory_type (a null memory_type is a group of its own) and, when ``nodes`` has an
+    ``embedding_model`` column, within one embedding model: vectors of two models live in
+    different spaces and their cosine means nothing. Pairs that the pinned rule forbids
     are dropped before the disjoint selection, so they neither use the cap nor block their nodes
     from pairing with someone else. Rows come out most similar first.
     """
+    group_of_row = _group_of_row(nodes)
     nodes = nodes.select(pl.col(name).cast(dtype) for name, dtype in NODE_SCHEMA.items())
     vectors = np.asarray(embeddings, dtype=np.float32)
     if nodes.is_empty() and vectors.size == 0:
@@ -323,7 +326,6 @@ def plan_consolidation(
         raise ValueError(f"embeddings must have one row per node ({nodes.height}), got shape {vectors.shape}")
     _require_finite_rows(vectors, lambda row: f"node {nodes['id'][row]!r}")
 
-    group_of_row = nodes.select(pl.col("memory_type").rank("dense").fill_null(0)).to_series().to_numpy()
     pairs = find_similar_pairs(vectors, group_of_row, threshold=threshold)
     if pairs.is_empty() or cap <= 0:
         return pl.DataFrame(schema=CONSOLIDATION_SCHEMA)
@@ -332,6 +334,16 @@ def plan_consolidation(
     mergeable = candidates.filter(_allowed_by_pinned_rule(candidates))
     selected = select_disjoint_pairs(mergeable, nodes["id"], cap)
     return _with_merged_text(selected, max_chars)
+
+
+def _group_of_row(nodes: pl.DataFrame) -> np.ndarray:
+    """One integer per row; rows may pair only with rows of the same integer."""
+    keys = [name for name in ("memory_type", "embedding_model") if name in nodes.columns]
+    if nodes.is_empty():
+        return np.zeros(0, dtype=np.int64)
+    # Nulls become their own value ("\0" can't collide with a real memory_type or model name).
+    group_key = pl.concat_str([pl.col(name).fill_null("\0") for name in keys], separator="\x1f")
+    return nodes.select(group_key.rank("dense")).to_series().to_numpy().astype(np.int64)
 
 
 def _orient_pairs(pairs: pl.DataFrame, nodes: pl.DataFrame) -> pl.DataFrame:

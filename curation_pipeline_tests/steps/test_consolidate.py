@@ -494,3 +494,23 @@ def test_plan_is_deterministic_under_row_shuffles() -> None:
     order = rng.permutation(n)
     shuffled = plan_consolidation(nodes[order], embeddings[order], cap=100)
     assert shuffled.sort("keeper_id").equals(plan.sort("keeper_id"))
+
+
+def test_vectors_of_different_embedding_models_are_never_compared():
+    nodes = pl.DataFrame(
+        {
+            "id": ["a", "b", "c"],
+            "memory_type": ["semantic"] * 3,
+            "embedding_model": ["model-x", "model-y", "model-x"],
+            "pointer_summary": ["Same text.", "Same text.", "Other text entirely."],
+            "base_utility": [0.5, 0.5, 0.5],
+            "pinned": [False] * 3,
+            "confidence": ["default"] * 3,
+            "recall_count": [1, 1, 1],
+            "created_at": [datetime(2026, 1, 1, tzinfo=timezone.utc)] * 3,
+        }
+    )
+    vectors = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
+    assert plan_consolidation(nodes, vectors).is_empty()
+    same_model = nodes.with_columns(pl.lit("model-x").alias("embedding_model"))
+    assert plan_consolidation(same_model, vectors).select("keeper_id", "absorbed_id").rows() == [("a", "b")]
