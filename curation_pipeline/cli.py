@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import uuid
 from datetime import UTC, datetime
@@ -18,12 +17,10 @@ def _settings() -> Settings:
 
 def cmd_init_db(args) -> int:
     from curation_pipeline.dagster_home import prepare_dagster_home
-    from curation_pipeline.store.database import redact
+    from curation_pipeline.store.database import app_database_url, redact
 
     settings = _settings()
     home = prepare_dagster_home(settings)
-    from curation_pipeline.store.database import app_database_url
-
     print(f"memory store ready: {redact(app_database_url(settings))}")
     print(f"Dagster home: {home}")
     return 0
@@ -54,7 +51,9 @@ def cmd_import(args) -> int:
         return 1
     with open_connection(ensure_database(settings)) as conn, conn.transaction():
         count = insert_nodes(conn, rows)
-    print(f"imported {count} memory node(s) from {path}" + (f"; skipped {len({e.line for e in errors})} invalid line(s)" if errors else ""))
+    skipped = len({error.line for error in errors})
+    print(f"imported {count} memory node(s) from {path}"
+          + (f"; skipped {skipped} invalid line(s)" if skipped else ""))
     return 0
 
 
@@ -225,11 +224,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _user_errors() -> tuple[type[Exception], ...]:
+    """Errors caused by input or setup, reported as one clear line instead of a traceback."""
+    from curation_pipeline.embeddings import EmbeddingError
+    from curation_pipeline.partitions import InvalidNameError
+    from curation_pipeline.store.database import DatabaseError
+    from curation_pipeline.store.migrations import MigrationError
+    from curation_pipeline.store.nodes_io import ImportConflictError
+
+    return (SettingsError, InvalidNameError, DatabaseError, MigrationError, ImportConflictError,
+            EmbeddingError)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (SettingsError, ValueError, RuntimeError) as error:
+    except _user_errors() as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
 

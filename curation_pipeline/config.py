@@ -1,9 +1,11 @@
 """Per-op Dagster config. Defaults come from settings (environment), so the launchpad shows the
-values in force and an operator can override one for a single run."""
+values in force and an operator can override one for a single run; out-of-range values are
+refused before the step touches anything."""
 
 from __future__ import annotations
 
 import dagster as dg
+from pydantic import Field
 
 from curation_pipeline.settings import load_settings
 
@@ -11,30 +13,30 @@ _defaults = load_settings()
 
 
 class ReclassifyConfig(dg.Config):
-    min_epoch_lag: int = _defaults.reclassify_min_epoch_lag
-    cap: int = _defaults.reclassify_cap
+    min_epoch_lag: int = Field(_defaults.reclassify_min_epoch_lag, ge=0, description="epoch lag a never-recalled node must exceed")
+    cap: int = Field(_defaults.reclassify_cap, ge=0, description="signals per cycle at most")
 
 
 class ConsolidateConfig(dg.Config):
-    similarity_threshold: float = _defaults.similarity_threshold
-    cap: int = _defaults.consolidate_cap
-    max_chars: int = _defaults.merge_max_chars
+    similarity_threshold: float = Field(_defaults.similarity_threshold, gt=0.0, le=1.0, description="cosine a pair must exceed")
+    cap: int = Field(_defaults.consolidate_cap, ge=0, description="pairs merged per cycle at most")
+    max_chars: int = Field(_defaults.merge_max_chars, ge=1, description="merged text length limit")
 
 
 class SummarizeConfig(dg.Config):
-    min_chars: int = _defaults.verbose_min_chars
-    recall_below: int = _defaults.verbose_recall_below
-    cap: int = _defaults.summarize_cap
-    summary_chars: int = _defaults.summary_chars
+    min_chars: int = Field(_defaults.verbose_min_chars, ge=0, description="a text longer than this is verbose")
+    recall_below: int = Field(_defaults.verbose_recall_below, ge=0, description="verbose nodes recalled fewer times are summarized")
+    cap: int = Field(_defaults.summarize_cap, ge=0, description="summaries per cycle at most")
+    summary_chars: int = Field(_defaults.summary_chars, ge=2, description="summary length limit, ellipsis included")
 
 
 class RevectorizeConfig(dg.Config):
-    batch_size: int = _defaults.embed_batch_size
+    batch_size: int = Field(_defaults.embed_batch_size, ge=1, description="texts per embedder call")
 
 
 class StaleConfidenceConfig(dg.Config):
-    stale_after_days: int = _defaults.stale_after_days
+    stale_after_days: int = Field(_defaults.stale_after_days, ge=0, description="days without recall before confidence goes stale")
 
 
 class GraphSyncConfig(dg.Config):
-    cap: int = _defaults.graph_sync_cap
+    cap: int = Field(_defaults.graph_sync_cap, ge=0, description="nodes synced per cycle at most")

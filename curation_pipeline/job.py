@@ -20,6 +20,7 @@ from curation_pipeline.ops import (
     log_curation_activity,
     mark_stale_confidence,
     reclassify_stale,
+    record_failed_step,
     revectorize,
     summarize_verbose,
     sync_graph,
@@ -36,6 +37,7 @@ JOB_NAME = "curate_namespace"
     # of start-up per step.
     executor_def=dg.in_process_executor,
     description="One curation cycle of one tenant/namespace: the seven steps of DESIGN.md.",
+    hooks={record_failed_step},
 )
 def curate_namespace():
     merged = consolidate_duplicates()

@@ -21,7 +21,7 @@ from curation_pipeline.config import (
     StaleConfidenceConfig,
     SummarizeConfig,
 )
-from curation_pipeline.embeddings import validate_vectors
+from curation_pipeline.embeddings import EmbeddingError, validate_vectors
 from curation_pipeline.partitions import parse_partition_key
 from curation_pipeline.resources import EmbedderResource, MemoryStore
 from curation_pipeline.steps.consolidate import plan_consolidation
@@ -48,9 +48,9 @@ def _scope(context: dg.OpExecutionContext, step: str) -> Scope:
     return Scope(run_id=context.run_id, tenant_id=tenant_id, namespace=namespace, step=step)
 
 
-def _run_info(context: dg.OpExecutionContext) -> dict:
-    run = context.dagster_run
-    info = {"partition": context.partition_key}
+def _run_info(run: dg.DagsterRun) -> dict:
+    """What the cycle row says about the run: its partition and, for a re-execution, its parent."""
+    info = {"partition": run.tags.get("dagster/partition")}
     if run.parent_run_id:
         info.update(parent_run_id=run.parent_run_id, root_run_id=run.root_run_id)
     return info
@@ -62,25 +62,32 @@ def run_step(
     step: str,
     work: Callable[[psycopg.Connection, Scope], Mapping],
 ) -> dict:
-    """Run one step's work in its namespace transaction and record the outcome either way."""
+    """Run one step's work in its namespace transaction, counts recorded in the same commit.
+
+    A failure rolls the step back whole; `record_failed_step` then notes it in the cycle row.
+    """
     scope = _scope(context, step)
-    try:
-        with store.namespace_transaction(scope) as conn:
-            counts = dict(work(conn, scope))
-            activity.record_step_result(conn, scope, counts, _run_info(context))
-    except Exception as error:
-        _record_failure(context, store, scope, error)
-        raise
+    with store.namespace_transaction(scope) as conn:
+        counts = dict(work(conn, scope))
+        activity.record_step_result(conn, scope, counts, _run_info(context.dagster_run))
     context.add_output_metadata({key: _metadata_value(value) for key, value in counts.items()})
     context.log.info(f"{step} {scope.tenant_id}/{scope.namespace}: {counts}")
     return counts
 
 
-def _record_failure(context, store: MemoryStore, scope: Scope, error: Exception) -> None:
-    message = f"{type(error).__name__}: {error}"
+@dg.failure_hook(required_resource_keys={"memory_store"})
+def record_failed_step(context: dg.HookContext) -> None:
+    """Mark the cycle `partial` with the failed step and its error, whatever failed: the step's
+    work, its config or a resource. Runs in the run's process right after the op fails."""
+    run = context.instance.get_run_by_id(context.run_id)
+    tenant_id, namespace = parse_partition_key(run.tags["dagster/partition"])
+    scope = Scope(run_id=context.run_id, tenant_id=tenant_id, namespace=namespace, step=context.op.name)
+    error = context.op_exception
+    cause = (error.__cause__ or error) if error is not None else None  # unwrap Dagster's wrapper
+    message = f"{type(cause).__name__}: {cause}" if cause is not None else "unknown error"
     try:
-        with store.connection() as conn, conn.transaction():
-            activity.record_step_failure(conn, scope, message, _run_info(context))
+        with context.resources.memory_store.connection() as conn, conn.transaction():
+            activity.record_step_failure(conn, scope, message, _run_info(run))
     except Exception as secondary:  # the database itself may be what failed
         context.log.error(f"could not record the failure of {scope.step}: {secondary}")
 
@@ -147,16 +154,14 @@ def revectorize(
     """Step 4: embed every active node that lacks a vector; report what is still missing."""
     model = embedder.get()
     column_dim = memory_store.settings().embedding_dim
-    if model.dimension != column_dim:
-        message = (
-            f"embedder {model.name!r} produces {model.dimension}-dimensional vectors but the "
-            f"memory store's embedding column is vector({column_dim}); set the embedder's "
-            f"dimension to {column_dim}"
-        )
-        _record_failure(context, memory_store, _scope(context, "revectorize"), ValueError(message))
-        raise dg.Failure(description=message)
 
     def work(conn, scope):
+        if model.dimension != column_dim:
+            raise EmbeddingError(
+                f"embedder {model.name!r} produces {model.dimension}-dimensional vectors but the "
+                f"memory store's embedding column is vector({column_dim}); set the embedder's "
+                f"dimension to {column_dim}"
+            )
         loaded = candidates.missing_embedding_candidates(conn, scope)
         embedded = 0
         for start in range(0, loaded.height, config.batch_size):
@@ -220,7 +225,7 @@ def log_curation_activity(context: dg.OpExecutionContext, memory_store: MemorySt
     """Step 7: close the cycle's activity row and show its counts in the Dagster UI."""
     scope = _scope(context, "log_curation_activity")
     with memory_store.namespace_transaction(scope) as conn:
-        metadata = activity.close_cycle(conn, scope, _run_info(context))
+        metadata = activity.close_cycle(conn, scope, _run_info(context.dagster_run))
     context.add_output_metadata(
         {
             "status": metadata["status"],

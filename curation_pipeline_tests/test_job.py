@@ -193,3 +193,21 @@ def test_an_agent_edit_during_consolidation_is_never_overwritten(db, instance, m
     assert db.execute("SELECT count(*) FROM memory_nodes WHERE archived_at IS NOT NULL").fetchone()[0] == 0
     assert db.execute("SELECT count(*) FROM node_revisions").fetchone()[0] == 0
     assert cycle_row(db, result.run_id)["steps"]["consolidate_duplicates"]["skipped_concurrent"] == 1
+
+
+def test_an_out_of_range_op_config_fails_that_step_only_and_is_recorded(db, instance):
+    keeper, absorbed = insert(
+        db,
+        node(text="Customer Dana Reyes prefers email over phone calls.", base_utility=0.9),
+        node(text="Customer Dana Reyes prefers email to phone calls."),
+    )
+    result = run_cycle(
+        instance, run_config={"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 1.5}}}}
+    )
+    assert not result.success
+    metadata = cycle_row(db, result.run_id)
+    assert metadata["status"] == "partial"
+    assert metadata["failed_steps"] == ["consolidate_duplicates"]
+    assert "similarity_threshold" in metadata["errors"]["consolidate_duplicates"]
+    assert metadata["steps"]["mark_stale_confidence"]["status"] == "succeeded"
+    assert fetch_node(db, absorbed)["archived_at"] is None

