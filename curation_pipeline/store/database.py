@@ -66,7 +66,15 @@ def ensure_database(settings: Settings) -> str:
         if url not in _ready_urls:
             with open_connection(url, vector=False) as conn:
                 _require_pgvector(conn, url)
-                apply_migrations(conn, embedding_dim=settings.embedding_dim)
+                try:
+                    apply_migrations(conn, embedding_dim=settings.embedding_dim)
+                except psycopg.errors.InsufficientPrivilege as error:
+                    raise DatabaseError(
+                        f"the database user at {redact(url)} may not create the memory store's "
+                        f"tables or the vector extension ({error.diag.message_primary}); run "
+                        "`curation-pipeline init-db` once as a user that may (or run "
+                        "CREATE EXTENSION vector as a superuser), then retry"
+                    ) from None
             _ready_urls.add(url)
     return url
 
