@@ -1,8 +1,9 @@
 """The seven curation steps as thin Dagster ops.
 
-Each op: parse the partition -> open one transaction holding the namespace lock -> load the
-candidate frame -> plan (pure, in `curation_pipeline.steps`) -> apply in batches -> record its
-counts in the cycle's activity row, all in that one transaction. Ops hand each other nothing but
+Each op: parse the partition -> open one transaction -> load the candidate frame -> plan (pure,
+in `curation_pipeline.steps`) -> apply in batches -> record its counts in the cycle's activity
+row, all in that one transaction. The run holds the namespace's lease throughout (see
+`MemoryStore`), so no other run curates the namespace meanwhile. Ops hand each other nothing but
 ordering (Nothing dependencies): every step reads the fresh state of the database, so re-executing
 one failed step alone needs nothing from the failed run.
 """
@@ -21,12 +22,13 @@ from curation_pipeline.config import (
     StaleConfidenceConfig,
     SummarizeConfig,
 )
-from curation_pipeline.embeddings import EmbeddingError, validate_vectors
-from curation_pipeline.partitions import parse_partition_key
+from curation_pipeline.embeddings import validate_vectors
+from curation_pipeline.partitions import PARTITION_TAG, parse_partition_key
 from curation_pipeline.resources import EmbedderResource, MemoryStore
 from curation_pipeline.steps.consolidate import plan_consolidation
-from curation_pipeline.steps.graph_sync import plan_graph_sync
+from curation_pipeline.steps.graph_sync import SyncPosition, plan_graph_sync
 from curation_pipeline.steps.reclassify import plan_reclassify
+from curation_pipeline.steps.revectorize import check_embedder_fits, embedding_batches
 from curation_pipeline.steps.stale_confidence import plan_stale_confidence
 from curation_pipeline.steps.summarize import plan_summaries
 from curation_pipeline.store import actions, activity, candidates, graph
@@ -50,7 +52,7 @@ def _scope(context: dg.OpExecutionContext, step: str) -> Scope:
 
 def _run_info(run: dg.DagsterRun) -> dict:
     """What the cycle row says about the run: its partition and, for a re-execution, its parent."""
-    info = {"partition": run.tags.get("dagster/partition")}
+    info = {"partition": run.tags.get(PARTITION_TAG)}
     if run.parent_run_id:
         info.update(parent_run_id=run.parent_run_id, root_run_id=run.root_run_id)
     return info
@@ -67,7 +69,7 @@ def run_step(
     A failure rolls the step back whole; `record_failed_step` then notes it in the cycle row.
     """
     scope = _scope(context, step)
-    with store.namespace_transaction(scope) as conn:
+    with store.transaction() as conn:
         counts = dict(work(conn, scope))
         activity.record_step_result(conn, scope, counts, _run_info(context.dagster_run))
     context.add_output_metadata({key: _metadata_value(value) for key, value in counts.items()})
@@ -80,7 +82,7 @@ def record_failed_step(context: dg.HookContext) -> None:
     """Mark the cycle `partial` with the failed step and its error, whatever failed: the step's
     work, its config or a resource. Runs in the run's process right after the op fails."""
     run = context.instance.get_run_by_id(context.run_id)
-    tenant_id, namespace = parse_partition_key(run.tags["dagster/partition"])
+    tenant_id, namespace = parse_partition_key(run.tags[PARTITION_TAG])
     scope = Scope(run_id=context.run_id, tenant_id=tenant_id, namespace=namespace, step=context.op.name)
     error = context.op_exception
     cause = (error.__cause__ or error) if error is not None else None  # unwrap Dagster's wrapper
@@ -105,7 +107,7 @@ def reclassify_stale(
     def work(conn, scope):
         loaded = candidates.reclassify_candidates(conn, scope, config.min_epoch_lag)
         plan = plan_reclassify(loaded, min_epoch_lag=config.min_epoch_lag, cap=config.cap)
-        return {"candidates": loaded.height, **actions.insert_reclassify_signals(conn, scope, plan)}
+        return {"candidates": loaded.height, **actions.insert_reclassify_signals(conn, scope, plan, loaded)}
 
     run_step(context, memory_store, "reclassify_stale", work)
 
@@ -151,26 +153,25 @@ def revectorize(
     memory_store: MemoryStore,
     embedder: EmbedderResource,
 ) -> None:
-    """Step 4: embed every active node that lacks a vector; report what is still missing."""
+    """Step 4: embed every active node that lacks a vector; report what is still missing.
+
+    Each batch is written in its own short transaction and nothing is held while the embedder
+    works, so a slow embedder never keeps an agent waiting on a row.
+    """
     model = embedder.get()
-    column_dim = memory_store.settings().embedding_dim
 
     def work(conn, scope):
-        if model.dimension != column_dim:
-            raise EmbeddingError(
-                f"embedder {model.name!r} produces {model.dimension}-dimensional vectors but the "
-                f"memory store's embedding column is vector({column_dim}); set the embedder's "
-                f"dimension to {column_dim}"
-            )
+        check_embedder_fits(model.name, model.dimension, memory_store.settings().embedding_dim)
         loaded = candidates.missing_embedding_candidates(conn, scope)
         embedded = 0
-        for start in range(0, loaded.height, config.batch_size):
-            batch = loaded.slice(start, config.batch_size)
+        for batch in embedding_batches(loaded, config.batch_size):
             vectors = model.embed(batch["pointer_summary"].to_list())
-            validate_vectors(vectors, column_dim, labels=batch["id"].to_list())
-            embedded += len(actions.store_embeddings(
-                conn, scope, batch["id"].to_list(), batch["row_version"].to_list(), vectors, model.name,
-            ))
+            validate_vectors(vectors, model.dimension, labels=batch["id"].to_list())
+            with memory_store.transaction() as batch_conn:
+                embedded += len(actions.store_embeddings(
+                    batch_conn, scope, batch["id"].to_list(), batch["row_version"].to_list(),
+                    vectors, model.name,
+                ))
         return {
             "candidates": loaded.height,
             "embedded": embedded,
@@ -205,8 +206,15 @@ def sync_graph(
     """Step 6: upsert graph vertices for every node changed since the last sync (capped)."""
 
     def work(conn, scope):
-        changed, snapshot_xmin = graph.load_changed_nodes(conn, scope, config.cap)
-        plan = plan_graph_sync(changed, snapshot_xmin=snapshot_xmin, cap=config.cap)
+        position = graph.load_sync_position(conn, scope)
+        after_cursor, from_pending, xmax, in_progress = graph.load_changes(conn, scope, position, config.cap)
+        if position.usable_with(xmax) != position:  # ids from another server: start over
+            position = SyncPosition()
+            after_cursor, from_pending, xmax, in_progress = graph.load_changes(conn, scope, position, config.cap)
+        plan = plan_graph_sync(
+            after_cursor, from_pending, position=position, snapshot_xmax=xmax,
+            in_progress=in_progress, cap=config.cap,
+        )
         return graph.apply_graph_sync(conn, scope, plan)
 
     run_step(context, memory_store, "sync_graph", work)
@@ -224,7 +232,7 @@ def sync_graph(
 def log_curation_activity(context: dg.OpExecutionContext, memory_store: MemoryStore) -> dict:
     """Step 7: close the cycle's activity row and show its counts in the Dagster UI."""
     scope = _scope(context, "log_curation_activity")
-    with memory_store.namespace_transaction(scope) as conn:
+    with memory_store.transaction() as conn:
         metadata = activity.close_cycle(conn, scope, _run_info(context.dagster_run))
     context.add_output_metadata(
         {

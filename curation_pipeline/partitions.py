@@ -17,6 +17,7 @@ from urllib.parse import quote, unquote
 import dagster as dg
 
 PARTITIONS_DEF_NAME = "namespaces"
+PARTITION_TAG = "dagster/partition"  # the run tag Dagster puts the partition key in
 namespace_partitions = dg.DynamicPartitionsDefinition(name=PARTITIONS_DEF_NAME)
 
 MAX_NAME_LENGTH = 200
@@ -64,7 +65,10 @@ def parse_partition_key(key: str) -> tuple[str, str]:
             f"partition key {key!r} is not of the form TENANT:NAMESPACE "
             "(use `curation-pipeline namespaces` to list the valid keys)"
         )
-    tenant_id, namespace = (unquote(part, errors="strict") for part in parts)
+    try:
+        tenant_id, namespace = (unquote(part, errors="strict") for part in parts)
+    except UnicodeDecodeError:
+        raise InvalidNameError(f"partition key {key!r} has a %-escape that is not UTF-8") from None
     if partition_key(tenant_id, namespace) != key:
         raise InvalidNameError(
             f"partition key {key!r} is not canonical; expected {partition_key(tenant_id, namespace)!r}"

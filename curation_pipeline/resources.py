@@ -8,21 +8,37 @@ from dataclasses import replace
 from pathlib import Path
 
 import dagster as dg
+from pydantic import Field
 import psycopg
 
 from curation_pipeline.embeddings import Embedder, make_embedder
+from curation_pipeline.partitions import PARTITION_TAG, parse_partition_key
 from curation_pipeline.settings import Settings, load_settings
 from curation_pipeline.store.database import ensure_database, open_connection
-from curation_pipeline.store.locking import lock_namespace
-from curation_pipeline.store.revisions import Scope
+from curation_pipeline.store.locking import namespace_lease
 
 
 class MemoryStore(dg.ConfigurableResource):
-    """The Postgres + pgvector memory store (DATABASE_URL, else the embedded server)."""
+    """The Postgres + pgvector memory store (DATABASE_URL, else the embedded server).
+
+    Within a partition run it holds the namespace's lease for the whole run (Dagster sets the
+    resource up once per run with the in-process executor), so two runs never interleave their
+    steps on one namespace; a second run waits up to `lock_timeout_s`, then fails clearly.
+    """
 
     database_url: str | None = None
     curation_home: str | None = None
-    lock_timeout_s: int = 120
+    lock_timeout_s: int = Field(120, ge=0, description="how long a run waits for another run of its namespace")
+
+    @contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["MemoryStore"]:
+        partition = context.run.tags.get(PARTITION_TAG) if context.run else None
+        if partition is None:
+            yield self
+            return
+        tenant_id, namespace = parse_partition_key(partition)
+        with namespace_lease(self.url(), tenant_id, namespace, self.lock_timeout_s):
+            yield self
 
     def settings(self) -> Settings:
         settings = load_settings()
@@ -41,10 +57,9 @@ class MemoryStore(dg.ConfigurableResource):
             yield conn
 
     @contextmanager
-    def namespace_transaction(self, scope: Scope) -> Iterator[psycopg.Connection]:
-        """One transaction holding the namespace's advisory lock: one curation at a time."""
+    def transaction(self) -> Iterator[psycopg.Connection]:
+        """A connection inside one transaction: commits on success, rolls back on error."""
         with self.connection() as conn, conn.transaction():
-            lock_namespace(conn, scope.tenant_id, scope.namespace, self.lock_timeout_s)
             yield conn
 
 

@@ -74,6 +74,7 @@ def run_partitions(
     """
     if not verbose:
         run_config = {**QUIET_CONSOLE, **(run_config or {})}
+    keys = list(dict.fromkeys(keys))  # one run per namespace, even if named twice
     for key in keys:
         parse_partition_key(key)  # a clear error before anything is launched
     prepare_dagster_home(settings)

@@ -3,6 +3,8 @@ and an agent writing while a step runs."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import dagster as dg
 import pytest
 from dagster._core.definitions.reconstruct import ReconstructableRepository
@@ -13,7 +15,7 @@ from curation_pipeline.job import JOB_NAME
 from curation_pipeline.partitions import partition_key
 from curation_pipeline.settings import load_settings
 from curation_pipeline.store.database import open_connection
-from curation_pipeline_tests.conftest import cycle_row, fetch_node, insert, node, run_cycle
+from curation_pipeline_tests.conftest import NOW, cycle_row, fetch_node, insert, node, run_cycle
 
 
 def _snapshot(db) -> dict[str, tuple]:
@@ -213,21 +215,73 @@ def test_an_out_of_range_op_config_fails_that_step_only_and_is_recorded(db, inst
     assert fetch_node(db, absorbed)["archived_at"] is None
 
 
-def test_a_namespace_is_curated_by_one_run_at_a_time(db, instance, database_url):
-    from curation_pipeline.store.locking import lock_namespace
-
+def test_a_namespace_is_curated_by_one_run_at_a_time(db, instance, database_url, monkeypatch):
     insert(db, node(text="Customer Dana Reyes prefers email over phone calls."),
-           node(text="Customer Dana Reyes prefers email to phone calls."))
+           node(text="Customer Dana Reyes prefers email to phone calls."),
+           node(namespace="elsewhere", text="Unrelated."))
     impatient = {"resources": {"memory_store": {"config": {"lock_timeout_s": 1}}}}
-    with open_connection(database_url) as other_run, other_run.transaction():
-        lock_namespace(other_run, "acme", "support", timeout_s=1)
-        blocked = run_cycle(instance, run_config=impatient, op_selection=["consolidate_duplicates"])
-        # Another namespace is not blocked by it.
-        insert(db, node(namespace="elsewhere", text="Unrelated."))
-        assert run_cycle(instance, namespace="elsewhere", run_config=impatient).success
-    assert not blocked.success
-    assert "being curated by another run" in cycle_row(db, blocked.run_id)["errors"]["consolidate_duplicates"]
-    assert db.execute("SELECT count(*) FROM memory_nodes WHERE archived_at IS NOT NULL").fetchone()[0] == 0
-    # Once the other run is done, the same step goes through.
-    assert run_cycle(instance, run_config=impatient, op_selection=["consolidate_duplicates"]).success
+    started_meanwhile = {}
+    real_planner = curation_pipeline.ops.plan_consolidation
+
+    def start_other_runs_mid_cycle(*args, **kwargs):
+        # Between two steps of this run another run of the same namespace must not get in,
+        # while a run of another namespace is not held up at all.
+        started_meanwhile["same"] = run_cycle(instance, run_config=impatient)
+        started_meanwhile["other"] = run_cycle(instance, namespace="elsewhere", run_config=impatient)
+        return real_planner(*args, **kwargs)
+
+    monkeypatch.setattr(curation_pipeline.ops, "plan_consolidation", start_other_runs_mid_cycle)
+    first = run_cycle(instance)
+    assert first.success
+    same, other = started_meanwhile["same"], started_meanwhile["other"]
+    assert not same.success and other.success
+    errors = [
+        e.event_specific_data.error.to_string() for e in same.all_events
+        if getattr(e.event_specific_data, "error", None) is not None
+    ]
+    assert any("being curated by another run" in error for error in errors)
+    # The blocked run changed nothing; the first did its one merge.
+    assert cycle_row(db, same.run_id) is None
     assert db.execute("SELECT count(*) FROM memory_nodes WHERE archived_at IS NOT NULL").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize(
+    ("op_name", "planner", "columns"),
+    [
+        ("reclassify_stale", "plan_reclassify", {"recall_count": 0, "epoch": 0}),
+        ("summarize_verbose", "plan_summaries", {"recall_count": 0}),
+        ("mark_stale_confidence", "plan_stale_confidence", {"last_recalled_at": NOW - timedelta(days=60)}),
+    ],
+)
+def test_every_step_leaves_a_row_an_agent_changed_after_loading_it(db, instance, monkeypatch, op_name, planner, columns):
+    text = ("The quarterly review with Globex covered churn risk, renewal dates and the pilot scope. " * 7).strip()
+    target = insert(db, node(text=text, **columns))[0]
+    db.execute("UPDATE namespace_activity SET current_epoch = 500")
+    real_planner = getattr(curation_pipeline.ops, planner)
+
+    def plan_while_an_agent_recalls_the_node(*args, **kwargs):
+        with open_connection(db.info.dsn, autocommit=True) as agent:
+            agent.execute(
+                "UPDATE memory_nodes SET recall_count = recall_count + 1, last_recalled_at = now()"
+                " WHERE id = %s", (target,),
+            )
+        return real_planner(*args, **kwargs)
+
+    monkeypatch.setattr(curation_pipeline.ops, planner, plan_while_an_agent_recalls_the_node)
+    result = run_cycle(instance, op_selection=[op_name])
+    assert result.success
+    row = fetch_node(db, target)
+    assert (row["pointer_summary"], row["confidence"]) == (text, "default")
+    assert db.execute("SELECT count(*) FROM node_revisions").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM training_signals").fetchone()[0] == 0
+    assert cycle_row(db, result.run_id)["steps"][op_name]["skipped_concurrent"] == 1
+
+
+def test_reclassify_uses_the_nodes_epochs_when_no_agent_reported_the_namespace_epoch(db, instance):
+    old = insert(db, node(text="Early note.", recall_count=0, epoch=0))[0]
+    insert(db, node(text="Recent note.", recall_count=0, epoch=500))
+    db.execute("UPDATE namespace_activity SET current_epoch = NULL")
+    # The graph sync creating the namespace's bookkeeping must not invent an epoch of 0.
+    assert run_cycle(instance, op_selection=["sync_graph"]).success
+    assert run_cycle(instance, op_selection=["reclassify_stale"]).success
+    assert db.execute("SELECT memory_id::text FROM training_signals").fetchall() == [(old,)]

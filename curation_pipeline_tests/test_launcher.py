@@ -27,11 +27,11 @@ def dagster_home(tmp_path, monkeypatch, curation_home):
     return tmp_path / "dagster_home"
 
 
-def test_cli_runs_show_in_the_ui_partition_status_and_can_be_reexecuted(db, dagster_home):
+def test_cli_runs_show_in_the_ui_partition_status_with_the_origin_the_ui_reexecutes_from(db, dagster_home):
     insert(db, node(text="Something the agent learned.", embed=False))
     key = partition_key("acme", "support")
 
-    [result] = run_partitions(load_settings(), [key])
+    [result] = run_partitions(load_settings(), [key, key])  # named twice, curated once
 
     assert result.run_status == "SUCCESS"
     assert cycle_row(db, result.run_id)["steps"]["revectorize"]["embedded"] == 1

@@ -193,3 +193,38 @@ def test_every_step_records_its_counts_in_one_cycle_row(db, instance):
     assert metadata["duration_s"] >= 0 and metadata["namespace"] == "support"
     curated = db.execute("SELECT last_curation_run_id FROM namespace_activity").fetchone()[0]
     assert curated == result.run_id
+
+
+def _sync(instance, cap=100):
+    result = run_cycle(instance, op_selection=["sync_graph"],
+                       run_config={"ops": {"sync_graph": {"config": {"cap": cap}}}})
+    assert result.success
+    return _step_metadata(result, "sync_graph")["nodes_considered"]
+
+
+def test_sync_graph_never_loses_a_change_committed_late_by_a_slow_transaction(db, instance, database_url):
+    from curation_pipeline.store.database import open_connection
+
+    slow_node, *others = insert(db, *[node(text=f"Fact {i}.") for i in range(6)])
+    assert _sync(instance) == 6
+    with open_connection(database_url) as slow_agent:
+        # The slow transaction writes first (lower id) and commits last.
+        slow_agent.execute("UPDATE memory_nodes SET pointer_summary = 'Revised slowly.' WHERE id = %s", (slow_node,))
+        for other in others:
+            db.execute("UPDATE memory_nodes SET heat = 0.5 WHERE id = %s", (other,))
+        assert _sync(instance, cap=0) == 0          # a disabled step moves nothing
+        assert [_sync(instance, cap=2) for _ in range(4)] == [2, 2, 1, 0]  # not stuck behind it
+        slow_agent.commit()
+    assert _sync(instance) == 1
+    summary = db.execute("SELECT summary FROM graph_vertices WHERE node_id = %s", (slow_node,)).fetchone()[0]
+    assert summary == "Revised slowly."
+    assert _sync(instance) == 0
+
+
+def test_sync_graph_starts_over_when_its_position_comes_from_another_server(db, instance):
+    insert(db, node(text="Restored fact."))
+    db.execute(
+        "INSERT INTO namespace_activity (tenant_id, namespace, graph_sync_txid) VALUES ('acme', 'support', '999999999')"
+        " ON CONFLICT (tenant_id, namespace) DO UPDATE SET graph_sync_txid = EXCLUDED.graph_sync_txid"
+    )
+    assert _sync(instance) == 1

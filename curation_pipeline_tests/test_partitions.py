@@ -47,7 +47,7 @@ def test_invalid_names_are_refused_with_the_reason(tenant, namespace, message):
         partition_key(tenant, namespace)
 
 
-@pytest.mark.parametrize("key", ["acme", "a:b:c", ":ns", "acme:", "acme:support%2Dbot", "a:%zz"])
+@pytest.mark.parametrize("key", ["acme", "a:b:c", ":ns", "acme:", "acme:support%2Dbot", "a:%zz", "a:%FF"])
 def test_malformed_keys_are_refused(key):
     with pytest.raises(InvalidNameError):
         parse_partition_key(key)

@@ -66,15 +66,19 @@ CREATE INDEX IF NOT EXISTS memory_nodes_merged_into
 CREATE TABLE IF NOT EXISTS namespace_activity (
     tenant_id            text NOT NULL,
     namespace            text NOT NULL,
-    current_epoch        bigint NOT NULL DEFAULT 0,
-    last_interaction_at  timestamptz NOT NULL DEFAULT now(),
+    -- Written by the agents' side (NULL = unknown: step 1 then uses the nodes' highest epoch).
+    current_epoch        bigint,
+    last_interaction_at  timestamptz,
     -- Written by the curation job; read by the schedule and sensors.
     curation_enabled     boolean NOT NULL DEFAULT true,
     last_curated_at      timestamptz,
     last_curation_run_id text,
-    -- Step 6's cursor over (last_txid, id) of changed nodes (see steps/graph_sync.py).
-    graph_sync_watermark xid8 NOT NULL DEFAULT '0',
+    -- Step 6's position in the stream of changed nodes (see steps/graph_sync.py): every node
+    -- with (last_txid, id) past the cursor, plus the nodes of transactions that were still
+    -- running below it when it moved (graph_sync_pending).
+    graph_sync_txid      xid8 NOT NULL DEFAULT '0',
     graph_sync_node_id   uuid,
+    graph_sync_pending   xid8[] NOT NULL DEFAULT '{}',
     graph_synced_at      timestamptz,
     PRIMARY KEY (tenant_id, namespace)
 );

@@ -21,8 +21,14 @@ def _versions(frame: pl.DataFrame, ids: Sequence[str]) -> list[int]:
     return [lookup[node_id] for node_id in ids]
 
 
-def insert_reclassify_signals(conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame) -> dict:
-    """Step 1: one pending `reclassify_pending` signal per planned node, never a duplicate."""
+def insert_reclassify_signals(
+    conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame, loaded: pl.DataFrame
+) -> dict:
+    """Step 1: one pending `reclassify_pending` signal per planned node, never a duplicate.
+
+    Only for nodes still as loaded: one an agent recalled or edited meanwhile gets no signal
+    (and no stale snapshot of its text).
+    """
     if plan.is_empty():
         return {"signals_created": 0, "skipped_concurrent": 0}
     created = conn.execute(
@@ -30,8 +36,8 @@ def insert_reclassify_signals(conn: psycopg.Connection, scope: Scope, plan: pl.D
         INSERT INTO training_signals
             (memory_id, tenant_id, namespace, signal_type, content_snapshot, source, run_id)
         SELECT m.id, m.tenant_id, m.namespace, 'reclassify_pending', p.snapshot, 'curator', %s
-        FROM unnest(%s::uuid[], %s::text[]) AS p(id, snapshot)
-        JOIN memory_nodes m ON m.id = p.id
+        FROM unnest(%s::uuid[], %s::text[], %s::bigint[]) AS p(id, snapshot, row_version)
+        JOIN memory_nodes m ON m.id = p.id AND m.row_version = p.row_version
         WHERE m.tenant_id = %s AND m.namespace = %s AND m.archived_at IS NULL
         ON CONFLICT (memory_id, signal_type, source) WHERE status = 'pending' DO NOTHING
         RETURNING memory_id
@@ -40,6 +46,7 @@ def insert_reclassify_signals(conn: psycopg.Connection, scope: Scope, plan: pl.D
             scope.run_id,
             plan["memory_id"].to_list(),
             plan["content_snapshot"].to_list(),
+            _versions(loaded, plan["memory_id"].to_list()),
             scope.tenant_id,
             scope.namespace,
         ),

@@ -18,7 +18,10 @@ from curation_pipeline.store.revisions import Scope
 ACTION = "curation_cycle"
 
 
-def _upsert_cycle(conn: psycopg.Connection, scope: Scope, patch_sql: str, params: dict) -> None:
+def _upsert_cycle(
+    conn: psycopg.Connection, scope: Scope, patch_sql: str, params: Mapping, run_info: Mapping | None
+) -> None:
+    """Create the cycle row if this is the run's first word on it, then apply `patch_sql`."""
     conn.execute(
         f"""
         INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)
@@ -31,7 +34,7 @@ def _upsert_cycle(conn: psycopg.Connection, scope: Scope, patch_sql: str, params
         ON CONFLICT (run_id, tenant_id, namespace) WHERE action = '{ACTION}' DO NOTHING
         """,
         {"t": scope.tenant_id, "n": scope.namespace, "run_id": scope.run_id,
-         "base": json.dumps(params.pop("base", {}))},
+         "base": json.dumps(dict(run_info or {}))},
     )
     conn.execute(
         f"UPDATE activity_log SET {patch_sql}, updated_at = now()"
@@ -48,8 +51,8 @@ def record_step_result(
     _upsert_cycle(
         conn, scope,
         "metadata = jsonb_set(metadata, ARRAY['steps', %(step)s], %(counts)s::jsonb)",
-        {"step": scope.step, "counts": json.dumps({"status": "succeeded", **counts}, default=str),
-         "base": dict(run_info or {})},
+        {"step": scope.step, "counts": json.dumps({"status": "succeeded", **counts}, default=str)},
+        run_info,
     )
 
 
@@ -65,8 +68,8 @@ def record_step_failure(
                         'failed_steps', (metadata->'failed_steps') || to_jsonb(%(step)s::text),
                         'errors', (metadata->'errors') || jsonb_build_object(%(step)s::text, %(error)s::text),
                         'duration_s', extract(epoch FROM now() - (metadata->>'started_at')::timestamptz))""",
-        {"step": scope.step, "entry": json.dumps({"status": "failed", "error": error}),
-         "error": error, "base": dict(run_info or {})},
+        {"step": scope.step, "entry": json.dumps({"status": "failed", "error": error}), "error": error},
+        run_info,
     )
 
 
@@ -83,7 +86,8 @@ def close_cycle(conn: psycopg.Connection, scope: Scope, run_info: Mapping | None
                               THEN 'success' ELSE 'partial' END,
                'finished_at', now(),
                'duration_s', extract(epoch FROM now() - (metadata->>'started_at')::timestamptz))""",
-        {"base": dict(run_info or {})},
+        {},
+        run_info,
     )
     metadata = cycle_metadata(conn, scope.run_id, scope.tenant_id, scope.namespace)
     if metadata["status"] == "success":

@@ -1,4 +1,4 @@
-"""Step 6 IO: load changed nodes past the namespace's watermark, upsert vertices, add edges.
+"""Step 6 IO: load changed nodes from one snapshot, upsert vertices, add merge edges.
 
 Nothing in the graph is ever deleted: an archived node marks its vertex archived and keeps its
 edges; a merge adds a `merged_into` edge from the archived node's vertex to its keeper's.
@@ -9,59 +9,99 @@ from __future__ import annotations
 import polars as pl
 import psycopg
 
-from curation_pipeline.steps.graph_sync import CHANGED_SCHEMA, GraphSyncPlan, Watermark
+from curation_pipeline.steps.graph_sync import CHANGED_SCHEMA, GraphSyncPlan, SyncPosition
 from curation_pipeline.store.revisions import Scope
 
+_CHANGED_COLUMNS = """
+    id::text, tenant_id, namespace, heat, pinned, pointer_summary, archived_at IS NOT NULL,
+    last_txid::text::bigint
+"""
 
-def load_changed_nodes(conn: psycopg.Connection, scope: Scope, cap: int) -> tuple[pl.DataFrame, int]:
-    """Rows changed since the watermark (at most cap + 1) and the snapshot xmin taken first."""
-    snapshot_xmin = int(
-        conn.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text").fetchone()[0]
-    )
-    watermark = conn.execute(
-        "SELECT graph_sync_watermark::text, graph_sync_node_id::text FROM namespace_activity"
+
+def load_sync_position(conn: psycopg.Connection, scope: Scope) -> SyncPosition:
+    row = conn.execute(
+        "SELECT graph_sync_txid::text::bigint, graph_sync_node_id::text,"
+        " graph_sync_pending::text[]::bigint[] FROM namespace_activity"
         " WHERE tenant_id = %s AND namespace = %s",
         (scope.tenant_id, scope.namespace),
-    ).fetchone() or ("0", None)
-    cursor = conn.execute(
-        """
-        SELECT id::text, heat, pinned, pointer_summary, archived_at IS NOT NULL,
-               last_txid::text::bigint
-        FROM memory_nodes
-        WHERE tenant_id = %(t)s AND namespace = %(n)s
-          AND (last_txid > %(wm)s::xid8
-               OR (last_txid = %(wm)s::xid8 AND (%(wm_id)s::uuid IS NULL OR id > %(wm_id)s::uuid)))
-        ORDER BY last_txid, id
-        LIMIT %(limit)s
+    ).fetchone()
+    return SyncPosition(row[0], row[1], tuple(row[2])) if row else SyncPosition()
+
+
+def load_changes(
+    conn: psycopg.Connection, scope: Scope, position: SyncPosition, cap: int
+) -> tuple[pl.DataFrame, pl.DataFrame, int, list[int]]:
+    """(rows past the cursor, rows of pending transactions, snapshot xmax, in-progress ids).
+
+    One statement, so the rows and the snapshot facts come from the same snapshot.
+    """
+    rows = conn.execute(
+        f"""
+        WITH snap AS (SELECT pg_current_snapshot() AS s),
+        past_cursor AS (
+            SELECT {_CHANGED_COLUMNS}, false AS from_pending FROM memory_nodes
+            WHERE tenant_id = %(t)s AND namespace = %(n)s
+              AND (last_txid > %(txid)s::text::xid8
+                   OR (last_txid = %(txid)s::text::xid8
+                       AND (%(node)s::uuid IS NULL OR id > %(node)s::uuid)))
+            ORDER BY last_txid, id
+            LIMIT %(limit)s
+        ),
+        pending AS (
+            SELECT {_CHANGED_COLUMNS}, true FROM memory_nodes
+            WHERE tenant_id = %(t)s AND namespace = %(n)s
+              AND last_txid = ANY(%(pending)s::text[]::xid8[])
+        )
+        SELECT (SELECT pg_snapshot_xmax(s)::text::bigint FROM snap),
+               (SELECT array(SELECT x::text::bigint FROM pg_snapshot_xip(s) AS x) FROM snap),
+               r.*
+        FROM (SELECT * FROM past_cursor UNION ALL SELECT * FROM pending) r
+        RIGHT JOIN (SELECT 1) one ON true
         """,
-        {"t": scope.tenant_id, "n": scope.namespace, "wm": watermark[0], "wm_id": watermark[1],
+        {"t": scope.tenant_id, "n": scope.namespace, "txid": str(position.txid),
+         "node": position.node_id, "pending": [str(txid) for txid in position.pending],
          "limit": cap + 1},
-    )
-    changed = pl.DataFrame(cursor.fetchall(), schema=CHANGED_SCHEMA, orient="row")
-    return changed, snapshot_xmin
+    ).fetchall()
+    snapshot_xmax, in_progress = rows[0][0], list(rows[0][1])
+    records = [row[2:] for row in rows if row[2] is not None]
+    frame = pl.DataFrame(
+        [record[:-1] for record in records], schema=CHANGED_SCHEMA, orient="row"
+    ).with_columns(pl.Series("from_pending", [record[-1] for record in records], dtype=pl.Boolean))
+    after_cursor = frame.filter(~pl.col("from_pending")).drop("from_pending")
+    from_pending = frame.filter(pl.col("from_pending")).drop("from_pending")
+    return after_cursor, from_pending, snapshot_xmax, in_progress
 
 
 def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan) -> dict:
     vertices = plan.vertices
+    ids = vertices["node_id"].to_list()
     upserted = conn.execute(
         """
-        INSERT INTO graph_vertices AS v (node_id, tenant_id, namespace, heat, pinned, summary, archived)
-        SELECT p.node_id, %s, %s, p.heat, p.pinned, p.summary, p.archived
-        FROM unnest(%s::uuid[], %s::float8[], %s::bool[], %s::text[], %s::bool[])
-             AS p(node_id, heat, pinned, summary, archived)
-        ON CONFLICT (node_id) DO UPDATE
-            SET heat = EXCLUDED.heat, pinned = EXCLUDED.pinned, summary = EXCLUDED.summary,
-                archived = EXCLUDED.archived, synced_at = now()
-            WHERE (v.heat, v.pinned, v.summary, v.archived)
-                  IS DISTINCT FROM (EXCLUDED.heat, EXCLUDED.pinned, EXCLUDED.summary, EXCLUDED.archived)
-        RETURNING (xmax = 0) AS inserted, archived
-        """,
-        (
-            scope.tenant_id, scope.namespace,
-            vertices["node_id"].to_list(), vertices["heat"].to_list(),
-            vertices["pinned"].to_list(), vertices["summary"].to_list(),
-            vertices["archived"].to_list(),
+        WITH previous AS (
+            SELECT node_id, archived FROM graph_vertices WHERE node_id = ANY(%(ids)s::uuid[])
         ),
+        upserted AS (
+            INSERT INTO graph_vertices AS v
+                (node_id, tenant_id, namespace, heat, pinned, summary, archived)
+            SELECT * FROM unnest(%(ids)s::uuid[], %(tenants)s::text[], %(namespaces)s::text[],
+                                 %(heat)s::float8[], %(pinned)s::bool[], %(summary)s::text[],
+                                 %(archived)s::bool[])
+            ON CONFLICT (node_id) DO UPDATE
+                SET tenant_id = EXCLUDED.tenant_id, namespace = EXCLUDED.namespace,
+                    heat = EXCLUDED.heat, pinned = EXCLUDED.pinned, summary = EXCLUDED.summary,
+                    archived = EXCLUDED.archived, synced_at = now()
+                WHERE (v.tenant_id, v.namespace, v.heat, v.pinned, v.summary, v.archived)
+                      IS DISTINCT FROM (EXCLUDED.tenant_id, EXCLUDED.namespace, EXCLUDED.heat,
+                                        EXCLUDED.pinned, EXCLUDED.summary, EXCLUDED.archived)
+            RETURNING node_id, archived
+        )
+        SELECT p.node_id IS NULL, u.archived AND NOT coalesce(p.archived, false)
+        FROM upserted u LEFT JOIN previous p USING (node_id)
+        """,
+        {"ids": ids, "tenants": vertices["tenant_id"].to_list(),
+         "namespaces": vertices["namespace"].to_list(), "heat": vertices["heat"].to_list(),
+         "pinned": vertices["pinned"].to_list(), "summary": vertices["summary"].to_list(),
+         "archived": vertices["archived"].to_list()},
     ).fetchall()
     # Edges for merges whose two vertices now both exist, from either side of this batch.
     edges = conn.execute(
@@ -76,29 +116,31 @@ def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan
         ON CONFLICT (source_id, target_id, label) DO NOTHING
         RETURNING id
         """,
-        {"t": scope.tenant_id, "n": scope.namespace, "ids": vertices["node_id"].to_list()},
+        {"t": scope.tenant_id, "n": scope.namespace, "ids": ids},
     ).fetchall()
-    _save_watermark(conn, scope, plan.next_watermark)
+    _save_position(conn, scope, plan.next_position)
     return {
         "nodes_considered": vertices.height,
-        "vertices_created": sum(1 for inserted, _ in upserted if inserted),
-        "vertices_updated": sum(1 for inserted, _ in upserted if not inserted),
-        "vertices_archived": sum(1 for _, archived in upserted if archived),
+        "vertices_created": sum(1 for created, _ in upserted if created),
+        "vertices_updated": sum(1 for created, _ in upserted if not created),
+        "vertices_archived": sum(1 for _, newly_archived in upserted if newly_archived),
         "edges_created": len(edges),
         "remaining": plan.remaining,
     }
 
 
-def _save_watermark(conn: psycopg.Connection, scope: Scope, watermark: Watermark) -> None:
+def _save_position(conn: psycopg.Connection, scope: Scope, position: SyncPosition) -> None:
     conn.execute(
         """
-        INSERT INTO namespace_activity (tenant_id, namespace, graph_sync_watermark,
-                                        graph_sync_node_id, graph_synced_at)
-        VALUES (%s, %s, %s::text::xid8, %s::uuid, now())
+        INSERT INTO namespace_activity (tenant_id, namespace, graph_sync_txid, graph_sync_node_id,
+                                        graph_sync_pending, graph_synced_at)
+        VALUES (%s, %s, %s::text::xid8, %s::uuid, %s::text[]::xid8[], now())
         ON CONFLICT (tenant_id, namespace) DO UPDATE
-            SET graph_sync_watermark = EXCLUDED.graph_sync_watermark,
+            SET graph_sync_txid = EXCLUDED.graph_sync_txid,
                 graph_sync_node_id = EXCLUDED.graph_sync_node_id,
+                graph_sync_pending = EXCLUDED.graph_sync_pending,
                 graph_synced_at = EXCLUDED.graph_synced_at
         """,
-        (scope.tenant_id, scope.namespace, str(watermark.txid), watermark.node_id),
+        (scope.tenant_id, scope.namespace, str(position.txid), position.node_id,
+         [str(txid) for txid in position.pending]),
     )

@@ -1,0 +1,24 @@
+"""Step 4 planning: which nodes to embed, in which batches, and whether the embedder fits."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from curation_pipeline.embeddings import EmbeddingError
+
+
+def check_embedder_fits(embedder_name: str, embedder_dimension: int, column_dimension: int) -> None:
+    """Refuse, before anything is embedded, an embedder whose vectors don't fit the column."""
+    if embedder_dimension != column_dimension:
+        raise EmbeddingError(
+            f"embedder {embedder_name!r} produces {embedder_dimension}-dimensional vectors but the "
+            f"memory store's embedding column is vector({column_dimension}); set the embedder's "
+            f"dimension to {column_dimension}"
+        )
+
+
+def embedding_batches(candidates: pl.DataFrame, batch_size: int) -> list[pl.DataFrame]:
+    """The candidates (id, pointer_summary, row_version) in embedder-sized batches, in order."""
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    return [candidates.slice(start, batch_size) for start in range(0, candidates.height, batch_size)]
