@@ -45,6 +45,14 @@ class Settings:
     stale_after_days: int = 30
     # Step 6: sync_graph.
     graph_sync_cap: int = 100
+    # Triggers (schedules.py, sensors.py): when a namespace gets curated without anyone asking.
+    curation_enabled: bool = True  # the global off switch; per namespace: namespace_activity
+    interval_secs: int = 1800  # the schedule's period; must be expressible as a cron
+    idle_threshold_secs: int = 600  # no interaction for this long = idle
+    idle_floor_secs: int = 900  # anti-thrash: no idle run within this long of the last curation
+    ceiling_secs: int = 21600  # curate at least this often even if never idle; 0 = no ceiling
+    idle_max_runs_per_tick: int = 50  # keeps an idle-sensor tick far below Dagster's 60 s
+    sensor_interval_secs: int = 30  # how often the idle and discovery sensors are evaluated
 
     @property
     def dagster_home(self) -> Path:
@@ -73,6 +81,13 @@ ENV_VARS: dict[str, str] = {
     "CURATOR_EMBED_BATCH_SIZE": "embed_batch_size",
     "CURATOR_STALE_AFTER_DAYS": "stale_after_days",
     "CURATOR_GRAPH_SYNC_CAP": "graph_sync_cap",
+    "CURATOR_ENABLED": "curation_enabled",
+    "CURATOR_INTERVAL_SECS": "interval_secs",
+    "IDLE_THRESHOLD_SECS": "idle_threshold_secs",
+    "CURATOR_IDLE_FLOOR_SECS": "idle_floor_secs",
+    "CURATOR_CEILING_SECS": "ceiling_secs",
+    "CURATOR_IDLE_MAX_RUNS_PER_TICK": "idle_max_runs_per_tick",
+    "CURATOR_SENSOR_INTERVAL_SECS": "sensor_interval_secs",
 }
 
 # Lower bounds: a cap of 0 is allowed (turns a step off), a threshold must stay in (0, 1].
@@ -83,7 +98,13 @@ _MINIMUMS = {
     "summary_chars": 2,
     "embed_batch_size": 1,
     "stale_after_days": 0,
+    "interval_secs": 60,  # cron's resolution; cron.py rejects what no cron can express
+    "idle_max_runs_per_tick": 1,
+    "sensor_interval_secs": 1,
 }
+
+_BOOLEANS = {"true": True, "1": True, "yes": True, "on": True,
+             "false": False, "0": False, "no": False, "off": False}
 
 
 def _convert(variable: str, field: dataclasses.Field, raw: str):
@@ -94,6 +115,10 @@ def _convert(variable: str, field: dataclasses.Field, raw: str):
             if value < _MINIMUMS.get(field.name, 0):
                 raise ValueError(f"must be >= {_MINIMUMS.get(field.name, 0)}")
             return value
+        if kind == "bool":
+            if raw.lower() not in _BOOLEANS:
+                raise ValueError("must be true or false")
+            return _BOOLEANS[raw.lower()]
         if kind == "float":
             value = float(raw)
             if not 0.0 < value <= 1.0:

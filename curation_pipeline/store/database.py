@@ -81,7 +81,11 @@ def ensure_database(settings: Settings) -> str:
 
 def open_connection(url: str, *, vector: bool = True, autocommit: bool = False) -> psycopg.Connection:
     try:
-        conn = psycopg.connect(url, autocommit=autocommit, connect_timeout=10)
+        # UTC sessions: revisions store rows as jsonb, and undo compares those texts with the
+        # current rows; a session time zone would change how timestamps render.
+        conn = psycopg.connect(
+            url, autocommit=autocommit, connect_timeout=10, options="-c TimeZone=UTC"
+        )
     except psycopg.OperationalError as error:
         raise DatabaseError(f"cannot connect to the database at {redact(url)}: {error}") from None
     if vector:

@@ -73,12 +73,13 @@ def load_changes(
 
 
 def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan) -> dict:
+    """Upsert the planned vertices and add merge edges; every change lands in graph_revisions."""
     vertices = plan.vertices
     ids = vertices["node_id"].to_list()
     upserted = conn.execute(
         """
         WITH previous AS (
-            SELECT node_id, archived FROM graph_vertices WHERE node_id = ANY(%(ids)s::uuid[])
+            SELECT * FROM graph_vertices WHERE node_id = ANY(%(ids)s::uuid[])
         ),
         upserted AS (
             INSERT INTO graph_vertices AS v
@@ -93,7 +94,14 @@ def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan
                 WHERE (v.tenant_id, v.namespace, v.heat, v.pinned, v.summary, v.archived)
                       IS DISTINCT FROM (EXCLUDED.tenant_id, EXCLUDED.namespace, EXCLUDED.heat,
                                         EXCLUDED.pinned, EXCLUDED.summary, EXCLUDED.archived)
-            RETURNING node_id, archived
+            RETURNING *
+        ),
+        logged AS (
+            INSERT INTO graph_revisions (run_id, step, tenant_id, namespace, kind, vertex_id, before, after)
+            SELECT %(run_id)s, %(step)s, u.tenant_id, u.namespace, 'vertex', u.node_id,
+                   CASE WHEN p.node_id IS NULL THEN NULL ELSE to_jsonb(p) - 'synced_at' END,
+                   to_jsonb(u) - 'synced_at'
+            FROM upserted u LEFT JOIN previous p USING (node_id)
         )
         SELECT p.node_id IS NULL, u.archived AND NOT coalesce(p.archived, false)
         FROM upserted u LEFT JOIN previous p USING (node_id)
@@ -101,22 +109,29 @@ def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan
         {"ids": ids, "tenants": vertices["tenant_id"].to_list(),
          "namespaces": vertices["namespace"].to_list(), "heat": vertices["heat"].to_list(),
          "pinned": vertices["pinned"].to_list(), "summary": vertices["summary"].to_list(),
-         "archived": vertices["archived"].to_list()},
+         "archived": vertices["archived"].to_list(), "run_id": scope.run_id, "step": scope.step},
     ).fetchall()
     # Edges for merges whose two vertices now both exist, from either side of this batch.
     edges = conn.execute(
         """
-        INSERT INTO graph_edges (tenant_id, namespace, source_id, target_id, label)
-        SELECT m.tenant_id, m.namespace, m.id, m.merged_into, 'merged_into'
-        FROM memory_nodes m
-        JOIN graph_vertices s ON s.node_id = m.id
-        JOIN graph_vertices k ON k.node_id = m.merged_into
-        WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.merged_into IS NOT NULL
-          AND (m.id = ANY(%(ids)s::uuid[]) OR m.merged_into = ANY(%(ids)s::uuid[]))
-        ON CONFLICT (source_id, target_id, label) DO NOTHING
-        RETURNING id
+        WITH added AS (
+            INSERT INTO graph_edges (tenant_id, namespace, source_id, target_id, label)
+            SELECT m.tenant_id, m.namespace, m.id, m.merged_into, 'merged_into'
+            FROM memory_nodes m
+            JOIN graph_vertices s ON s.node_id = m.id
+            JOIN graph_vertices k ON k.node_id = m.merged_into
+            WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.merged_into IS NOT NULL
+              AND (m.id = ANY(%(ids)s::uuid[]) OR m.merged_into = ANY(%(ids)s::uuid[]))
+            ON CONFLICT (source_id, target_id, label) DO NOTHING
+            RETURNING *
+        )
+        INSERT INTO graph_revisions (run_id, step, tenant_id, namespace, kind, edge_id, before, after)
+        SELECT %(run_id)s, %(step)s, tenant_id, namespace, 'edge', id, NULL, to_jsonb(added)
+        FROM added
+        RETURNING edge_id
         """,
-        {"t": scope.tenant_id, "n": scope.namespace, "ids": ids},
+        {"t": scope.tenant_id, "n": scope.namespace, "ids": ids, "run_id": scope.run_id,
+         "step": scope.step},
     ).fetchall()
     _save_position(conn, scope, plan.next_position)
     return {

@@ -1,0 +1,319 @@
+"""Undo a run in one namespace: restore what it changed, from its recorded revisions.
+
+Everything an undo does is itself recorded under the undo's own id (node_revisions,
+graph_revisions, signal_revisions), so an undo can be undone like any run. Nothing is deleted:
+signals the run created are marked withdrawn and edges it added are marked retracted.
+Call inside one transaction, with the namespace's lease held.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import psycopg
+
+from curation_pipeline.store.revisions import PlanColumn, Scope, update_nodes
+from curation_pipeline.undo import decide, differing_columns
+
+UNDO_STEP = "undo"
+# The node columns a run can change and an undo restores (never identity or bookkeeping).
+NODE_COLUMNS = (
+    "memory_type", "pointer_summary", "embedding", "embedding_model", "base_utility", "heat",
+    "pinned", "recall_count", "last_recalled_at", "epoch", "confidence", "archived_at",
+    "merged_into",
+)
+VERTEX_COLUMNS = ("tenant_id", "namespace", "heat", "pinned", "summary", "archived")
+EDGE_COLUMNS = ("retracted_at", "retracted_by")
+SIGNAL_COLUMNS = ("status", "withdrawn_at", "withdrawn_by")
+
+
+@dataclass
+class UndoReport:
+    undone_run_id: str
+    undo_id: str
+    tenant_id: str
+    namespace: str
+    nodes_restored: list[str] = field(default_factory=list)
+    nodes_forced: list[str] = field(default_factory=list)
+    nodes_already_undone: int = 0
+    conflicts: list[dict] = field(default_factory=list)  # left alone: what changed since
+    signals_withdrawn: int = 0
+    signals_restored: int = 0
+    signals_not_withdrawn: int = 0  # consumed already, or a newer pending signal exists
+    vertices_restored: int = 0
+    edges_retracted: int = 0
+    edges_restored: int = 0
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def namespaces_changed_by(conn: psycopg.Connection, run_id: str) -> list[tuple[str, str]]:
+    """Every (tenant, namespace) in which the run changed something."""
+    return conn.execute(
+        """
+        SELECT tenant_id, namespace FROM node_revisions WHERE run_id = %(r)s
+        UNION SELECT tenant_id, namespace FROM graph_revisions WHERE run_id = %(r)s
+        UNION SELECT tenant_id, namespace FROM signal_revisions WHERE run_id = %(r)s
+        UNION SELECT tenant_id, namespace FROM training_signals WHERE run_id = %(r)s
+        ORDER BY 1, 2
+        """,
+        {"r": run_id},
+    ).fetchall()
+
+
+def undo_in_namespace(
+    conn: psycopg.Connection, *, run_id: str, undo_id: str, tenant_id: str, namespace: str,
+    force: bool = False,
+) -> UndoReport:
+    report = UndoReport(run_id, undo_id, tenant_id, namespace)
+    scope = Scope(run_id=undo_id, tenant_id=tenant_id, namespace=namespace, step=UNDO_STEP)
+    _undo_nodes(conn, scope, run_id, force, report)
+    _undo_signals(conn, scope, run_id, force, report)
+    _undo_vertices(conn, scope, run_id, force, report)
+    _undo_edges(conn, scope, run_id, force, report)
+    conn.execute(
+        "INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)"
+        " VALUES (%s, %s, 'curation_undo', %s, %s::jsonb)",
+        (tenant_id, namespace, undo_id, json.dumps(report.as_dict())),
+    )
+    return report
+
+
+def _first_before_last_after(conn, table: str, key: str, scope: Scope, run_id: str, kind: str | None = None):
+    """{key: (state before the run's first change, state after its last)} for the run's rows."""
+    kind_filter = "AND kind = %(kind)s" if kind else ""
+    rows = conn.execute(
+        f"""
+        SELECT {key}::text, (array_agg(before ORDER BY id))[1], (array_agg(after ORDER BY id DESC))[1]
+        FROM {table}
+        WHERE run_id = %(run)s AND tenant_id = %(t)s AND namespace = %(n)s {kind_filter}
+        GROUP BY {key}
+        """,
+        {"run": run_id, "t": scope.tenant_id, "n": scope.namespace, "kind": kind},
+    ).fetchall()
+    return {row[0]: (row[1], row[2]) for row in rows}
+
+
+def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport) -> None:
+    changes = _first_before_last_after(conn, "node_revisions", "node_id", scope, run_id)
+    if not changes:
+        return
+    current = {
+        row[0]: (row[1], row[2])
+        for row in conn.execute(
+            "SELECT id::text, to_jsonb(m) - 'last_txid', row_version FROM memory_nodes m"
+            " WHERE id = ANY(%s::uuid[]) ORDER BY id FOR UPDATE",
+            (list(changes),),
+        ).fetchall()
+    }
+    ids, versions, targets, columns, reasons = [], [], [], [], []
+    for node_id, (before, after) in sorted(changes.items()):
+        now, version = current[node_id]
+        decision = decide(before, after, now, NODE_COLUMNS, force=force)
+        if decision.action == "already_undone":
+            report.nodes_already_undone += 1
+        elif decision.action == "conflict":
+            report.conflicts.append(
+                {"kind": "node", "id": node_id,
+                 "changed_since": differing_columns(now, after, decision.columns)}
+            )
+        elif decision.action == "restore":
+            ids.append(node_id)
+            versions.append(version)
+            targets.append(json.dumps(before))
+            columns.append(json.dumps(list(decision.columns)))
+            reasons.append({"undo_of": run_id, "columns": list(decision.columns), "forced": decision.forced})
+            if decision.forced:
+                report.nodes_forced.append(node_id)
+    assignments = ", ".join(
+        f"{column} = CASE WHEN p.columns ? '{column}'"
+        f" THEN (jsonb_populate_record(NULL::memory_nodes, p.target)).{column} ELSE n.{column} END"
+        for column in NODE_COLUMNS
+    )
+    report.nodes_restored = update_nodes(
+        conn, scope, ids=ids, row_versions=versions, reasons=reasons, assignments=assignments,
+        columns=[PlanColumn("target", "jsonb", targets), PlanColumn("columns", "jsonb", columns)],
+    )
+
+
+def _undo_signals(conn, scope: Scope, run_id: str, force: bool, report: UndoReport) -> None:
+    # Signals the run created: withdraw the ones still pending (consumed ones are history).
+    created = conn.execute(
+        "SELECT id, status FROM training_signals WHERE run_id = %s AND tenant_id = %s AND namespace = %s",
+        (run_id, scope.tenant_id, scope.namespace),
+    ).fetchall()
+    pending = [signal_id for signal_id, status in created if status == "pending"]
+    report.signals_withdrawn = len(_set_signals(
+        conn, scope, pending,
+        [{"status": "withdrawn", "withdrawn_by": scope.run_id}] * len(pending), now_for_withdrawn=True,
+    ))
+    report.signals_not_withdrawn += sum(1 for _, status in created if status == "consumed")
+    # Signals whose status the run changed (the run was an undo): put them back.
+    changes = _first_before_last_after(conn, "signal_revisions", "signal_id", scope, run_id)
+    if not changes:
+        return
+    current = {
+        str(row[0]): row[1]
+        for row in conn.execute(
+            "SELECT id, jsonb_build_object('status', status, 'withdrawn_at', withdrawn_at,"
+            " 'withdrawn_by', withdrawn_by) FROM training_signals WHERE id = ANY(%s::bigint[])"
+            " ORDER BY id FOR UPDATE",
+            ([int(signal_id) for signal_id in changes],),
+        ).fetchall()
+    }
+    restore_ids, restore_to = [], []
+    for signal_id, (before, after) in sorted(changes.items()):
+        decision = decide(before, after, current[signal_id], SIGNAL_COLUMNS, force=force)
+        if decision.action == "restore":
+            restore_ids.append(int(signal_id))
+            restore_to.append(before)
+        elif decision.action == "conflict":
+            report.conflicts.append({"kind": "signal", "id": signal_id,
+                                     "changed_since": differing_columns(current[signal_id], after, SIGNAL_COLUMNS)})
+    restored = _set_signals(conn, scope, restore_ids, restore_to)
+    report.signals_restored = len(restored)
+    report.signals_not_withdrawn += len(restore_ids) - len(restored)
+
+
+def _set_signals(
+    conn, scope: Scope, ids: Sequence[int], states: Sequence[dict], *, now_for_withdrawn: bool = False
+) -> list[int]:
+    """Set signals' status fields, recording each change; a signal that would become a second
+    pending one for its node is skipped (the unique rule for pending signals)."""
+    if not ids:
+        return []
+    rows = conn.execute(
+        """
+        WITH plan AS (
+            SELECT * FROM unnest(%(ids)s::bigint[], %(states)s::jsonb[]) AS p(id, state)
+        ),
+        previous AS (
+            SELECT s.* FROM training_signals s JOIN plan USING (id)
+        ),
+        changed AS (
+            UPDATE training_signals s
+            SET status = p.state->>'status',
+                withdrawn_by = p.state->>'withdrawn_by',
+                withdrawn_at = CASE WHEN %(stamp)s THEN now()
+                                    ELSE (p.state->>'withdrawn_at')::timestamptz END
+            FROM plan p
+            WHERE s.id = p.id AND s.tenant_id = %(t)s AND s.namespace = %(n)s
+              AND NOT (p.state->>'status' = 'pending' AND EXISTS (
+                  SELECT 1 FROM training_signals o
+                  WHERE o.memory_id = s.memory_id AND o.signal_type = s.signal_type
+                    AND o.source = s.source AND o.status = 'pending' AND o.id <> s.id))
+            RETURNING s.*
+        )
+        INSERT INTO signal_revisions (run_id, signal_id, tenant_id, namespace, before, after)
+        SELECT %(run)s, c.id, c.tenant_id, c.namespace,
+               jsonb_build_object('status', b.status, 'withdrawn_at', b.withdrawn_at, 'withdrawn_by', b.withdrawn_by),
+               jsonb_build_object('status', c.status, 'withdrawn_at', c.withdrawn_at, 'withdrawn_by', c.withdrawn_by)
+        FROM changed c JOIN previous b USING (id)
+        RETURNING signal_id
+        """,
+        {"ids": list(ids), "states": [json.dumps(state) for state in states],
+         "stamp": now_for_withdrawn, "t": scope.tenant_id, "n": scope.namespace, "run": scope.run_id},
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def _undo_vertices(conn, scope: Scope, run_id: str, force: bool, report: UndoReport) -> None:
+    changes = _first_before_last_after(conn, "graph_revisions", "vertex_id", scope, run_id, "vertex")
+    # A vertex the run created mirrors a node that still exists: it stays, and the next sync
+    # keeps it in step with the restored node.
+    changes = {key: value for key, value in changes.items() if value[0] is not None}
+    if not changes:
+        return
+    current = dict(conn.execute(
+        "SELECT node_id::text, to_jsonb(v) - 'synced_at' FROM graph_vertices v"
+        " WHERE node_id = ANY(%s::uuid[]) ORDER BY node_id FOR UPDATE",
+        (list(changes),),
+    ).fetchall())
+    restore_ids, targets = [], []
+    for vertex_id, (before, after) in sorted(changes.items()):
+        decision = decide(before, after, current[vertex_id], VERTEX_COLUMNS, force=force)
+        if decision.action == "restore":
+            restore_ids.append(vertex_id)
+            targets.append(json.dumps(before))
+        elif decision.action == "conflict":
+            report.conflicts.append({"kind": "vertex", "id": vertex_id,
+                                     "changed_since": differing_columns(current[vertex_id], after, VERTEX_COLUMNS)})
+    assignments = ", ".join(
+        f"{column} = (jsonb_populate_record(NULL::graph_vertices, p.target)).{column}"
+        for column in VERTEX_COLUMNS
+    )
+    restored = conn.execute(
+        f"""
+        WITH plan AS (SELECT * FROM unnest(%(ids)s::uuid[], %(targets)s::jsonb[]) AS p(id, target)),
+        previous AS (SELECT v.* FROM graph_vertices v JOIN plan p ON p.id = v.node_id),
+        changed AS (
+            UPDATE graph_vertices v SET {assignments}, synced_at = now()
+            FROM plan p WHERE v.node_id = p.id RETURNING v.*
+        )
+        INSERT INTO graph_revisions (run_id, step, tenant_id, namespace, kind, vertex_id, before, after, reason)
+        SELECT %(run)s, %(step)s, c.tenant_id, c.namespace, 'vertex', c.node_id,
+               to_jsonb(b) - 'synced_at', to_jsonb(c) - 'synced_at', %(reason)s::jsonb
+        FROM changed c JOIN previous b USING (node_id)
+        RETURNING vertex_id
+        """,
+        {"ids": restore_ids, "targets": targets, "run": scope.run_id, "step": scope.step,
+         "reason": json.dumps({"undo_of": run_id})},
+    ).fetchall() if restore_ids else []
+    report.vertices_restored = len(restored)
+
+
+def _undo_edges(conn, scope: Scope, run_id: str, force: bool, report: UndoReport) -> None:
+    changes = _first_before_last_after(conn, "graph_revisions", "edge_id", scope, run_id, "edge")
+    if not changes:
+        return
+    current = dict(conn.execute(
+        "SELECT id::text, to_jsonb(e) FROM graph_edges e WHERE id = ANY(%s::bigint[]) ORDER BY id FOR UPDATE",
+        ([int(edge_id) for edge_id in changes],),
+    ).fetchall())
+    retract, restore, restore_to = [], [], []
+    for edge_id, (before, after) in sorted(changes.items()):
+        now = current[edge_id]
+        if before is None:  # the run added it: retract it, once
+            if now.get("retracted_at") is None:
+                retract.append(int(edge_id))
+            continue
+        decision = decide(before, after, now, EDGE_COLUMNS, force=force)
+        if decision.action == "restore":
+            restore.append(int(edge_id))
+            restore_to.append(before)
+        elif decision.action == "conflict":
+            report.conflicts.append({"kind": "edge", "id": edge_id,
+                                     "changed_since": differing_columns(now, after, EDGE_COLUMNS)})
+    report.edges_retracted = _set_edges(
+        conn, scope, run_id, retract, [{"retracted_by": scope.run_id}] * len(retract), stamp=True
+    )
+    report.edges_restored = _set_edges(conn, scope, run_id, restore, restore_to, stamp=False)
+
+
+def _set_edges(conn, scope: Scope, run_id: str, ids: list[int], states: list[dict], *, stamp: bool) -> int:
+    if not ids:
+        return 0
+    rows = conn.execute(
+        """
+        WITH plan AS (SELECT * FROM unnest(%(ids)s::bigint[], %(states)s::jsonb[]) AS p(id, state)),
+        previous AS (SELECT e.* FROM graph_edges e JOIN plan USING (id)),
+        changed AS (
+            UPDATE graph_edges e
+            SET retracted_by = p.state->>'retracted_by',
+                retracted_at = CASE WHEN %(stamp)s THEN now()
+                                    ELSE (p.state->>'retracted_at')::timestamptz END
+            FROM plan p WHERE e.id = p.id RETURNING e.*
+        )
+        INSERT INTO graph_revisions (run_id, step, tenant_id, namespace, kind, edge_id, before, after, reason)
+        SELECT %(run)s, %(step)s, c.tenant_id, c.namespace, 'edge', c.id, to_jsonb(b), to_jsonb(c),
+               %(reason)s::jsonb
+        FROM changed c JOIN previous b USING (id)
+        RETURNING edge_id
+        """,
+        {"ids": ids, "states": [json.dumps(state) for state in states], "stamp": stamp,
+         "run": scope.run_id, "step": scope.step, "reason": json.dumps({"undo_of": run_id})},
+    ).fetchall()
+    return len(rows)

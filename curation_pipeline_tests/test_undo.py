@@ -1,0 +1,138 @@
+"""Undo: restores what a run changed, leaves what others changed since, and is undoable."""
+
+from __future__ import annotations
+
+import pytest
+
+from curation_pipeline.undo_runner import NothingToUndoError, undo_run
+from curation_pipeline_tests.conftest import cycle_row, fetch_node, insert, node, run_cycle
+
+PARAPHRASES = (
+    "Customer Dana Reyes prefers email over phone calls.",
+    "Customer Dana Reyes prefers email to phone calls.",
+)
+VERBOSE = ("The onboarding call with Initech covered SSO setup, billing contacts and data "
+           "retention. " * 7).strip()
+
+
+def _content(db) -> dict:
+    """Every row's content, for 'exactly as before' comparisons."""
+    nodes = db.execute(
+        "SELECT id::text, pointer_summary, embedding::text, embedding_model, confidence,"
+        " archived_at, merged_into, pinned, heat FROM memory_nodes ORDER BY id"
+    ).fetchall()
+    signals = db.execute(
+        "SELECT memory_id::text, signal_type FROM training_signals WHERE status = 'pending' ORDER BY 1"
+    ).fetchall()
+    vertices = db.execute(
+        "SELECT node_id::text, heat, pinned, summary, archived FROM graph_vertices ORDER BY 1"
+    ).fetchall()
+    edges = db.execute(
+        "SELECT source_id::text, target_id::text, label FROM graph_edges WHERE retracted_at IS NULL ORDER BY 1, 2"
+    ).fetchall()
+    return {"nodes": nodes, "signals": signals, "vertices": vertices, "edges": edges}
+
+
+@pytest.fixture
+def curated(db, instance, database_url):
+    """A namespace synced once, then curated once by a run that merges, summarizes, embeds,
+    marks stale, signals and adds a graph edge."""
+    from datetime import timedelta
+
+    from curation_pipeline_tests.conftest import NOW
+
+    ids = insert(
+        db,
+        node(text=PARAPHRASES[0], base_utility=0.9),
+        node(text=PARAPHRASES[1], recall_count=0, epoch=0),
+        node(text=VERBOSE, recall_count=0),
+        node(text="Old fact.", last_recalled_at=NOW - timedelta(days=60)),
+    )
+    db.execute("UPDATE namespace_activity SET current_epoch = 500")
+    assert run_cycle(instance, op_selection=["sync_graph"]).success
+    start = _content(db)
+    result = run_cycle(instance)
+    assert result.success
+    return {"ids": ids, "start": start, "run_id": result.run_id, "url": database_url}
+
+
+def test_undo_restores_every_row_signal_vertex_and_edge_the_run_changed(db, curated):
+    after_run = _content(db)
+    assert after_run != curated["start"]
+    assert len(after_run["edges"]) == 1 and after_run["signals"]
+
+    [report] = undo_run(curated["url"], curated["run_id"])
+
+    assert _content(db) == curated["start"]
+    assert report.conflicts == [] and report.signals_withdrawn == 1 and report.edges_retracted == 1
+    # Nothing was deleted: the signal is marked withdrawn, the edge retracted.
+    assert db.execute("SELECT status, withdrawn_by FROM training_signals").fetchall() == [
+        ("withdrawn", report.undo_id)
+    ]
+    assert db.execute("SELECT count(*) FROM graph_edges WHERE retracted_by = %s", (report.undo_id,)).fetchone()[0] == 1
+    # The undo is recorded like a run.
+    assert db.execute(
+        "SELECT count(*) FROM node_revisions WHERE run_id = %s AND step = 'undo'", (report.undo_id,)
+    ).fetchone()[0] == len(report.nodes_restored) > 0
+    assert db.execute(
+        "SELECT metadata->>'undone_run_id' FROM activity_log WHERE action = 'curation_undo'"
+    ).fetchone()[0] == curated["run_id"]
+
+
+def test_undoing_twice_is_a_no_op(db, curated):
+    undo_run(curated["url"], curated["run_id"])
+    revisions = db.execute("SELECT count(*) FROM node_revisions").fetchone()[0]
+    [again] = undo_run(curated["url"], curated["run_id"])
+    assert again.nodes_restored == [] and again.conflicts == []
+    assert again.nodes_already_undone > 0
+    assert (again.signals_withdrawn, again.edges_retracted, again.vertices_restored) == (0, 0, 0)
+    assert db.execute("SELECT count(*) FROM node_revisions").fetchone()[0] == revisions
+    assert _content(db) == curated["start"]
+
+
+def test_an_undo_can_be_undone_and_then_undone_again(db, curated):
+    after_run = _content(db)
+    [first] = undo_run(curated["url"], curated["run_id"])
+    [redo] = undo_run(curated["url"], first.undo_id)
+    assert _content(db) == after_run
+    assert redo.signals_restored == 1 and redo.edges_restored == 1
+    [again] = undo_run(curated["url"], redo.undo_id)
+    assert _content(db) == curated["start"]
+    assert again.conflicts == []
+
+
+def test_a_row_an_agent_changed_since_is_listed_and_left_alone_unless_forced(db, curated):
+    keeper = curated["ids"][0]
+    db.execute("UPDATE memory_nodes SET pointer_summary = 'Agent rewrote this.' WHERE id = %s", (keeper,))
+    # An agent merely recalling a summarized node does not block undoing its summary.
+    db.execute("UPDATE memory_nodes SET recall_count = 42 WHERE id = %s", (curated["ids"][2],))
+
+    [report] = undo_run(curated["url"], curated["run_id"])
+    assert report.conflicts == [{"kind": "node", "id": keeper, "changed_since": ["pointer_summary"]}]
+    assert fetch_node(db, keeper)["pointer_summary"] == "Agent rewrote this."
+    summarized = fetch_node(db, curated["ids"][2])
+    assert summarized["pointer_summary"] == VERBOSE and summarized["recall_count"] == 42
+    absorbed = fetch_node(db, curated["ids"][1])
+    assert absorbed["archived_at"] is None and absorbed["merged_into"] is None
+
+    [forced] = undo_run(curated["url"], curated["run_id"], force=True)
+    assert forced.nodes_forced == [keeper]
+    assert fetch_node(db, keeper)["pointer_summary"] == PARAPHRASES[0]
+
+
+def test_undo_of_one_namespace_leaves_the_others(db, instance, database_url):
+    insert(db, node(text=PARAPHRASES[0]), node(text=PARAPHRASES[1]),
+           node(namespace="other", text=PARAPHRASES[0]), node(namespace="other", text=PARAPHRASES[1]))
+    run_a, run_b = run_cycle(instance), run_cycle(instance, namespace="other")
+    assert run_a.success and run_b.success
+    [report] = undo_run(database_url, run_b.run_id, partition_key="acme:other")
+    assert report.namespace == "other"
+    archived = dict(db.execute(
+        "SELECT namespace, count(*) FILTER (WHERE archived_at IS NOT NULL) FROM memory_nodes GROUP BY 1"
+    ).fetchall())
+    assert archived == {"support": 1, "other": 0}
+
+
+def test_undo_of_an_unknown_run_says_so(db, database_url):
+    with pytest.raises(NothingToUndoError, match="changed nothing"):
+        undo_run(database_url, "no-such-run")
