@@ -177,6 +177,41 @@ def cmd_demo(args) -> int:
     return _run_and_report(settings, keys)
 
 
+def cmd_history(args) -> int:
+    from curation_pipeline.history_format import format_history
+    from curation_pipeline.store.database import ensure_database, open_connection
+    from curation_pipeline.store.history import merged_into, node_exists, node_history
+
+    try:
+        node_id = str(uuid.UUID(args.node_id))
+    except ValueError:
+        print(f"error: {args.node_id!r} is not a node id (a UUID)", file=sys.stderr)
+        return 2
+    with open_connection(ensure_database(_settings())) as conn:
+        if not node_exists(conn, node_id):
+            print(f"error: no memory node {node_id}", file=sys.stderr)
+            return 2
+        print(format_history(node_id, node_history(conn, node_id), merged_into(conn, node_id)))
+    return 0
+
+
+def cmd_undo(args) -> int:
+    from curation_pipeline.report import undo_table
+    from curation_pipeline.store.database import ensure_database
+    from curation_pipeline.undo_runner import undo_run
+
+    reports = undo_run(
+        ensure_database(_settings()), args.run, partition_key=args.namespace, force=args.force
+    )
+    print(undo_table(reports))
+    conflicts = [conflict for report in reports for conflict in report.conflicts]
+    for conflict in conflicts:
+        print(f"left alone: {conflict['kind']} {conflict['id']} changed since "
+              f"({', '.join(conflict['changed_since'])}); --force restores it anyway", file=sys.stderr)
+    print(f"undo id: {reports[0].undo_id} (undo it with `curation-pipeline undo --run {reports[0].undo_id}`)")
+    return 1 if conflicts else 0
+
+
 def cmd_ui(args) -> int:
     from curation_pipeline.ui import serve_ui
 
@@ -217,6 +252,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("demo", help="init, seed, curate every namespace, print the counts").set_defaults(func=cmd_demo)
 
+    history = commands.add_parser("history", help="every change the curator made to a node, and why")
+    history.add_argument("node_id")
+    history.set_defaults(func=cmd_history)
+
+    undo = commands.add_parser("undo", help="restore every row a run changed to its prior state")
+    undo.add_argument("--run", required=True, metavar="RUN_ID", help="a curation run id, or an undo id")
+    undo.add_argument("--namespace", metavar="KEY", help="only this partition TENANT:NAMESPACE")
+    undo.add_argument("--force", action="store_true", help="also restore rows changed since by someone else")
+    undo.set_defaults(func=cmd_undo)
+
     ui = commands.add_parser("ui", help="start the Dagster UI and daemon on this memory store")
     ui.add_argument("--host", default="127.0.0.1")
     ui.add_argument("--port", type=int, default=3000)
@@ -229,11 +274,14 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from curation_pipeline.embeddings import EmbeddingError
     from curation_pipeline.partitions import InvalidNameError
     from curation_pipeline.store.database import DatabaseError
+    from curation_pipeline.store.locking import NamespaceBusyError
     from curation_pipeline.store.migrations import MigrationError
     from curation_pipeline.store.nodes_io import ImportConflictError
 
+    from curation_pipeline.undo_runner import NothingToUndoError
+
     return (SettingsError, InvalidNameError, DatabaseError, MigrationError, ImportConflictError,
-            EmbeddingError)
+            EmbeddingError, NothingToUndoError, NamespaceBusyError)
 
 
 def main(argv: list[str] | None = None) -> int:

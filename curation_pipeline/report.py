@@ -31,12 +31,7 @@ def cycle_table(cycles: Sequence[tuple[str, str, Mapping | None]]) -> str:
             else:
                 cells.append(str(entry.get(count, 0)))
         lines.append(cells)
-    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
-    rendered = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in lines
-    ]
-    rendered.insert(1, "  ".join("-" * width for width in widths))
-    return "\n".join(rendered)
+    return _table(lines[0], lines[1:])
 
 
 def failures(cycles: Sequence[tuple[str, str, Mapping | None]]) -> list[str]:
@@ -46,3 +41,24 @@ def failures(cycles: Sequence[tuple[str, str, Mapping | None]]) -> list[str]:
         for step, error in ((metadata or {}).get("errors") or {}).items():
             lines.append(f"{key} {step}: {error}")
     return lines
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = [list(header), *[[str(cell) for cell in row] for row in rows]]
+    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
+    rendered = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in lines]
+    rendered.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(rendered)
+
+
+def undo_table(reports: Sequence) -> str:
+    """One line per namespace an undo touched."""
+    return _table(
+        ["namespace", "restored", "already", "conflicts", "signals", "vertices", "edges"],
+        [
+            (f"{r.tenant_id}/{r.namespace}", len(r.nodes_restored), r.nodes_already_undone,
+             len(r.conflicts), r.signals_withdrawn + r.signals_restored, r.vertices_restored,
+             r.edges_retracted + r.edges_restored)
+            for r in reports
+        ],
+    )

@@ -136,3 +136,34 @@ def test_undo_of_one_namespace_leaves_the_others(db, instance, database_url):
 def test_undo_of_an_unknown_run_says_so(db, database_url):
     with pytest.raises(NothingToUndoError, match="changed nothing"):
         undo_run(database_url, "no-such-run")
+
+
+def test_history_explains_every_change_and_the_nodes_merged_in(db, curated, capsys):
+    from curation_pipeline.cli import main
+
+    keeper, absorbed = curated["ids"][0], curated["ids"][1]
+    assert main(["history", keeper]) == 0
+    out = capsys.readouterr().out
+    assert f"run {curated['run_id']}  step consolidate_duplicates" in out
+    assert "similarity=0.9" in out and "method=offline" in out
+    assert f"pointer_summary: {PARAPHRASES[0]} -> {PARAPHRASES[0]} {PARAPHRASES[1]}" in out
+    assert "step revectorize" in out and "embedding: computed" in out
+    assert f"merged into it:\n  {absorbed} run {curated['run_id']}: {PARAPHRASES[1]}" in out
+
+    [report] = undo_run(curated["url"], curated["run_id"])
+    assert main(["history", keeper]) == 0
+    out = capsys.readouterr().out
+    assert f"step undo\n    why: undo_of={curated['run_id']}" in out
+    assert "(merge since undone)" in out
+
+
+def test_cli_undo_lists_conflicts_and_exits_nonzero(db, curated, capsys):
+    from curation_pipeline.cli import main
+
+    db.execute("UPDATE memory_nodes SET pointer_summary = 'Agent rewrote this.' WHERE id = %s", (curated["ids"][0],))
+    assert main(["undo", "--run", curated["run_id"]]) == 1
+    captured = capsys.readouterr()
+    assert f"left alone: node {curated['ids'][0]} changed since (pointer_summary)" in captured.err
+    assert "acme/support" in captured.out and "undo id: undo-" in captured.out
+    assert main(["undo", "--run", "no-such-run"]) == 2
+    assert main(["undo", "--run", curated["run_id"], "--namespace", "acme:elsewhere"]) == 2

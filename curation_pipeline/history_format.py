@@ -1,0 +1,67 @@
+"""Plain-text rendering of a node's history for `curation-pipeline history`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+# Columns worth showing in a change; bookkeeping (row_version, updated_at) is left out.
+SHOWN_COLUMNS = (
+    "pointer_summary", "embedding", "embedding_model", "confidence", "archived_at", "merged_into",
+    "memory_type", "pinned", "base_utility", "heat",
+)
+_REASON_KEYS = ("similarity", "keeper_id", "absorbed_id", "method", "added_sentences",
+                "omitted_sentences", "original_chars", "embedder", "undo_of", "forced",
+                "repointed_from", "repointed_to", "last_seen_at")
+
+
+def _short(value, limit: int = 160) -> str:
+    if value is None:
+        return "∅"
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def describe_change(before: Mapping, after: Mapping) -> list[str]:
+    lines = []
+    for column in SHOWN_COLUMNS:
+        old, new = before.get(column), after.get(column)
+        if old == new:
+            continue
+        if column == "embedding":
+            lines.append(f"    embedding: {'cleared' if new is None else 'computed' if old is None else 'replaced'}")
+        else:
+            lines.append(f"    {column}: {_short(old)!s} -> {_short(new)!s}")
+    return lines
+
+
+def describe_reason(reason: Mapping) -> str:
+    parts = []
+    for key in _REASON_KEYS:
+        if reason.get(key) not in (None, False):
+            value = reason[key]
+            parts.append(f"{key}={value:.4f}" if isinstance(value, float) else f"{key}={value}")
+    return ", ".join(parts)
+
+
+def format_history(node_id: str, revisions: Sequence[Mapping], merged: Sequence[Mapping]) -> str:
+    lines = [f"node {node_id}"]
+    if not revisions:
+        lines.append("  the curator never changed it")
+    for revision in revisions:
+        lines.append(
+            f"  {revision['created_at']:%Y-%m-%d %H:%M:%S} run {revision['run_id']}  step {revision['step']}"
+        )
+        why = describe_reason(revision.get("reason") or {})
+        if why:
+            lines.append(f"    why: {why}")
+        lines.extend(describe_change(revision["before"], revision["after"]) or ["    (no visible change)"])
+    if merged:
+        lines.append("merged into it:")
+        for entry in merged:
+            now = entry["merged_into_now"]
+            state = "" if now == node_id else " (merge since undone)" if now is None else f" (now merged into {now})"
+            why = describe_reason(entry.get("reason") or {})
+            lines.append(f"  {entry['id']} run {entry['run_id']}{state}: {_short(entry['text'])}")
+            if why:
+                lines.append(f"    why: {why}")
+    return "\n".join(lines)

@@ -1,0 +1,37 @@
+"""What the curator did to one node, and which nodes were merged into it."""
+
+from __future__ import annotations
+
+import psycopg
+
+
+def node_history(conn: psycopg.Connection, node_id: str) -> list[dict]:
+    """Every revision of the node, oldest first."""
+    cursor = conn.execute(
+        "SELECT id, created_at, run_id, step, before, after, reason FROM node_revisions"
+        " WHERE node_id = %s::uuid ORDER BY id",
+        (node_id,),
+    )
+    names = [column.name for column in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def merged_into(conn: psycopg.Connection, node_id: str) -> list[dict]:
+    """Nodes archived into this one (now or at some point), with their text and the merge's why."""
+    cursor = conn.execute(
+        """
+        SELECT DISTINCT ON (r.node_id) r.node_id::text AS id, r.run_id, r.created_at,
+               r.before->>'pointer_summary' AS text, r.reason,
+               m.merged_into::text AS merged_into_now
+        FROM node_revisions r JOIN memory_nodes m ON m.id = r.node_id
+        WHERE r.after->>'merged_into' = %(id)s::text AND r.step <> 'undo'
+        ORDER BY r.node_id, r.id
+        """,
+        {"id": node_id},
+    )
+    names = [column.name for column in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def node_exists(conn: psycopg.Connection, node_id: str) -> bool:
+    return conn.execute("SELECT 1 FROM memory_nodes WHERE id = %s::uuid", (node_id,)).fetchone() is not None
