@@ -6,8 +6,18 @@ import dagster as dg
 
 from curation_pipeline.job import curate_namespace
 from curation_pipeline.resources import EmbedderResource, MemoryStore
+from curation_pipeline.schedules import build_curation_schedule
+from curation_pipeline.sensors import build_discovery_sensor, build_idle_sensor
+from curation_pipeline.settings import load_settings
+from curation_pipeline.undo_job import undo_curation_run
+
+# Read once at load: the schedule's cron comes from CURATOR_INTERVAL_SECS, and an interval no
+# cron can express stops the code location from loading, with the variable named.
+_trigger_settings = load_settings()
 
 defs = dg.Definitions(
-    jobs=[curate_namespace],
+    jobs=[curate_namespace, undo_curation_run],
+    schedules=[build_curation_schedule(_trigger_settings)],
+    sensors=[build_idle_sensor(_trigger_settings), build_discovery_sensor(_trigger_settings)],
     resources={"memory_store": MemoryStore(), "embedder": EmbedderResource()},
 )

@@ -23,7 +23,7 @@ from curation_pipeline.partitions import (
 from curation_pipeline.settings import Settings
 from curation_pipeline.store import activity
 from curation_pipeline.store.database import ensure_database, open_connection
-from curation_pipeline.store.nodes_io import list_namespaces
+from curation_pipeline.store.triggers import discover_namespaces
 
 
 QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -38,9 +38,13 @@ class CycleResult:
 
 
 def discover_partition_keys(settings: Settings) -> tuple[list[str], list[str]]:
-    """Keys of every namespace in the store, and one message per name that can't be a key."""
-    with open_connection(ensure_database(settings)) as conn:
-        namespaces = list_namespaces(conn)
+    """Keys of every namespace in the store, and one message per name that can't be a key.
+
+    Also gives each namespace found only in memory_nodes its namespace_activity row, so the
+    schedule and sensors (which read that table alone) see it (store/triggers.py).
+    """
+    with open_connection(ensure_database(settings)) as conn, conn.transaction():
+        namespaces = discover_namespaces(conn)
     keys, problems = [], []
     for tenant_id, namespace in namespaces:
         try:

@@ -167,3 +167,22 @@ def test_cli_undo_lists_conflicts_and_exits_nonzero(db, curated, capsys):
     assert "acme/support" in captured.out and "undo id: undo-" in captured.out
     assert main(["undo", "--run", "no-such-run"]) == 2
     assert main(["undo", "--run", curated["run_id"], "--namespace", "acme:elsewhere"]) == 2
+
+
+def test_an_operator_can_undo_a_run_from_dagster(db, curated, instance):
+    from curation_pipeline.definitions import defs
+
+    result = defs.get_job_def("undo_curation_run").execute_in_process(
+        run_config={"ops": {"undo_run_op": {"config": {"run_id": curated["run_id"]}}}},
+        instance=instance,
+    )
+    assert result.success
+    assert _content(db) == curated["start"]
+    # The undo is recorded under the Dagster run's id, so it can be undone the same way.
+    assert db.execute(
+        "SELECT count(*) FROM node_revisions WHERE run_id = %s AND step = 'undo'", (result.run_id,)
+    ).fetchone()[0] > 0
+    redo = defs.get_job_def("undo_curation_run").execute_in_process(
+        run_config={"ops": {"undo_run_op": {"config": {"run_id": result.run_id}}}}, instance=instance,
+    )
+    assert redo.success and _content(db) != curated["start"]
