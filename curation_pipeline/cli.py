@@ -136,15 +136,23 @@ def cmd_namespaces(args) -> int:
     return 0
 
 
-def _run_and_report(settings: Settings, keys: list[str], *, verbose: bool = False) -> int:
+def _run_and_report(
+    settings: Settings, keys: list[str], *, verbose: bool = False, dry_run: bool = False
+) -> int:
     from curation_pipeline.report import cycle_table, failures
     from curation_pipeline.runner import run_partitions
 
     if not keys:
         print("no namespaces to curate (import or seed some memories first)")
         return 0
-    results = run_partitions(settings, keys, verbose=verbose)
+    results = run_partitions(settings, keys, verbose=verbose, dry_run=dry_run)
     cycles = [(r.partition_key, r.run_status, r.metadata) for r in results]
+    if dry_run:
+        from curation_pipeline.change_tables import preview_text
+
+        print("DRY RUN: nothing was written; this is what a real run would do now.\n")
+        for result in results:
+            print(preview_text(result.partition_key, result.metadata or {}) + "\n")
     print(cycle_table(cycles))
     for line in failures(cycles):
         print(f"failed: {line}", file=sys.stderr)
@@ -162,7 +170,7 @@ def cmd_run(args) -> int:
             print(problem, file=sys.stderr)
     else:
         keys = list(args.partition)
-    return _run_and_report(settings, keys, verbose=args.verbose)
+    return _run_and_report(settings, keys, verbose=args.verbose, dry_run=args.dry_run)
 
 
 def cmd_demo(args) -> int:
@@ -248,6 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
     target.add_argument("--all", action="store_true", help="every namespace in the store")
     target.add_argument("--partition", action="append", metavar="KEY", help="a partition key TENANT:NAMESPACE (repeatable)")
     runner.add_argument("-v", "--verbose", action="store_true", help="show the runs' Dagster logs here too")
+    runner.add_argument("--dry-run", action="store_true", help="plan every step and show it; write nothing")
     runner.set_defaults(func=cmd_run)
 
     commands.add_parser("demo", help="init, seed, curate every namespace, print the counts").set_defaults(func=cmd_demo)

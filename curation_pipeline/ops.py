@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 import dagster as dg
 import psycopg
 
+from curation_pipeline.change_tables import step_markdown
 from curation_pipeline.config import (
     ConsolidateConfig,
     GraphSyncConfig,
@@ -32,7 +33,7 @@ from curation_pipeline.steps.revectorize import check_embedder_fits, embedding_b
 from curation_pipeline.steps.stale_confidence import plan_stale_confidence
 from curation_pipeline.steps.summarize import plan_summaries
 from curation_pipeline.store import actions, activity, candidates, graph
-from curation_pipeline.store.revisions import Scope
+from curation_pipeline.store.revisions import Scope, run_changes, run_signals
 
 STEP_NAMES = (
     "reclassify_stale",
@@ -72,7 +73,15 @@ def run_step(
     with store.transaction() as conn:
         counts = dict(work(conn, scope))
         activity.record_step_result(conn, scope, counts, _run_info(context.dagster_run))
-    context.add_output_metadata({key: _metadata_value(value) for key, value in counts.items()})
+        changes = step_markdown(
+            step, run_changes(conn, scope.run_id, step),
+            run_signals(conn, scope.run_id) if step == "reclassify_stale" else (),
+        )
+    context.add_output_metadata({
+        **{key: _metadata_value(value) for key, value in counts.items()},
+        "dry_run": store.dry_run,
+        "changes": dg.MetadataValue.md(changes),
+    })
     context.log.info(f"{step} {scope.tenant_id}/{scope.namespace}: {counts}")
     return counts
 

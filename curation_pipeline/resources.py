@@ -8,13 +8,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import dagster as dg
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 import psycopg
 
 from curation_pipeline.embeddings import Embedder, make_embedder
 from curation_pipeline.partitions import PARTITION_TAG, parse_partition_key
 from curation_pipeline.settings import Settings, load_settings
 from curation_pipeline.store.database import ensure_database, open_connection
+from curation_pipeline.store import activity
 from curation_pipeline.store.locking import namespace_lease
 
 
@@ -29,6 +30,13 @@ class MemoryStore(dg.ConfigurableResource):
     database_url: str | None = None
     curation_home: str | None = None
     lock_timeout_s: int = Field(120, ge=0, description="how long a run waits for another run of its namespace")
+    dry_run: bool = Field(
+        False,
+        description="plan and show every step but write nothing: the run's changes are made in "
+        "one transaction that is rolled back, and only a curation_preview activity row remains",
+    )
+    # In a dry run: the one connection whose transaction every step shares and nobody commits.
+    _preview_conn: psycopg.Connection | None = PrivateAttr(default=None)
 
     @contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["MemoryStore"]:
@@ -38,7 +46,25 @@ class MemoryStore(dg.ConfigurableResource):
             return
         tenant_id, namespace = parse_partition_key(partition)
         with namespace_lease(self.url(), tenant_id, namespace, self.lock_timeout_s):
-            yield self
+            if not self.dry_run:
+                yield self
+                return
+            # Steps see each other's changes exactly as in a real run (step 3 summarizes the
+            # text step 2 merged), so the preview is what a real run would do, not a guess.
+            with open_connection(self.url()) as conn:
+                self._preview_conn = conn
+                try:
+                    with conn.transaction(force_rollback=True):
+                        try:
+                            yield self
+                        finally:
+                            preview = activity.collect_preview(
+                                conn, context.run.run_id, tenant_id, namespace
+                            )
+                finally:
+                    self._preview_conn = None
+                with conn.transaction():
+                    activity.record_preview(conn, preview)
 
     def settings(self) -> Settings:
         settings = load_settings()
@@ -53,12 +79,16 @@ class MemoryStore(dg.ConfigurableResource):
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
+        if self._preview_conn is not None:
+            yield self._preview_conn
+            return
         with open_connection(self.url()) as conn:
             yield conn
 
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
-        """A connection inside one transaction: commits on success, rolls back on error."""
+        """A connection inside one transaction: commits on success, rolls back on error.
+        (In a dry run: a savepoint of the run's transaction, which is never committed.)"""
         with self.connection() as conn, conn.transaction():
             yield conn
 

@@ -27,6 +27,7 @@ from curation_pipeline.store.triggers import discover_namespaces
 
 
 QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+DRY_RUN = {"resources": {"memory_store": {"config": {"dry_run": True}}}}
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ def run_partitions(
     run_config: Mapping | None = None,
     max_parallel: int = 4,
     verbose: bool = False,
+    dry_run: bool = False,
 ) -> list[CycleResult]:
     """Curate each partition once through Dagster and return what every cycle did.
 
@@ -78,6 +80,8 @@ def run_partitions(
     """
     if not verbose:
         run_config = {**QUIET_CONSOLE, **(run_config or {})}
+    if dry_run:
+        run_config = {**(run_config or {}), **DRY_RUN}
     keys = list(dict.fromkeys(keys))  # one run per namespace, even if named twice
     for key in keys:
         parse_partition_key(key)  # a clear error before anything is launched
@@ -92,14 +96,15 @@ def run_partitions(
                 run_ids = launch_partition_runs(instance, workspace, wave, run_config=run_config)
                 statuses = wait_for_runs(instance, run_ids)
                 results.extend(
-                    _collect(settings, key, run_id, statuses[run_id].value)
+                    _collect(settings, key, run_id, statuses[run_id].value, preview=dry_run)
                     for key, run_id in zip(wave, run_ids)
                 )
     return results
 
 
-def _collect(settings: Settings, key: str, run_id: str, run_status: str) -> CycleResult:
+def _collect(settings: Settings, key: str, run_id: str, run_status: str, *, preview: bool) -> CycleResult:
     tenant_id, namespace = parse_partition_key(key)
+    read = activity.preview_metadata if preview else activity.cycle_metadata
     with open_connection(ensure_database(settings)) as conn:
-        metadata = activity.cycle_metadata(conn, run_id, tenant_id, namespace)
+        metadata = read(conn, run_id, tenant_id, namespace)
     return CycleResult(key, run_id, run_status, metadata)

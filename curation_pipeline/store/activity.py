@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import psycopg
 
-from curation_pipeline.store.revisions import Scope
+from curation_pipeline.store.revisions import Scope, run_changes, run_signals
 
 ACTION = "curation_cycle"
 
@@ -109,5 +109,37 @@ def cycle_metadata(conn: psycopg.Connection, run_id: str, tenant_id: str, namesp
         f"SELECT metadata FROM activity_log WHERE action = '{ACTION}' AND run_id = %s"
         " AND tenant_id = %s AND namespace = %s",
         (run_id, tenant_id, namespace),
+    ).fetchone()
+    return row[0] if row else None
+
+
+PREVIEW_ACTION = "curation_preview"
+
+
+def collect_preview(conn: psycopg.Connection, run_id: str, tenant_id: str, namespace: str) -> dict:
+    """Everything a dry run did, read inside its transaction just before it is rolled back."""
+    metadata = cycle_metadata(conn, run_id, tenant_id, namespace) or {
+        "tenant_id": tenant_id, "namespace": namespace, "run_id": run_id, "steps": {},
+        "failed_steps": [], "errors": {},
+    }
+    return {**metadata, "preview": True, "changes": run_changes(conn, run_id),
+            "signals": run_signals(conn, run_id)}
+
+
+def record_preview(conn: psycopg.Connection, preview: dict) -> None:
+    """The one row a dry run leaves behind (committed after its changes were rolled back)."""
+    conn.execute(
+        "INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)"
+        " VALUES (%s, %s, %s, %s, %s::jsonb)",
+        (preview["tenant_id"], preview["namespace"], PREVIEW_ACTION, preview["run_id"],
+         json.dumps(preview, default=str)),
+    )
+
+
+def preview_metadata(conn: psycopg.Connection, run_id: str, tenant_id: str, namespace: str) -> dict | None:
+    row = conn.execute(
+        "SELECT metadata FROM activity_log WHERE action = %s AND run_id = %s"
+        " AND tenant_id = %s AND namespace = %s",
+        (PREVIEW_ACTION, run_id, tenant_id, namespace),
     ).fetchone()
     return row[0] if row else None

@@ -114,3 +114,33 @@ def update_nodes(
         step=sql.Literal(scope.step),
     )
     return [row[0] for row in conn.execute(statement, arrays).fetchall()]
+
+
+def run_changes(conn: psycopg.Connection, run_id: str, step: str | None = None) -> list[dict]:
+    """The node revisions a run wrote (optionally one step's), oldest first, with embeddings
+    reduced to whether one was there: enough to show and compare, small enough to keep."""
+    rows = conn.execute(
+        """
+        SELECT node_id::text, step, reason,
+               (before - 'embedding') || jsonb_build_object('embedding', before->'embedding' <> 'null'),
+               (after - 'embedding') || jsonb_build_object('embedding', after->'embedding' <> 'null')
+        FROM node_revisions
+        WHERE run_id = %s AND (%s::text IS NULL OR step = %s)
+        ORDER BY id
+        """,
+        (run_id, step, step),
+    ).fetchall()
+    return [
+        {"node_id": node_id, "step": step_name, "reason": reason, "before": before, "after": after}
+        for node_id, step_name, reason, before, after in rows
+    ]
+
+
+def run_signals(conn: psycopg.Connection, run_id: str) -> list[dict]:
+    """The training signals a run created."""
+    rows = conn.execute(
+        "SELECT memory_id::text, signal_type, content_snapshot FROM training_signals"
+        " WHERE run_id = %s ORDER BY id",
+        (run_id,),
+    ).fetchall()
+    return [{"memory_id": m, "signal_type": t, "content_snapshot": c} for m, t, c in rows]
