@@ -26,7 +26,7 @@ from curation_pipeline.config import (
 from curation_pipeline.embeddings import validate_vectors
 from curation_pipeline.partitions import PARTITION_TAG, parse_partition_key
 from curation_pipeline.resources import EmbedderResource, MemoryStore
-from curation_pipeline.steps.consolidate import plan_consolidation
+from curation_pipeline.steps.consolidate import archive_allowance, plan_consolidation
 from curation_pipeline.steps.graph_sync import SyncPosition, plan_graph_sync
 from curation_pipeline.steps.reclassify import plan_reclassify
 from curation_pipeline.steps.revectorize import check_embedder_fits, embedding_batches
@@ -129,11 +129,13 @@ def consolidate_duplicates(
 
     def work(conn, scope):
         loaded, vectors = candidates.consolidation_candidates(conn, scope)
+        allowance = archive_allowance(candidates.count_active(conn, scope), config.max_archive_fraction)
         plan = plan_consolidation(
-            loaded, vectors,
-            threshold=config.similarity_threshold, cap=config.cap, max_chars=config.max_chars,
+            loaded, vectors, threshold=config.similarity_threshold,
+            cap=min(config.cap, allowance), max_chars=config.max_chars,
         )
-        return {"nodes_compared": loaded.height, **actions.apply_merges(conn, scope, plan, loaded)}
+        return {"nodes_compared": loaded.height, "archive_allowance": allowance,
+                **actions.apply_merges(conn, scope, plan, loaded)}
 
     run_step(context, memory_store, "consolidate_duplicates", work)
 

@@ -34,6 +34,9 @@ class Settings:
     similarity_threshold: float = 0.92
     consolidate_cap: int = 20
     merge_max_chars: int = 2000
+    # At most this share of a namespace's active nodes is archived in one cycle (at least one),
+    # so a bad threshold can't archive half a namespace at once.
+    max_archive_fraction: float = 0.1
     # Step 3: summarize_verbose.
     verbose_min_chars: int = 500
     verbose_recall_below: int = 3
@@ -74,6 +77,7 @@ ENV_VARS: dict[str, str] = {
     "CURATOR_SIMILARITY_THRESHOLD": "similarity_threshold",
     "CURATOR_CONSOLIDATE_CAP": "consolidate_cap",
     "CURATOR_MERGE_MAX_CHARS": "merge_max_chars",
+    "CURATOR_MAX_ARCHIVE_FRACTION": "max_archive_fraction",
     "CURATOR_VERBOSE_MIN_CHARS": "verbose_min_chars",
     "CURATOR_VERBOSE_RECALL_BELOW": "verbose_recall_below",
     "CURATOR_SUMMARIZE_CAP": "summarize_cap",

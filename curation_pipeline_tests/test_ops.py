@@ -228,3 +228,13 @@ def test_sync_graph_starts_over_when_its_position_comes_from_another_server(db, 
         " ON CONFLICT (tenant_id, namespace) DO UPDATE SET graph_sync_txid = EXCLUDED.graph_sync_txid"
     )
     assert _sync(instance) == 1
+
+
+def test_one_cycle_archives_at_most_its_share_of_the_namespace(db, instance):
+    # Ten copies of one memory among 30 nodes: a threshold gone wrong must not fold them all at once.
+    insert(db, *[node(text="Customer Dana Reyes prefers email over phone calls.") for _ in range(10)],
+           *[node(text=f"Distinct fact number {i} about project {i * 7}.") for i in range(20)])
+    result = run_cycle(instance, op_selection=["consolidate_duplicates"])
+    metadata = _step_metadata(result, "consolidate_duplicates")
+    assert metadata["archive_allowance"] == 3 and metadata["nodes_archived"] == 3
+    assert db.execute("SELECT count(*) FROM memory_nodes WHERE archived_at IS NOT NULL").fetchone()[0] == 3

@@ -28,7 +28,7 @@ from curation_pipeline_tests.trigger_fixtures import (
 def tick(instance, settings=None, *, store=None, now=None):
     schedule = build_curation_schedule(settings or trigger_settings())
     with dg.build_schedule_context(
-        instance=instance, scheduled_execution_time=now or datetime.now(UTC),
+        instance=instance, instance_ref=instance.get_ref(), scheduled_execution_time=now or datetime.now(UTC),
         resources={"memory_store": store or MemoryStore()}, repository_def=defs.get_repository_def(),
     ) as context:
         return schedule.evaluate_tick(context)

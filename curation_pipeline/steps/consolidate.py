@@ -403,3 +403,9 @@ def _with_merged_text(selected: pl.DataFrame, max_chars: int) -> pl.DataFrame:
         },
         schema=CONSOLIDATION_SCHEMA,
     )
+
+
+def archive_allowance(active_nodes: int, max_fraction: float) -> int:
+    """How many nodes one cycle may archive in a namespace of `active_nodes`: a share of it, but
+    at least one, so a two-node namespace can still fold its duplicate."""
+    return max(1, math.floor(active_nodes * max_fraction))

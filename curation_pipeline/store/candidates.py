@@ -141,6 +141,13 @@ def stale_confidence_candidates(
     )
 
 
+def count_active(conn: psycopg.Connection, scope: Scope) -> int:
+    return conn.execute(
+        "SELECT count(*) FROM memory_nodes WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL",
+        (scope.tenant_id, scope.namespace),
+    ).fetchone()[0]
+
+
 def count_missing_embeddings(conn: psycopg.Connection, scope: Scope) -> int:
     return conn.execute(
         "SELECT count(*) FROM memory_nodes WHERE tenant_id = %s AND namespace = %s"

@@ -514,3 +514,12 @@ def test_vectors_of_different_embedding_models_are_never_compared():
     assert plan_consolidation(nodes, vectors).is_empty()
     same_model = nodes.with_columns(pl.lit("model-x").alias("embedding_model"))
     assert plan_consolidation(same_model, vectors).select("keeper_id", "absorbed_id").rows() == [("a", "b")]
+
+
+def test_archive_allowance_is_a_share_but_at_least_one():
+    from curation_pipeline.steps.consolidate import archive_allowance
+
+    assert archive_allowance(30, 0.1) == 3
+    assert archive_allowance(2, 0.1) == 1
+    assert archive_allowance(0, 0.5) == 1
+    assert archive_allowance(1000, 1.0) == 1000
