@@ -95,3 +95,19 @@ def test_the_preview_is_shown_in_dagster_and_on_the_command_line(db, instance, c
     text = preview_text("acme:support", preview_metadata(db, result.run_id, "acme", "support"))
     assert "merge " in text and "summarize " in text and "mark stale " in text
     assert "signal reclassify_pending for" in text and "embed " in text
+
+
+def test_a_failed_step_in_a_dry_run_is_part_of_the_preview_and_nothing_is_written(db, instance):
+    _store_with_work_for_every_step(db)
+    before = _everything(db)
+    broken = {"resources": {"memory_store": {"config": {"dry_run": True}},
+                            "embedder": {"config": {"dimension": 256}}}}
+    result = run_cycle(instance, run_config=broken)
+    assert not result.success
+    preview = preview_metadata(db, result.run_id, "acme", "support")
+    assert preview["status"] == "partial" and preview["failed_steps"] == ["revectorize"]
+    assert preview["steps"]["consolidate_duplicates"]["pairs_merged"] == 1
+    after = _everything(db)
+    assert after.pop("activity") == [("curation_preview", result.run_id)]
+    before.pop("activity")
+    assert after == before
