@@ -10,6 +10,7 @@ one failed step alone needs nothing from the failed run.
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 import dagster as dg
 import psycopg
@@ -26,13 +27,14 @@ from curation_pipeline.config import (
 from curation_pipeline.embeddings import validate_vectors
 from curation_pipeline.partitions import PARTITION_TAG, parse_partition_key
 from curation_pipeline.resources import EmbedderResource, MemoryStore
-from curation_pipeline.steps.consolidate import archive_allowance, plan_consolidation
+from curation_pipeline.steps.consolidate import archive_allowance, consolidation_pass
 from curation_pipeline.steps.graph_sync import SyncPosition, plan_graph_sync
 from curation_pipeline.steps.reclassify import plan_reclassify
 from curation_pipeline.steps.revectorize import check_embedder_fits, embedding_batches
 from curation_pipeline.steps.stale_confidence import plan_stale_confidence
 from curation_pipeline.steps.summarize import plan_summaries
 from curation_pipeline.store import actions, activity, candidates, graph
+from curation_pipeline.store.candidates import ConsolidationState
 from curation_pipeline.store.revisions import Scope, run_changes, run_signals
 
 STEP_NAMES = (
@@ -128,14 +130,32 @@ def consolidate_duplicates(
     """Step 2: merge near-duplicate pairs (cosine > threshold) within a namespace and memory type."""
 
     def work(conn, scope):
+        # Incremental when the last pass left nothing behind with the same settings: only
+        # pairs that involve a node changed since then can be new. Otherwise, a full pass.
+        params = {"similarity_threshold": config.similarity_threshold}
+        state = candidates.consolidation_state(conn, scope)
+        changed, xmax, in_progress = candidates.changed_active_ids(conn, scope, state.position)
+        incremental = (state.complete and state.params == params
+                       and state.position.usable_with(xmax) == state.position)
+        resume_at = SyncPosition(xmax, None, tuple(sorted(t for t in in_progress if t < xmax)))
+        if incremental and not changed:
+            candidates.save_consolidation_state(conn, scope, replace(state, position=resume_at))
+            return {"pass": "unchanged", "nodes_compared": 0, "focus_nodes": 0,
+                    **actions.no_merges()}
         loaded, vectors = candidates.consolidation_candidates(conn, scope)
         allowance = archive_allowance(candidates.count_active(conn, scope), config.max_archive_fraction)
-        plan = plan_consolidation(
+        focus = loaded["id"].is_in(list(changed)).to_numpy() if incremental else None
+        result = consolidation_pass(
             loaded, vectors, threshold=config.similarity_threshold,
-            cap=min(config.cap, allowance), max_chars=config.max_chars,
+            cap=min(config.cap, allowance), max_chars=config.max_chars, focus=focus,
         )
-        return {"nodes_compared": loaded.height, "archive_allowance": allowance,
-                **actions.apply_merges(conn, scope, plan, loaded)}
+        counts = actions.apply_merges(conn, scope, result.plan, loaded)
+        candidates.save_consolidation_state(
+            conn, scope, ConsolidationState(resume_at, result.left_over == 0, params)
+        )
+        return {"pass": "incremental" if incremental else "full", "nodes_compared": loaded.height,
+                "focus_nodes": int(focus.sum()) if focus is not None else loaded.height,
+                "archive_allowance": allowance, "pairs_left_over": result.left_over, **counts}
 
     run_step(context, memory_store, "consolidate_duplicates", work)
 

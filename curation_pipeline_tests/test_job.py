@@ -177,7 +177,7 @@ def test_an_agent_edit_during_consolidation_is_never_overwritten(db, instance, m
             node(text="Customer Dana Reyes prefers email to phone calls.", base_utility=0.1),
         ),
     ))
-    real_planner = curation_pipeline.ops.plan_consolidation
+    real_planner = curation_pipeline.ops.consolidation_pass
 
     def plan_while_an_agent_writes(*args, **kwargs):
         # The agent's own connection commits between the step's load and its write.
@@ -188,7 +188,7 @@ def test_an_agent_edit_during_consolidation_is_never_overwritten(db, instance, m
             )
         return real_planner(*args, **kwargs)
 
-    monkeypatch.setattr(curation_pipeline.ops, "plan_consolidation", plan_while_an_agent_writes)
+    monkeypatch.setattr(curation_pipeline.ops, "consolidation_pass", plan_while_an_agent_writes)
     result = run_cycle(instance, op_selection=["consolidate_duplicates"])
     assert result.success
     assert fetch_node(db, ids[edited])["pointer_summary"] == "Dana now prefers Slack."
@@ -221,7 +221,7 @@ def test_a_namespace_is_curated_by_one_run_at_a_time(db, instance, database_url,
            node(namespace="elsewhere", text="Unrelated."))
     impatient = {"resources": {"memory_store": {"config": {"lock_timeout_s": 1}}}}
     started_meanwhile = {}
-    real_planner = curation_pipeline.ops.plan_consolidation
+    real_planner = curation_pipeline.ops.consolidation_pass
 
     def start_other_runs_mid_cycle(*args, **kwargs):
         # Between two steps of this run another run of the same namespace must not get in,
@@ -230,7 +230,7 @@ def test_a_namespace_is_curated_by_one_run_at_a_time(db, instance, database_url,
         started_meanwhile["other"] = run_cycle(instance, namespace="elsewhere", run_config=impatient)
         return real_planner(*args, **kwargs)
 
-    monkeypatch.setattr(curation_pipeline.ops, "plan_consolidation", start_other_runs_mid_cycle)
+    monkeypatch.setattr(curation_pipeline.ops, "consolidation_pass", start_other_runs_mid_cycle)
     first = run_cycle(instance)
     assert first.success
     same, other = started_meanwhile["same"], started_meanwhile["other"]

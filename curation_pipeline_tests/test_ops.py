@@ -238,3 +238,39 @@ def test_one_cycle_archives_at_most_its_share_of_the_namespace(db, instance):
     metadata = _step_metadata(result, "consolidate_duplicates")
     assert metadata["archive_allowance"] == 3 and metadata["nodes_archived"] == 3
     assert db.execute("SELECT count(*) FROM memory_nodes WHERE archived_at IS NOT NULL").fetchone()[0] == 3
+
+
+def _consolidate(instance, **config):
+    result = run_cycle(instance, op_selection=["consolidate_duplicates"],
+                       run_config={"ops": {"consolidate_duplicates": {"config": config}}} if config else None)
+    assert result.success
+    return _step_metadata(result, "consolidate_duplicates")
+
+
+def test_consolidation_costs_what_changed_after_a_complete_pass(db, instance):
+    insert(db, *[node(text=f"Distinct fact number {i} about project {i * 7}.") for i in range(12)],
+           node(text="Customer Dana Reyes prefers email over phone calls."))
+    first = _consolidate(instance)
+    assert (first["pass"], first["nodes_compared"]) == ("full", 13)
+
+    # Nothing changed: no vectors are even loaded.
+    assert (_consolidate(instance)["pass"], _consolidate(instance)["nodes_compared"]) == ("unchanged", 0)
+
+    # An agent stores a paraphrase of an old memory: only it is compared with the rest.
+    insert(db, node(text="Customer Dana Reyes prefers email to phone calls."))
+    incremental = _consolidate(instance)
+    assert (incremental["pass"], incremental["focus_nodes"], incremental["pairs_merged"]) == ("incremental", 1, 1)
+
+
+def test_a_pass_that_left_pairs_behind_or_new_settings_mean_a_full_pass(db, instance):
+    insert(db, node(text="Customer Dana Reyes prefers email over phone calls."),
+           node(text="Customer Dana Reyes prefers email to phone calls."),
+           node(text="The deploy pipeline runs on Fridays at 16:00 UTC."),
+           node(text="The deploy pipeline runs on Fridays at 16:00 UTC!"),
+           *[node(text=f"Distinct fact number {i} about project {i * 7}.") for i in range(10)])
+    capped = _consolidate(instance, cap=1)
+    assert (capped["pairs_merged"], capped["pairs_left_over"]) == (1, 1)
+    follow_up = _consolidate(instance, cap=1)
+    assert (follow_up["pass"], follow_up["pairs_merged"], follow_up["pairs_left_over"]) == ("full", 1, 0)
+    assert _consolidate(instance, cap=1)["pass"] == "unchanged"
+    assert _consolidate(instance, cap=1, similarity_threshold=0.5)["pass"] == "full"

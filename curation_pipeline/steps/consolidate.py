@@ -71,8 +71,13 @@ def find_similar_pairs(
     *,
     threshold: float = 0.92,
     block_rows: int = 2048,
+    focus: np.ndarray | None = None,
 ) -> pl.DataFrame:
     """Every pair ``i < j`` of rows in the same group whose cosine similarity is > ``threshold``.
+
+    With ``focus`` (a boolean mask of rows, e.g. the nodes changed since the last complete
+    pass), only pairs with at least one focus row are searched: k focus rows cost k x n
+    products instead of n x n / 2.
 
     ``embeddings`` is ``(n, d)`` and need not be normalised; rows of zero norm have no direction
     and never pair. ``groups`` holds one integer per row (one value per memory_type): pairs never
@@ -103,13 +108,19 @@ def find_similar_pairs(
     group_starts = np.flatnonzero(sorted_groups[1:] != sorted_groups[:-1]) + 1
     bounds = zip(np.concatenate(([0], group_starts)), np.concatenate((group_starts, [len(rows)])))
 
+    focus_sorted = None if focus is None else np.asarray(focus, dtype=bool)[rows]
     found_i: list[np.ndarray] = []
     found_j: list[np.ndarray] = []
     found_sim: list[np.ndarray] = []
     for start, stop in bounds:
-        for r, c, sim in _pairs_in_slice(unit[start:stop], threshold, block_rows):
-            found_i.append(rows[start + r])
-            found_j.append(rows[start + c])
+        if focus_sorted is None:
+            pairs = _pairs_in_slice(unit[start:stop], threshold, block_rows)
+        else:
+            pairs = _focus_pairs_in_slice(unit[start:stop], focus_sorted[start:stop], threshold, block_rows)
+        for r, c, sim in pairs:
+            first, second = rows[start + r], rows[start + c]
+            found_i.append(np.minimum(first, second))
+            found_j.append(np.maximum(first, second))
             found_sim.append(sim)
 
     if not found_i:
@@ -143,6 +154,30 @@ def _pairs_in_slice(
             r, c = np.nonzero(above)
             if r.size:
                 yield row_start + r, col_start + c, similarity[r, c]
+
+
+def _focus_pairs_in_slice(
+    unit: np.ndarray, focus: np.ndarray, threshold: float, block_rows: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Yield ``(r, c, similarity)`` for pairs of one group with at least one focus row.
+
+    Focus rows are compared with every row; a pair of two focus rows is kept once (from its
+    smaller row) and a row never pairs with itself.
+    """
+    focus_rows = np.flatnonzero(focus)
+    for row_start in range(0, focus_rows.size, block_rows):
+        block_rows_ids = focus_rows[row_start : row_start + block_rows]
+        row_block = unit[block_rows_ids]
+        for col_start in range(0, unit.shape[0], block_rows):
+            similarity = row_block @ unit[col_start : col_start + block_rows].T
+            r, c = np.nonzero(similarity > threshold)
+            if not r.size:
+                continue
+            sim = similarity[r, c]
+            r, c = block_rows_ids[r], col_start + c
+            keep = (r != c) & (~focus[c] | (r < c))
+            if keep.any():
+                yield r[keep], c[keep], sim[keep]
 
 
 def _require_finite_rows(vectors: np.ndarray, describe_row: Callable[[int], str]) -> None:
@@ -300,6 +335,17 @@ def offline_merge(keeper_text: str, absorbed_text: str, max_chars: int = 2000) -
 # --------------------------------------------------------------------------- the plan
 
 
+@dataclass(frozen=True)
+class ConsolidationPass:
+    plan: pl.DataFrame  # CONSOLIDATION_SCHEMA
+    mergeable_pairs: int  # pairs found that the rules allow to merge, selected or not
+
+    @property
+    def left_over(self) -> int:
+        """Mergeable pairs this pass did not take (cap, or a node already in another pair)."""
+        return self.mergeable_pairs - self.plan.height
+
+
 def plan_consolidation(
     nodes: pl.DataFrame,
     embeddings: np.ndarray,
@@ -308,6 +354,20 @@ def plan_consolidation(
     cap: int = 20,
     max_chars: int = 2000,
 ) -> pl.DataFrame:
+    """Plan this cycle's merges: at most ``cap`` disjoint (keeper, absorbed) pairs (see
+    ``consolidation_pass``, which also tells whether pairs were left for another cycle)."""
+    return consolidation_pass(nodes, embeddings, threshold=threshold, cap=cap, max_chars=max_chars).plan
+
+
+def consolidation_pass(
+    nodes: pl.DataFrame,
+    embeddings: np.ndarray,
+    *,
+    threshold: float = 0.92,
+    cap: int = 20,
+    max_chars: int = 2000,
+    focus: np.ndarray | None = None,
+) -> ConsolidationPass:
     """Plan this cycle's merges: at most ``cap`` disjoint (keeper, absorbed) pairs.
 
     ``embeddings`` is aligned row for row with ``nodes``. Pairs only form within one
@@ -315,25 +375,29 @@ def plan_consolidation(
     ``embedding_model`` column, within one embedding model: vectors of two models live in
     different spaces and their cosine means nothing. Pairs that the pinned rule forbids
     are dropped before the disjoint selection, so they neither use the cap nor block their nodes
-    from pairing with someone else. Rows come out most similar first.
+    from pairing with someone else. Rows come out most similar first. With ``focus``, only
+    pairs involving a focus row are considered (see ``find_similar_pairs``).
     """
+    empty = ConsolidationPass(pl.DataFrame(schema=CONSOLIDATION_SCHEMA), 0)
     group_of_row = _group_of_row(nodes)
     nodes = nodes.select(pl.col(name).cast(dtype) for name, dtype in NODE_SCHEMA.items())
     vectors = np.asarray(embeddings, dtype=np.float32)
     if nodes.is_empty() and vectors.size == 0:
-        return pl.DataFrame(schema=CONSOLIDATION_SCHEMA)  # accept any empty array shape
+        return empty  # accept any empty array shape
     if vectors.ndim != 2 or vectors.shape[0] != nodes.height:
         raise ValueError(f"embeddings must have one row per node ({nodes.height}), got shape {vectors.shape}")
     _require_finite_rows(vectors, lambda row: f"node {nodes['id'][row]!r}")
 
-    pairs = find_similar_pairs(vectors, group_of_row, threshold=threshold)
-    if pairs.is_empty() or cap <= 0:
-        return pl.DataFrame(schema=CONSOLIDATION_SCHEMA)
+    pairs = find_similar_pairs(vectors, group_of_row, threshold=threshold, focus=focus)
+    if pairs.is_empty():
+        return empty
 
     candidates = _orient_pairs(pairs, nodes)
     mergeable = candidates.filter(_allowed_by_pinned_rule(candidates))
+    if cap <= 0:
+        return ConsolidationPass(empty.plan, mergeable.height)
     selected = select_disjoint_pairs(mergeable, nodes["id"], cap)
-    return _with_merged_text(selected, max_chars)
+    return ConsolidationPass(_with_merged_text(selected, max_chars), mergeable.height)
 
 
 def _group_of_row(nodes: pl.DataFrame) -> np.ndarray:

@@ -54,6 +54,12 @@ def insert_reclassify_signals(
     return {"signals_created": len(created), "skipped_concurrent": plan.height - len(created)}
 
 
+def no_merges() -> dict:
+    """Step 2's counts when nothing merged."""
+    return {"pairs_merged": 0, "nodes_archived": 0, "keepers_rewritten": 0,
+            "repointed": 0, "omitted_sentences": 0, "skipped_concurrent": 0}
+
+
 def apply_merges(
     conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame, loaded: pl.DataFrame
 ) -> dict:
@@ -63,8 +69,7 @@ def apply_merges(
     versions that were planned on. Archived nodes that pointed at the absorbed node are
     re-pointed at its keeper, so every archived node keeps pointing at an active one.
     """
-    counts = {"pairs_merged": 0, "nodes_archived": 0, "keepers_rewritten": 0,
-              "repointed": 0, "omitted_sentences": 0, "skipped_concurrent": 0}
+    counts = no_merges()
     if plan.is_empty():
         return counts
     current = lock_current_versions(

@@ -7,12 +7,15 @@ carries `row_version`, which the apply side uses to leave rows an agent changed 
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from datetime import UTC
 
 import numpy as np
 import polars as pl
 import psycopg
 
+from curation_pipeline.steps.graph_sync import SyncPosition
 from curation_pipeline.store.revisions import Scope
 
 _UTC = pl.Datetime("us", "UTC")
@@ -159,3 +162,64 @@ def count_missing_embeddings(conn: psycopg.Connection, scope: Scope) -> int:
 def database_now(conn: psycopg.Connection):
     """The database's clock, so planners and SQL agree on what 'now' is."""
     return conn.execute("SELECT now()").fetchone()[0].astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class ConsolidationState:
+    """Where step 2's last pass left off (see sql/004_incremental_consolidation.sql)."""
+
+    position: SyncPosition
+    complete: bool  # it left no mergeable pair behind
+    params: dict | None  # the settings it ran with
+
+
+def consolidation_state(conn: psycopg.Connection, scope: Scope) -> ConsolidationState:
+    row = conn.execute(
+        "SELECT consolidate_txid::text::bigint, consolidate_pending::text[]::bigint[],"
+        " consolidate_complete, consolidate_params FROM namespace_activity"
+        " WHERE tenant_id = %s AND namespace = %s",
+        (scope.tenant_id, scope.namespace),
+    ).fetchone()
+    if row is None:
+        return ConsolidationState(SyncPosition(), False, None)
+    return ConsolidationState(SyncPosition(row[0], None, tuple(row[1])), row[2], row[3])
+
+
+def changed_active_ids(
+    conn: psycopg.Connection, scope: Scope, position: SyncPosition
+) -> tuple[set[str], int, list[int]]:
+    """Active nodes with a vector written since `position`, with the snapshot's xmax and running
+    transactions (one statement, so all three come from the same snapshot). A node without a
+    vector can't be compared yet; getting one is a write, so it shows up here then."""
+    row = conn.execute(
+        """
+        WITH snap AS (SELECT pg_current_snapshot() AS s)
+        SELECT (SELECT pg_snapshot_xmax(s)::text::bigint FROM snap),
+               (SELECT array(SELECT x::text::bigint FROM pg_snapshot_xip(s) AS x) FROM snap),
+               array(SELECT id::text FROM memory_nodes
+                     WHERE tenant_id = %(t)s AND namespace = %(n)s AND archived_at IS NULL
+                       AND embedding IS NOT NULL
+                       AND (last_txid >= %(txid)s::text::xid8
+                            OR last_txid = ANY(%(pending)s::text[]::xid8[])))
+        """,
+        {"t": scope.tenant_id, "n": scope.namespace, "txid": str(position.txid),
+         "pending": [str(txid) for txid in position.pending]},
+    ).fetchone()
+    return set(row[2]), row[0], list(row[1])
+
+
+def save_consolidation_state(conn: psycopg.Connection, scope: Scope, state: ConsolidationState) -> None:
+    conn.execute(
+        """
+        INSERT INTO namespace_activity (tenant_id, namespace, consolidate_txid, consolidate_pending,
+                                        consolidate_complete, consolidate_params)
+        VALUES (%s, %s, %s::text::xid8, %s::text[]::xid8[], %s, %s::jsonb)
+        ON CONFLICT (tenant_id, namespace) DO UPDATE
+            SET consolidate_txid = EXCLUDED.consolidate_txid,
+                consolidate_pending = EXCLUDED.consolidate_pending,
+                consolidate_complete = EXCLUDED.consolidate_complete,
+                consolidate_params = EXCLUDED.consolidate_params
+        """,
+        (scope.tenant_id, scope.namespace, str(state.position.txid),
+         [str(txid) for txid in state.position.pending], state.complete, json.dumps(state.params)),
+    )

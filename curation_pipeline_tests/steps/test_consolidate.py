@@ -523,3 +523,44 @@ def test_archive_allowance_is_a_share_but_at_least_one():
     assert archive_allowance(2, 0.1) == 1
     assert archive_allowance(0, 0.5) == 1
     assert archive_allowance(1000, 1.0) == 1000
+
+
+@pytest.mark.parametrize("block_rows", [1, 5, 64])
+def test_focused_search_finds_exactly_the_pairs_that_involve_a_focus_row(block_rows):
+    from curation_pipeline.steps.consolidate import find_similar_pairs
+
+    rng = np.random.default_rng(11)
+    base = rng.normal(size=(40, 16)).astype(np.float32)
+    # Near-duplicates of some rows, so there are pairs to find, including focus-focus pairs.
+    vectors = np.vstack([base, base[:15] + rng.normal(scale=0.05, size=(15, 16)).astype(np.float32)])
+    groups = rng.integers(0, 2, size=vectors.shape[0])
+    groups[40:] = groups[:15]
+    focus = rng.random(vectors.shape[0]) < 0.3
+    full = find_similar_pairs(vectors, groups, threshold=0.9, block_rows=block_rows)
+    expected = full.filter(pl.Series(focus[full["i"].to_numpy()] | focus[full["j"].to_numpy()]))
+    focused = find_similar_pairs(vectors, groups, threshold=0.9, block_rows=block_rows, focus=focus)
+    assert focused.select("i", "j").rows() == expected.select("i", "j").rows()
+    assert np.allclose(focused["similarity"].to_numpy(), expected["similarity"].to_numpy(), atol=1e-6)
+    assert expected.height >= 5  # the test has something to find
+
+
+def test_a_pass_reports_the_mergeable_pairs_it_left_for_later():
+    from curation_pipeline.steps.consolidate import consolidation_pass
+
+    nodes = pl.DataFrame(
+        {
+            "id": ["a", "b", "c", "d"],
+            "memory_type": ["semantic"] * 4,
+            "pointer_summary": ["One.", "One!", "Two.", "Two!"],
+            "base_utility": [0.5] * 4,
+            "pinned": [False] * 4,
+            "confidence": ["default"] * 4,
+            "recall_count": [1] * 4,
+            "created_at": [datetime(2026, 1, 1, tzinfo=timezone.utc)] * 4,
+        }
+    )
+    vectors = np.array([[1, 0], [1, 0.01], [0, 1], [0.01, 1]], dtype=np.float32)
+    capped = consolidation_pass(nodes, vectors, cap=1)
+    assert (capped.plan.height, capped.mergeable_pairs, capped.left_over) == (1, 2, 1)
+    complete = consolidation_pass(nodes, vectors, cap=5)
+    assert complete.left_over == 0
