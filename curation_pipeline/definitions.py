@@ -5,6 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from curation_pipeline.job import curate_namespace
+from curation_pipeline.llm_resource import LLMResource
 from curation_pipeline.resources import EmbedderResource, MemoryStore
 from curation_pipeline.schedules import build_curation_schedule
 from curation_pipeline.sensors import build_discovery_sensor, build_idle_sensor
@@ -19,5 +20,5 @@ defs = dg.Definitions(
     jobs=[curate_namespace, undo_curation_run],
     schedules=[build_curation_schedule(_trigger_settings)],
     sensors=[build_idle_sensor(_trigger_settings), build_discovery_sensor(_trigger_settings)],
-    resources={"memory_store": MemoryStore(), "embedder": EmbedderResource()},
+    resources={"memory_store": MemoryStore(), "embedder": EmbedderResource(), "llm": LLMResource()},
 )

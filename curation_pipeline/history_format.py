@@ -11,7 +11,10 @@ SHOWN_COLUMNS = (
 )
 _REASON_KEYS = ("similarity", "keeper_id", "absorbed_id", "method", "added_sentences",
                 "omitted_sentences", "original_chars", "embedder", "undo_of", "forced",
-                "repointed_from", "repointed_to", "last_seen_at")
+                "repointed_from", "repointed_to", "last_seen_at",
+                # The LLM path (llm_rewrite.py): which model, what the fact guard said, the cost.
+                "model", "guard", "guard_reason", "llm_outcome", "llm_error", "llm_cached",
+                "llm_input_tokens", "llm_output_tokens")
 
 
 def _short(value, limit: int = 160) -> str:

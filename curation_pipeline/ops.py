@@ -26,6 +26,8 @@ from curation_pipeline.config import (
 )
 from curation_pipeline.embeddings import validate_vectors
 from curation_pipeline.partitions import PARTITION_TAG, parse_partition_key
+from curation_pipeline.llm_resource import LLMResource
+from curation_pipeline.llm_rewrite import rewrite_merges, rewrite_summaries
 from curation_pipeline.resources import EmbedderResource, MemoryStore
 from curation_pipeline.steps.consolidate import archive_allowance, consolidation_pass
 from curation_pipeline.steps.graph_sync import SyncPosition, plan_graph_sync
@@ -125,7 +127,8 @@ def reclassify_stale(
 
 @dg.op(out=dg.Out(dg.Nothing), tags={"step": "2"})
 def consolidate_duplicates(
-    context: dg.OpExecutionContext, config: ConsolidateConfig, memory_store: MemoryStore
+    context: dg.OpExecutionContext, config: ConsolidateConfig, memory_store: MemoryStore,
+    llm: LLMResource,
 ) -> None:
     """Step 2: merge near-duplicate pairs (cosine > threshold) within a namespace and memory type."""
 
@@ -149,7 +152,10 @@ def consolidate_duplicates(
             loaded, vectors, threshold=config.similarity_threshold,
             cap=min(config.cap, allowance), max_chars=config.max_chars, focus=focus,
         )
-        counts = actions.apply_merges(conn, scope, result.plan, loaded)
+        # The LLM works between plan and apply, before any row is locked (llm_rewrite.py).
+        plan, llm_counts = rewrite_merges(llm.client_for(memory_store.url(), scope), result.plan,
+                                          loaded, max_chars=config.max_chars)
+        counts = {**actions.apply_merges(conn, scope, plan, loaded), **llm_counts}
         candidates.save_consolidation_state(
             conn, scope, ConsolidationState(resume_at, result.left_over == 0, params)
         )
@@ -162,9 +168,11 @@ def consolidate_duplicates(
 
 @dg.op(ins={"after_merges": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing), tags={"step": "3"})
 def summarize_verbose(
-    context: dg.OpExecutionContext, config: SummarizeConfig, memory_store: MemoryStore
+    context: dg.OpExecutionContext, config: SummarizeConfig, memory_store: MemoryStore,
+    llm: LLMResource,
 ) -> None:
-    """Step 3: condense verbose nodes (offline: cut at a word boundary, full text kept in revisions)."""
+    """Step 3: condense verbose nodes (LLM summary the fact guard accepted; without the LLM path:
+    cut at a word boundary). The full text is kept in revisions."""
 
     def work(conn, scope):
         loaded = candidates.verbose_candidates(conn, scope, config.min_chars)
@@ -172,7 +180,11 @@ def summarize_verbose(
             loaded, min_chars=config.min_chars, recall_below=config.recall_below,
             cap=config.cap, summary_chars=config.summary_chars,
         )
-        return {"candidates": loaded.height, **actions.apply_summaries(conn, scope, plan, loaded)}
+        client = llm.client_for(memory_store.url(), scope)
+        plan, llm_counts = rewrite_summaries(
+            client, plan, loaded, max_chars=client.settings.summary_chars if client else config.summary_chars,
+        )
+        return {"candidates": loaded.height, **actions.apply_summaries(conn, scope, plan, loaded), **llm_counts}
 
     run_step(context, memory_store, "summarize_verbose", work)
 

@@ -15,6 +15,7 @@ import sys
 import time
 import uuid
 from importlib import resources
+from urllib.parse import urlsplit
 
 import dagster as dg
 import pytest
@@ -22,20 +23,31 @@ import pytest
 from curation_pipeline.dagster_home import STORAGE_URL_VARIABLE, prepare_dagster_home
 from curation_pipeline.job import JOB_NAME
 from curation_pipeline.settings import load_settings
+from curation_pipeline.store.database import open_connection
 from curation_pipeline_tests.conftest import cycle_row, insert, node
 
 RUN_TIMEOUT_S = 240
 
 
 @pytest.fixture
-def dagster_home(tmp_path, monkeypatch, curation_home):
-    """A persistent Postgres-backed DAGSTER_HOME like `curation-pipeline ui` makes (env restored)."""
+def dagster_home(tmp_path, monkeypatch, database_url):
+    """A persistent Postgres-backed DAGSTER_HOME like `curation-pipeline ui` makes (env restored),
+    whose storage is a database of its own: the daemon's runs and partitions must not show up
+    in other tests' instances (nor theirs here)."""
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
     monkeypatch.setenv(STORAGE_URL_VARIABLE, "")
     home = prepare_dagster_home(load_settings())
+    storage = f"dagster_e2e_{uuid.uuid4().hex[:8]}"
+    with open_connection(database_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {storage}")
+    monkeypatch.setenv(
+        STORAGE_URL_VARIABLE, urlsplit(os.environ[STORAGE_URL_VARIABLE])._replace(path=f"/{storage}").geturl()
+    )
     with resources.as_file(resources.files("curation_pipeline") / "instance" / "workspace.yaml") as source:
         shutil.copyfile(source, home / "workspace.yaml")
-    return home
+    yield home
+    with open_connection(database_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {storage} WITH (FORCE)")
 
 
 def _start_daemon(home, log_path) -> subprocess.Popen:

@@ -59,7 +59,9 @@ def test_ui_serves_webserver_and_daemon_and_stops_without_orphans(
     curation_home, tmp_path, started_with_sigint_ignored, stop_signal
 ):
     port = _free_port()
-    env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "dagster_home")}
+    # A memory store of its own: the daemon it starts must not curate other tests' namespaces
+    # or record runs in their Dagster storage.
+    env = {**os.environ, "CURATION_HOME": str(tmp_path / "home"), "DAGSTER_HOME": str(tmp_path / "dagster_home")}
     log = open(tmp_path / "ui.log", "wb")
     ui = subprocess.Popen(
         [sys.executable, "-m", "curation_pipeline.cli", "ui", "--port", str(port)],
@@ -84,3 +86,5 @@ def test_ui_serves_webserver_and_daemon_and_stops_without_orphans(
         log.close()
     output = (tmp_path / "ui.log").read_text(errors="replace")
     assert f"Dagster UI: http://127.0.0.1:{port}" in output
+    # Stopped through dagster dev's own shutdown (webserver and daemon told to stop), not killed.
+    assert "Dagster services shut down." in output, output[-3000:]

@@ -7,6 +7,7 @@ picked up again next cycle.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,6 +20,13 @@ from curation_pipeline.store.revisions import PlanColumn, Scope, lock_current_ve
 def _versions(frame: pl.DataFrame, ids: Sequence[str]) -> list[int]:
     lookup = dict(zip(frame["id"].to_list(), frame["row_version"].to_list()))
     return [lookup[node_id] for node_id in ids]
+
+
+def _llm_reason(row: dict) -> dict:
+    """What the LLM pass (llm_rewrite.py) recorded for a planned row: method, model, tokens,
+    guard verdict. Absent when the LLM path is off."""
+    raw = row.get("llm_reason")
+    return json.loads(raw) if raw else {}
 
 
 def insert_reclassify_signals(
@@ -92,14 +100,17 @@ def apply_merges(
     reasons = [
         {"similarity": row["similarity"], "keeper_id": row["keeper_id"],
          "absorbed_id": row["absorbed_id"], "method": "offline",
-         "added_sentences": row["added_sentences"], "omitted_sentences": row["omitted_sentences"]}
+         "added_sentences": row["added_sentences"], "omitted_sentences": row["omitted_sentences"],
+         **_llm_reason(row)}
         for row in plan.iter_rows(named=True)
     ]
-    rewrites = plan.with_columns(pl.Series("reason", reasons)).filter(pl.col("keeper_text_changed"))
+    # Reasons stay Python dicts (rows may carry different keys), filtered alongside the plan.
+    rewrite_reasons = [r for r, changed in zip(reasons, plan["keeper_text_changed"]) if changed]
+    rewrites = plan.filter(pl.col("keeper_text_changed"))
     keepers = rewrites["keeper_id"].to_list()
     rewritten = update_nodes(
         conn, scope,
-        ids=keepers, row_versions=_versions(loaded, keepers), reasons=rewrites["reason"].to_list(),
+        ids=keepers, row_versions=_versions(loaded, keepers), reasons=rewrite_reasons,
         assignments="pointer_summary = p.merged_text, embedding = NULL, embedding_model = NULL",
         columns=[PlanColumn("merged_text", "text", rewrites["merged_text"].to_list())],
     )
@@ -151,7 +162,8 @@ def apply_summaries(
     """Step 3: replace verbose text by its summary; the full text stays in node_revisions."""
     ids = plan["id"].to_list()
     reasons = [
-        {"method": "offline", "original_chars": chars} for chars in plan["original_chars"].to_list()
+        {"method": "offline", "original_chars": row["original_chars"], **_llm_reason(row)}
+        for row in plan.iter_rows(named=True)
     ]
     changed = update_nodes(
         conn, scope,

@@ -1,0 +1,259 @@
+"""What a curation cycle costs: step 2's pair search, repeat cycles, and Dagster's overhead.
+
+    python benchmarks/curation_cost.py            # everything (about 10 minutes on 2 cores)
+    python benchmarks/curation_cost.py --quick    # smaller sizes, a minute or two
+
+Seeds its own data in a fresh embedded Postgres (a temporary CURATION_HOME), runs each
+measurement several times and prints tables of medians. Prints figures; asserts nothing,
+except that the pair search found exactly the pairs of the brute-force references.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+import tracemalloc
+import uuid
+from collections.abc import Callable
+
+import numpy as np
+
+DIM = 384
+THRESHOLD = 0.92
+
+
+def _median_time(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def _clustered_vectors(rng: np.random.Generator, n: int, duplicate_share: float = 0.02) -> np.ndarray:
+    """Random unit vectors with a share of near-duplicates (cosine ~0.95-0.99) planted."""
+    vectors = rng.normal(size=(n, DIM)).astype(np.float32)
+    copies = rng.choice(n, size=int(n * duplicate_share), replace=False)
+    sources = rng.choice(n, size=copies.size)
+    vectors[copies] = vectors[sources] + rng.normal(scale=0.12, size=(copies.size, DIM)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def _load_namespace(conn, tenant: str, namespace: str, vectors: np.ndarray, groups: np.ndarray) -> list[str]:
+    """Insert one node per vector with binary COPY; returns the ids."""
+    from pgvector import Vector
+
+    ids = [uuid.uuid4() for _ in range(len(vectors))]
+    now = conn.execute("SELECT now()").fetchone()[0]
+    with conn.cursor().copy(
+        "COPY memory_nodes (id, tenant_id, namespace, memory_type, pointer_summary, embedding,"
+        " embedding_model, recall_count, last_recalled_at, epoch) FROM STDIN WITH (FORMAT BINARY)"
+    ) as copy:
+        copy.set_types(["uuid", "text", "text", "text", "text", "vector", "text", "int4", "timestamptz", "int8"])
+        for node_id, vector, group in zip(ids, vectors, groups):
+            copy.write_row([node_id, tenant, namespace, f"type-{group}", f"Memory {node_id.hex[:8]}.",
+                            Vector(vector), "bench", 3, now, 0])
+    conn.execute(
+        "INSERT INTO namespace_activity (tenant_id, namespace, current_epoch) VALUES (%s, %s, 0)"
+        " ON CONFLICT DO NOTHING", (tenant, namespace),
+    )
+    conn.commit()
+    return [str(node_id) for node_id in ids]
+
+
+def bench_pair_search(url: str, sizes: dict, repeats: int) -> None:
+    from curation_pipeline.steps.consolidate import find_similar_pairs
+    from curation_pipeline.store.candidates import consolidation_candidates
+    from curation_pipeline.store.database import open_connection
+    from curation_pipeline.store.revisions import Scope
+
+    rng = np.random.default_rng(7)
+    print("\n## Step 2 pair search (exact, 384-d, float32 blocks)\n")
+    print("| case | nodes | load (s) | search (s) | total (s) | peak search memory (MiB) | pairs | reference |")
+    print("|---|---|---|---|---|---|---|---|")
+    with open_connection(url) as conn:
+        # 1. n nodes in 20 memory_type groups, loaded from Postgres.
+        n = sizes["grouped"]
+        vectors = _clustered_vectors(rng, n)
+        groups = rng.integers(0, 20, size=n)
+        _load_namespace(conn, "bench", "grouped", vectors, groups)
+        scope = Scope("bench", "bench", "grouped", "bench")
+        load_s, (frame, loaded) = _median_time(lambda: consolidation_candidates(conn, scope), repeats)
+        group_ids = frame.select(__import__("polars").col("memory_type").rank("dense")).to_series().to_numpy()
+        tracemalloc.start()
+        search_s, pairs = _median_time(lambda: find_similar_pairs(loaded, group_ids, threshold=THRESHOLD), repeats)
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        found = _sample_reference(loaded, group_ids, pairs, rng)
+        print(f"| {n:,} nodes, 20 groups | {n:,} | {load_s:.2f} | {search_s:.2f} | {load_s + search_s:.2f} "
+              f"| {peak:.0f} | {pairs.height:,} | {found} |")
+
+        # 2. One group: the search against a bare blocked float32 matrix product.
+        n = sizes["one_group"]
+        one = _clustered_vectors(rng, n)
+        search_s, pairs = _median_time(lambda: find_similar_pairs(one, np.zeros(n, dtype=np.int64), threshold=THRESHOLD), 1)
+        bare_s, _ = _median_time(lambda: _bare_blocked_product(one), 1)
+        print(f"| {n:,} nodes, one group | {n:,} | - | {search_s:.2f} | {search_s:.2f} | - | {pairs.height:,} "
+              f"| bare blocked product {bare_s:.2f} s: ratio {search_s / bare_s:.2f}x |")
+
+        # 3. The quadratic SQL self-join, same data, same answer.
+        n = sizes["sql"]
+        small = _clustered_vectors(rng, n)
+        small_groups = rng.integers(0, 20, size=n)
+        _load_namespace(conn, "bench", "sql", small, small_groups)
+        sql_scope = Scope("bench", "bench", "sql", "bench")
+
+        def numpy_path():
+            frame, vectors = consolidation_candidates(conn, sql_scope)
+            ids = frame["id"].to_numpy()
+            group_of = frame.select(__import__("polars").col("memory_type").rank("dense")).to_series().to_numpy()
+            found = find_similar_pairs(vectors, group_of, threshold=THRESHOLD)
+            return {tuple(sorted((ids[i], ids[j]))) for i, j in zip(found["i"], found["j"])}
+
+        def sql_path():
+            rows = conn.execute(
+                "SELECT a.id::text, b.id::text FROM memory_nodes a JOIN memory_nodes b"
+                " ON a.memory_type = b.memory_type AND a.id < b.id"
+                " WHERE a.namespace = 'sql' AND b.namespace = 'sql' AND a.tenant_id = 'bench'"
+                " AND b.tenant_id = 'bench' AND 1 - (a.embedding <=> b.embedding) > %s",
+                (THRESHOLD,),
+            ).fetchall()
+            return {tuple(sorted(row)) for row in rows}
+
+        numpy_s, numpy_pairs = _median_time(numpy_path, repeats)
+        sql_s, sql_pairs = _median_time(sql_path, 1)
+        # Pairs right at the threshold may differ in the last float32 bit between the two.
+        same = numpy_pairs == sql_pairs
+        print(f"| {n:,} nodes, 20 groups, SQL self-join | {n:,} | - | {sql_s:.2f} | {sql_s:.2f} | - "
+              f"| {len(sql_pairs):,} | numpy incl. load {numpy_s:.2f} s: {sql_s / numpy_s:.0f}x faster, "
+              f"{'same pairs' if same else f'{len(numpy_pairs ^ sql_pairs)} pairs differ'} |")
+
+
+def _sample_reference(vectors: np.ndarray, groups: np.ndarray, pairs, rng, sample: int = 300) -> str:
+    """Brute force in float64 for a sample of rows: every pair of theirs must have been found."""
+    rows = rng.choice(len(vectors), size=min(sample, len(vectors)), replace=False)
+    found = set(zip(pairs["i"].to_list(), pairs["j"].to_list()))
+    unit = vectors.astype(np.float64)
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    missing = expected = 0
+    for row in rows:
+        sims = unit @ unit[row]
+        partners = np.flatnonzero((sims > THRESHOLD + 1e-6) & (groups == groups[row]))
+        for partner in partners:
+            if partner == row:
+                continue
+            expected += 1
+            missing += (min(row, partner), max(row, partner)) not in found
+    return f"brute force on {len(rows)} rows: {expected - missing}/{expected} pairs found"
+
+
+def _bare_blocked_product(unit: np.ndarray, block: int = 2048) -> None:
+    """The physical floor: the upper-triangle blocked products alone, nothing kept."""
+    for start in range(0, len(unit), block):
+        row_block = unit[start : start + block]
+        for col in range(start, len(unit), block):
+            row_block @ unit[col : col + block].T
+
+
+def bench_repeat_cycles(url: str, sizes: list[int], changes: list[int], repeats: int) -> None:
+    import dagster as dg
+
+    from curation_pipeline.definitions import defs
+    from curation_pipeline.store.database import open_connection
+
+    rng = np.random.default_rng(11)
+    job = defs.get_job_def("curate_namespace")
+    print("\n## Repeat cycles: one namespace (20 memory types), k nodes changed since the last cycle\n")
+    print("| nodes | changed | cycle (s) | step 2 (s) | step 2 pass | nodes compared |")
+    print("|---|---|---|---|---|---|")
+    with dg.instance_for_test() as instance, open_connection(url) as conn:
+        for n in sizes:
+            namespace = f"cycle-{n}"
+            ids = _load_namespace(conn, "bench", namespace, _clustered_vectors(rng, n, 0.0), rng.integers(0, 20, size=n))
+            key = f"bench:{namespace}"
+            instance.add_dynamic_partitions("namespaces", [key])
+            quiet = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
+            job.execute_in_process(partition_key=key, instance=instance, run_config=quiet)  # the first, full pass
+            for k in changes:
+                timings = []
+                for _ in range(repeats):
+                    if k:
+                        changed = rng.choice(ids, size=k, replace=False).tolist()
+                        new_vectors = _clustered_vectors(rng, k, 0.0)
+                        from pgvector import Vector
+
+                        conn.execute(
+                            "UPDATE memory_nodes m SET embedding = v.e FROM unnest(%s::uuid[], %s::vector[]) AS v(id, e)"
+                            " WHERE m.id = v.id", (changed, [Vector(v) for v in new_vectors]),
+                        )
+                        conn.commit()
+                    start = time.perf_counter()
+                    result = job.execute_in_process(partition_key=key, instance=instance, run_config=quiet)
+                    total = time.perf_counter() - start
+                    stats = instance.get_run_step_stats(result.run_id)
+                    step2 = next(s for s in stats if s.step_key == "consolidate_duplicates")
+                    [output] = [e for e in result.all_events
+                                if e.is_successful_output and e.step_key == "consolidate_duplicates"]
+                    meta = output.event_specific_data.metadata
+                    timings.append((total, step2.end_time - step2.start_time,
+                                    meta["pass"].value, meta["nodes_compared"].value))
+                total, step2 = statistics.median(t[0] for t in timings), statistics.median(t[1] for t in timings)
+                print(f"| {n:,} | {k:,} | {total:.2f} | {step2:.2f} | {timings[-1][2]} | {timings[-1][3]:,} |")
+
+
+def bench_dagster_overhead(runs: int) -> None:
+    """Launch partition runs the way the CLI does and time them end to end."""
+    import dagster as dg
+
+    from curation_pipeline.dagster_home import prepare_dagster_home
+    from curation_pipeline.launcher import code_location_workspace, launch_partition_runs, wait_for_runs
+    from curation_pipeline.settings import load_settings
+
+    settings = load_settings()
+    prepare_dagster_home(settings)
+    print("\n## Dagster overhead per partition run (in-process executor, launched like the UI)\n")
+    with dg.DagsterInstance.get() as instance:
+        instance.add_dynamic_partitions("namespaces", ["bench:tiny"])
+        with code_location_workspace(instance) as workspace:
+            quiet = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
+            wait_for_runs(instance, launch_partition_runs(instance, workspace, ["bench:tiny"], run_config=quiet))
+            times = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                [run_id] = launch_partition_runs(instance, workspace, ["bench:tiny"], run_config=quiet)
+                wait_for_runs(instance, [run_id], poll_s=0.05)
+                times.append(time.perf_counter() - start)
+    print(f"launch to success of a run on an empty namespace: median {statistics.median(times):.2f} s, "
+          f"min {min(times):.2f} s over {runs} runs")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes")
+    args = parser.parse_args()
+
+    home = tempfile.mkdtemp(prefix="curation-bench-")
+    os.environ["CURATION_HOME"] = home
+    os.environ["DAGSTER_HOME"] = os.path.join(home, "dagster_home")
+    os.environ.pop("DATABASE_URL", None)
+    from curation_pipeline.settings import load_settings
+    from curation_pipeline.store.database import ensure_database
+
+    url = ensure_database(load_settings())
+    print(f"# curation-pipeline cost benchmark ({os.cpu_count()} cores, numpy {np.__version__})")
+    if args.quick:
+        bench_pair_search(url, {"grouped": 20_000, "one_group": 20_000, "sql": 5_000}, repeats=3)
+        bench_repeat_cycles(url, [1_000, 10_000], [0, 10, 1_000], repeats=3)
+        bench_dagster_overhead(runs=5)
+    else:
+        bench_pair_search(url, {"grouped": 100_000, "one_group": 100_000, "sql": 20_000}, repeats=3)
+        bench_repeat_cycles(url, [1_000, 10_000, 100_000], [0, 10, 1_000], repeats=3)
+        bench_dagster_overhead(runs=10)
+
+
+if __name__ == "__main__":
+    main()

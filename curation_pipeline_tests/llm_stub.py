@@ -1,0 +1,141 @@
+"""A real HTTP server of ours on 127.0.0.1 that speaks the OpenAI Responses API.
+
+The real `openai` client talks to it over TCP, so timeouts, status codes, headers and bodies go
+through the same code paths as with a real provider. A *responder* decides each reply from the
+request body and the request's number (0-based), which is how the tests script faults
+("429 first, then answer") and model behaviours ("drop the date").
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from curation_pipeline.fact_guard import extract_facts
+from curation_pipeline.prompts import MERGE_FIELD, SUMMARY_FIELD, parse_data_block
+from curation_pipeline.text import split_sentences, strip_merge_markers
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_secs: float = 0.0  # sleep before answering (a hang, when longer than the timeout)
+
+
+def response_body(output_text: str, *, input_tokens: int = 120, output_tokens: int = 40,
+                  status: str = "completed") -> bytes:
+    """The Responses API wire format of an answer holding `output_text`."""
+    return json.dumps({
+        "id": "resp_stub", "object": "response", "created_at": 0, "status": status,
+        "model": "stub-model",
+        "output": [{"type": "message", "id": "msg_stub", "role": "assistant", "status": "completed",
+                    "content": [{"type": "output_text", "text": output_text, "annotations": []}]}],
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens,
+                  "total_tokens": input_tokens + output_tokens},
+    }).encode()
+
+
+def answer(field_name: str, text: str, **usage) -> Reply:
+    return Reply(body=response_body(json.dumps({field_name: text}), **usage))
+
+
+def error(status: int, headers: dict[str, str] | None = None) -> Reply:
+    return Reply(status=status, headers=headers or {},
+                 body=json.dumps({"error": {"message": f"stub error {status}", "type": "stub"}}).encode())
+
+
+def purpose(body: dict) -> str:
+    return "merge" if body["text"]["format"]["name"] == "memory_merge" else "summary"
+
+
+def memory_texts(body: dict) -> list[str]:
+    """The memory texts a request carries, read back from its data block."""
+    document = parse_data_block(body["input"][0]["content"])
+    if "entries" in document:
+        return [entry["text"] for entry in document["entries"]]
+    return [document["entry"]["text"]]
+
+
+def faithful_text(body: dict) -> str:
+    """What a good model answers: every distinct sentence (merge), or only the sentences that
+    carry a fact (summary)."""
+    seen, kept = set(), []
+    for text in memory_texts(body):
+        for sentence in split_sentences(strip_merge_markers(text)):
+            has_fact = any(extract_facts(sentence).by_kind[kind] for kind in ("url", "email", "date", "identifier", "number"))
+            if sentence.lower() not in seen and (purpose(body) == "merge" or has_fact):
+                seen.add(sentence.lower())
+                kept.append(sentence)
+    return " ".join(kept)
+
+
+def faithful(body: dict, _number: int = 0) -> Reply:
+    field_name = MERGE_FIELD if purpose(body) == "merge" else SUMMARY_FIELD
+    return answer(field_name, faithful_text(body))
+
+
+Responder = Callable[[dict, int], Reply]
+
+
+class StubResponsesServer:
+    def __init__(self, responder: Responder = faithful) -> None:
+        self.responder = responder
+        self.requests: list[dict] = []  # {"path", "headers", "body"} in arrival order
+        self._lock = threading.Lock()
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                body = json.loads(raw or b"{}")
+                with stub._lock:
+                    number = len(stub.requests)
+                    stub.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                reply = stub.responder(body, number)
+                if reply.delay_secs:
+                    time.sleep(reply.delay_secs)
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(reply.body)))
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(reply.body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout): nothing to answer
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def root(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_port}"
+
+    @property
+    def url(self) -> str:
+        return f"{self.root}/v1"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def unused_port_url() -> str:
+    """A base URL where nothing listens: every connection is refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
