@@ -40,7 +40,15 @@ def _clustered_vectors(rng: np.random.Generator, n: int, duplicate_share: float 
     copies = rng.choice(n, size=int(n * duplicate_share), replace=False)
     sources = rng.choice(n, size=copies.size)
     vectors[copies] = vectors[sources] + rng.normal(scale=0.12, size=(copies.size, DIM)).astype(np.float32)
-    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True), copies, sources
+
+
+def _grouped(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """n vectors in 20 groups, each planted duplicate in its source's group."""
+    vectors, copies, sources = _clustered_vectors(rng, n)
+    groups = rng.integers(0, 20, size=n)
+    groups[copies] = groups[sources]
+    return vectors, groups
 
 
 def _load_namespace(conn, tenant: str, namespace: str, vectors: np.ndarray, groups: np.ndarray) -> list[str]:
@@ -78,8 +86,7 @@ def bench_pair_search(url: str, sizes: dict, repeats: int) -> None:
     with open_connection(url) as conn:
         # 1. n nodes in 20 memory_type groups, loaded from Postgres.
         n = sizes["grouped"]
-        vectors = _clustered_vectors(rng, n)
-        groups = rng.integers(0, 20, size=n)
+        vectors, groups = _grouped(rng, n)
         _load_namespace(conn, "bench", "grouped", vectors, groups)
         scope = Scope("bench", "bench", "grouped", "bench")
         load_s, (frame, loaded) = _median_time(lambda: consolidation_candidates(conn, scope), repeats)
@@ -94,7 +101,7 @@ def bench_pair_search(url: str, sizes: dict, repeats: int) -> None:
 
         # 2. One group: the search against a bare blocked float32 matrix product.
         n = sizes["one_group"]
-        one = _clustered_vectors(rng, n)
+        one = _clustered_vectors(rng, n)[0]
         search_s, pairs = _median_time(lambda: find_similar_pairs(one, np.zeros(n, dtype=np.int64), threshold=THRESHOLD), 1)
         bare_s, _ = _median_time(lambda: _bare_blocked_product(one), 1)
         print(f"| {n:,} nodes, one group | {n:,} | - | {search_s:.2f} | {search_s:.2f} | - | {pairs.height:,} "
@@ -102,8 +109,7 @@ def bench_pair_search(url: str, sizes: dict, repeats: int) -> None:
 
         # 3. The quadratic SQL self-join, same data, same answer.
         n = sizes["sql"]
-        small = _clustered_vectors(rng, n)
-        small_groups = rng.integers(0, 20, size=n)
+        small, small_groups = _grouped(rng, n)
         _load_namespace(conn, "bench", "sql", small, small_groups)
         sql_scope = Scope("bench", "bench", "sql", "bench")
 
@@ -151,8 +157,10 @@ def _sample_reference(vectors: np.ndarray, groups: np.ndarray, pairs, rng, sampl
     return f"brute force on {len(rows)} rows: {expected - missing}/{expected} pairs found"
 
 
-def _bare_blocked_product(unit: np.ndarray, block: int = 2048) -> None:
-    """The physical floor: the upper-triangle blocked products alone, nothing kept."""
+def _bare_blocked_product(unit: np.ndarray) -> None:
+    """The physical floor: the upper-triangle blocked products alone (same tiles), nothing kept."""
+    from curation_pipeline.steps.consolidate import BLOCK_ROWS as block
+
     for start in range(0, len(unit), block):
         row_block = unit[start : start + block]
         for col in range(start, len(unit), block):
@@ -168,12 +176,12 @@ def bench_repeat_cycles(url: str, sizes: list[int], changes: list[int], repeats:
     rng = np.random.default_rng(11)
     job = defs.get_job_def("curate_namespace")
     print("\n## Repeat cycles: one namespace (20 memory types), k nodes changed since the last cycle\n")
-    print("| nodes | changed | cycle (s) | step 2 (s) | step 2 pass | nodes compared |")
-    print("|---|---|---|---|---|---|")
+    print("| nodes | changed | cycle (s) | step 2 (s) | step 2 pass | nodes loaded | compared as changed |")
+    print("|---|---|---|---|---|---|---|")
     with dg.instance_for_test() as instance, open_connection(url) as conn:
         for n in sizes:
             namespace = f"cycle-{n}"
-            ids = _load_namespace(conn, "bench", namespace, _clustered_vectors(rng, n, 0.0), rng.integers(0, 20, size=n))
+            ids = _load_namespace(conn, "bench", namespace, _clustered_vectors(rng, n, 0.0)[0], rng.integers(0, 20, size=n))
             key = f"bench:{namespace}"
             instance.add_dynamic_partitions("namespaces", [key])
             quiet = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
@@ -183,7 +191,7 @@ def bench_repeat_cycles(url: str, sizes: list[int], changes: list[int], repeats:
                 for _ in range(repeats):
                     if k:
                         changed = rng.choice(ids, size=k, replace=False).tolist()
-                        new_vectors = _clustered_vectors(rng, k, 0.0)
+                        new_vectors = _clustered_vectors(rng, k, 0.0)[0]
                         from pgvector import Vector
 
                         conn.execute(
@@ -200,9 +208,10 @@ def bench_repeat_cycles(url: str, sizes: list[int], changes: list[int], repeats:
                                 if e.is_successful_output and e.step_key == "consolidate_duplicates"]
                     meta = output.event_specific_data.metadata
                     timings.append((total, step2.end_time - step2.start_time,
-                                    meta["pass"].value, meta["nodes_compared"].value))
+                                    meta["pass"].value, meta["nodes_compared"].value, meta["focus_nodes"].value))
                 total, step2 = statistics.median(t[0] for t in timings), statistics.median(t[1] for t in timings)
-                print(f"| {n:,} | {k:,} | {total:.2f} | {step2:.2f} | {timings[-1][2]} | {timings[-1][3]:,} |")
+                print(f"| {n:,} | {k:,} | {total:.2f} | {step2:.2f} | {timings[-1][2]} | {timings[-1][3]:,} "
+                      f"| {timings[-1][4]:,} |")
 
 
 def bench_dagster_overhead(runs: int) -> None:

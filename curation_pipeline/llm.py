@@ -27,12 +27,14 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import openai
-from openai.types.responses import Response
-
+# openai is imported where it is used: importing it costs about half a second, which every
+# run process would pay at start-up even with the LLM path off (the default).
 from curation_pipeline.llm_settings import LLMSettings
+
+if TYPE_CHECKING:
+    import openai
 
 # Outcomes of one `complete` call.
 ANSWERED = "answered"  # a fresh answer from the service
@@ -130,6 +132,8 @@ def _estimated_input_tokens(request: Mapping[str, Any]) -> int:
 
 def answer_text(response: object) -> tuple[str | None, str]:
     """(output text, status) of a Responses API answer; MalformedResponse if it is not one."""
+    from openai.types.responses import Response
+
     if not isinstance(response, Response) or not isinstance(response.output, list):
         raise MalformedResponse(f"not a Responses API answer ({type(response).__name__})")
     status = response.status or "completed"  # some compatible servers leave it out
@@ -213,6 +217,8 @@ class LLMClient:
 
     def _attempt(self, request: Mapping[str, Any], result: Completion) -> tuple[float | None, bool]:
         """Send once; fill `result`. Returns (server-requested wait or None, retryable)."""
+        import openai
+
         try:
             response = self._client.responses.create(**request, timeout=self.settings.timeout_secs)
         except openai.APITimeoutError:
@@ -258,6 +264,8 @@ def _short(text: str, limit: int = 200) -> str:
 
 
 def make_openai_client(settings: LLMSettings) -> openai.OpenAI:
+    import openai
+
     """The SDK client for the configured provider; its own retries off (LLMClient retries)."""
     common = {"max_retries": 0, "timeout": settings.timeout_secs}
     if settings.provider == "azure":

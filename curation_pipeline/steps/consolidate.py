@@ -64,13 +64,17 @@ CONSOLIDATION_SCHEMA = pl.Schema(
 
 # --------------------------------------------------------------------------- similar pairs
 
+# Tile side for the blocked products: 1024 x 1024 float32 tiles (4 MiB) stay in cache-friendly
+# sizes and measured fastest on 2 cores (benchmarks/curation_cost.py).
+BLOCK_ROWS = 1024
+
 
 def find_similar_pairs(
     embeddings: np.ndarray,
     groups: np.ndarray,
     *,
     threshold: float = 0.92,
-    block_rows: int = 2048,
+    block_rows: int = BLOCK_ROWS,
     focus: np.ndarray | None = None,
 ) -> pl.DataFrame:
     """Every pair ``i < j`` of rows in the same group whose cosine similarity is > ``threshold``.
@@ -149,9 +153,13 @@ def _pairs_in_slice(
         for col_start in range(row_start, size, block_rows):
             similarity = row_block @ unit[col_start : col_start + block_rows].T
             above = similarity > threshold
-            if col_start == row_start:
-                above = np.triu(above, k=1)
+            # Pairs are rare: most tiles have none, and skipping them costs one pass over bytes.
+            if not above.any():
+                continue
             r, c = np.nonzero(above)
+            if col_start == row_start:  # diagonal tile: strict upper triangle only
+                upper = r < c
+                r, c = r[upper], c[upper]
             if r.size:
                 yield row_start + r, col_start + c, similarity[r, c]
 
