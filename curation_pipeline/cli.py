@@ -118,6 +118,8 @@ def cmd_namespaces(args) -> int:
     from curation_pipeline.runner import discover_partition_keys
 
     settings = _settings()
+    if args.action in ("enable", "disable"):
+        return _switch_namespace(settings, args.key, enabled=args.action == "enable")
     keys, problems = discover_partition_keys(settings)
     for problem in problems:
         print(problem, file=sys.stderr)
@@ -133,6 +135,23 @@ def cmd_namespaces(args) -> int:
         print(f"registered {len(new)} new namespace partition(s); {len(keys)} in all")
     else:
         print("\n".join(keys))
+    return 0
+
+
+def _switch_namespace(settings: Settings, key: str | None, *, enabled: bool) -> int:
+    """The per-namespace off switch: the triggers request no runs for a disabled namespace."""
+    from curation_pipeline.partitions import parse_partition_key
+    from curation_pipeline.store.database import ensure_database, open_connection
+    from curation_pipeline.store.triggers import set_curation_enabled
+
+    if key is None:
+        print("error: name the namespace: curation-pipeline namespaces enable|disable TENANT:NAMESPACE",
+              file=sys.stderr)
+        return 2
+    tenant_id, namespace = parse_partition_key(key)
+    with open_connection(ensure_database(settings)) as conn, conn.transaction():
+        set_curation_enabled(conn, tenant_id, namespace, enabled)
+    print(f"curation {'enabled' if enabled else 'disabled'} for {key}")
     return 0
 
 
@@ -248,7 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("seed", help="load the demo corpus").set_defaults(func=cmd_seed)
 
     namespaces = commands.add_parser("namespaces", help="list namespace partition keys, or register them in Dagster")
-    namespaces.add_argument("action", nargs="?", choices=["list", "sync"], default="list")
+    namespaces.add_argument("action", nargs="?", choices=["list", "sync", "enable", "disable"], default="list")
+    namespaces.add_argument("key", nargs="?", metavar="TENANT:NAMESPACE", help="for enable/disable")
     namespaces.set_defaults(func=cmd_namespaces)
 
     runner = commands.add_parser("run", help="run the curation job through Dagster")

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import dagster as dg
+
+# Dagster 1.13 warns about its own internal use of the beta `owners` parameter whenever it binds
+# resources to a sensor; nothing of ours sets owners, and the warning lands in every CLI output.
+warnings.filterwarnings("ignore", message=r"Parameter `owners` of initializer `SensorDefinition")
 
 from curation_pipeline.job import curate_namespace
 from curation_pipeline.llm_resource import LLMResource

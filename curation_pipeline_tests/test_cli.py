@@ -132,3 +132,24 @@ def test_demo_command_curates_every_seeded_namespace(tmp_path):
     assert len(rows) == 6
     assert all(row[1] == "SUCCESS" and row[2] == "success" for row in rows)
     assert all(int(row[4]) > 0 for row in rows)  # every namespace merged something
+
+
+def test_a_namespace_can_be_switched_off_and_on(db, capsys):
+    assert main(["namespaces", "disable", "acme:support"]) == 0
+    assert db.execute(
+        "SELECT curation_enabled FROM namespace_activity WHERE tenant_id = 'acme' AND namespace = 'support'"
+    ).fetchone()[0] is False
+    assert main(["namespaces", "enable", "acme:support"]) == 0
+    assert db.execute("SELECT curation_enabled FROM namespace_activity").fetchone()[0] is True
+    assert main(["namespaces", "disable"]) == 2
+    assert main(["namespaces", "disable", "no-colon"]) == 2
+
+
+def test_importing_into_a_namespace_counts_as_activity(db, tmp_path):
+    path = _write(tmp_path / "m.jsonl", [json.dumps(GOOD)])
+    assert main(["import", path]) == 0
+    db.execute("UPDATE namespace_activity SET last_interaction_at = now() - interval '1 day'")
+    again = _write(tmp_path / "n.jsonl", [json.dumps({**GOOD, "pointer_summary": "Another memory."})])
+    assert main(["import", again]) == 0
+    age = db.execute("SELECT now() - last_interaction_at FROM namespace_activity").fetchone()[0]
+    assert age.total_seconds() < 60

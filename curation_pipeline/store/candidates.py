@@ -14,6 +14,8 @@ from datetime import UTC
 import numpy as np
 import polars as pl
 import psycopg
+import psycopg.adapt
+import psycopg.pq
 
 from curation_pipeline.steps.graph_sync import SyncPosition
 from curation_pipeline.store.revisions import Scope
@@ -69,9 +71,11 @@ def consolidation_candidates(
 ) -> tuple[pl.DataFrame, np.ndarray]:
     """Active nodes that have a vector, and their vectors as one float32 matrix (step 2).
 
-    Vectors come through a binary cursor: text-mode parsing is about ten times slower.
+    Vectors come through a binary cursor as raw pgvector bytes and are decoded for all rows at
+    once by numpy: text parsing, or one Python object per vector, costs seconds at 100k rows.
     """
     cursor = conn.cursor(binary=True)
+    cursor.adapters.register_loader("vector", _RawBytesLoader)
     cursor.execute(
         """
         SELECT id::text, memory_type, coalesce(embedding_model, ''), pointer_summary,
@@ -84,11 +88,27 @@ def consolidation_candidates(
         (scope.tenant_id, scope.namespace),
     )
     rows = cursor.fetchall()
-    frame = pl.DataFrame([row[:-1] for row in rows], schema=_NODE_SCHEMA, orient="row")
+    columns = list(zip(*rows)) or [[] for _ in range(len(_NODE_SCHEMA) + 1)]
+    frame = pl.DataFrame(dict(zip(_NODE_SCHEMA, columns[:-1])), schema=_NODE_SCHEMA)
     if not rows:
         return frame, np.zeros((0, 0), dtype=np.float32)
-    vectors = np.stack([row[-1].to_numpy() for row in rows]).astype(np.float32, copy=False)
-    return frame, vectors
+    return frame, _decode_vectors(columns[-1])
+
+
+class _RawBytesLoader(psycopg.adapt.Loader):
+    """Hand back pgvector's binary value untouched (decoded in bulk by _decode_vectors)."""
+
+    format = psycopg.pq.Format.BINARY
+
+    def load(self, data) -> bytes:
+        return bytes(data)
+
+
+def _decode_vectors(values) -> np.ndarray:
+    """pgvector binary values (int16 dimension, int16 unused, big-endian float4s) -> float32."""
+    dimension = int.from_bytes(values[0][:2], "big")
+    raw = np.frombuffer(b"".join(values), dtype=">f4").reshape(len(values), dimension + 1)
+    return raw[:, 1:].astype(np.float32)
 
 
 def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int) -> pl.DataFrame:

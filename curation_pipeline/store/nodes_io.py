@@ -84,7 +84,8 @@ def _check_merge_targets(conn: psycopg.Connection, rows: Sequence[dict]) -> None
 
 
 def _register_namespaces(conn: psycopg.Connection, rows: Sequence[dict], now: datetime) -> None:
-    """Make sure each namespace has its idle-activity row, with an epoch at least its nodes'."""
+    """Make sure each namespace has its idle-activity row, with an epoch at least its nodes' and
+    the import counted as an interaction."""
     epochs: dict[tuple[str, str], int] = {}
     for row in rows:
         key = (row["tenant_id"], row["namespace"])
@@ -94,7 +95,10 @@ def _register_namespaces(conn: psycopg.Connection, rows: Sequence[dict], now: da
         INSERT INTO namespace_activity (tenant_id, namespace, current_epoch, last_interaction_at)
         SELECT t, n, e, %s FROM unnest(%s::text[], %s::text[], %s::bigint[]) AS p(t, n, e)
         ON CONFLICT (tenant_id, namespace) DO UPDATE
-            SET current_epoch = greatest(namespace_activity.current_epoch, EXCLUDED.current_epoch)
+            SET current_epoch = greatest(namespace_activity.current_epoch, EXCLUDED.current_epoch),
+                -- New memories are activity: the triggers curate the namespace after an import.
+                last_interaction_at = greatest(namespace_activity.last_interaction_at,
+                                               EXCLUDED.last_interaction_at)
         """,
         (now, [k[0] for k in epochs], [k[1] for k in epochs], list(epochs.values())),
     )
