@@ -21,6 +21,11 @@ class ConsolidateConfig(dg.Config):
     similarity_threshold: float = Field(_defaults.similarity_threshold, gt=0.0, le=1.0, description="cosine a pair must exceed")
     cap: int = Field(_defaults.consolidate_cap, ge=0, description="pairs merged per cycle at most")
     max_chars: int = Field(_defaults.merge_max_chars, ge=1, description="merged text length limit")
+    in_database_search_max_changed: int = Field(
+        _defaults.in_database_search_max_changed, ge=0,
+        description="up to this many changed nodes, pgvector finds their pairs in the database; "
+        "more, and the namespace's vectors are compared here in float32 blocks",
+    )
     max_archive_fraction: float = Field(
         _defaults.max_archive_fraction, gt=0.0, le=1.0,
         description="share of the namespace's active nodes that one cycle may archive (at least 1)",

@@ -29,7 +29,7 @@ from curation_pipeline.partitions import PARTITION_TAG, parse_partition_key
 from curation_pipeline.llm_resource import LLMResource
 from curation_pipeline.llm_rewrite import rewrite_merges, rewrite_summaries
 from curation_pipeline.resources import EmbedderResource, MemoryStore
-from curation_pipeline.steps.consolidate import archive_allowance, consolidation_pass
+from curation_pipeline.steps.consolidate import archive_allowance, consolidation_pass, select_merges
 from curation_pipeline.steps.graph_sync import SyncPosition, plan_graph_sync
 from curation_pipeline.steps.reclassify import plan_reclassify
 from curation_pipeline.steps.revectorize import check_embedder_fits, embedding_batches
@@ -145,13 +145,25 @@ def consolidate_duplicates(
             candidates.save_consolidation_state(conn, scope, replace(state, position=resume_at))
             return {"pass": "unchanged", "nodes_compared": 0, "focus_nodes": 0,
                     **actions.no_merges()}
-        loaded, vectors = candidates.consolidation_candidates(conn, scope)
         allowance = archive_allowance(candidates.count_active(conn, scope), config.max_archive_fraction)
-        focus = loaded["id"].is_in(list(changed)).to_numpy() if incremental else None
-        result = consolidation_pass(
-            loaded, vectors, threshold=config.similarity_threshold,
-            cap=min(config.cap, allowance), max_chars=config.max_chars, focus=focus,
-        )
+        cap = min(config.cap, allowance)
+        if incremental and len(changed) <= config.in_database_search_max_changed:
+            # A few changed nodes: pgvector compares them with the rest where the vectors are,
+            # instead of shipping the namespace's vectors here (cost follows the change).
+            loaded, pairs = candidates.similar_pairs_in_database(
+                conn, scope, sorted(changed), config.similarity_threshold
+            )
+            result = select_merges(loaded, pairs, cap=cap, max_chars=config.max_chars)
+            focus_count, how = len(changed), "incremental (in database)"
+        else:
+            loaded, vectors = candidates.consolidation_candidates(conn, scope)
+            focus = loaded["id"].is_in(list(changed)).to_numpy() if incremental else None
+            result = consolidation_pass(
+                loaded, vectors, threshold=config.similarity_threshold, cap=cap,
+                max_chars=config.max_chars, focus=focus,
+            )
+            focus_count = int(focus.sum()) if focus is not None else loaded.height
+            how = "incremental" if incremental else "full"
         # The LLM works between plan and apply, before any row is locked (llm_rewrite.py).
         plan, llm_counts = rewrite_merges(llm.client_for(memory_store.url(), scope), result.plan,
                                           loaded, max_chars=config.max_chars)
@@ -159,8 +171,7 @@ def consolidate_duplicates(
         candidates.save_consolidation_state(
             conn, scope, ConsolidationState(resume_at, result.left_over == 0, params)
         )
-        return {"pass": "incremental" if incremental else "full", "nodes_compared": loaded.height,
-                "focus_nodes": int(focus.sum()) if focus is not None else loaded.height,
+        return {"pass": how, "nodes_compared": loaded.height, "focus_nodes": focus_count,
                 "archive_allowance": allowance, "pairs_left_over": result.left_over, **counts}
 
     run_step(context, memory_store, "consolidate_duplicates", work)

@@ -30,6 +30,11 @@ SCHEDULE_NAME = "curation_schedule"
 DISABLED_MESSAGE = "curation is disabled (CURATOR_ENABLED=false)"
 
 
+def _waiting_order(run) -> tuple:
+    last = run.state.last_curated_at
+    return (last is not None, last or datetime.min.replace(tzinfo=UTC), run.state.name)
+
+
 def build_curation_schedule(settings: Settings) -> dg.ScheduleDefinition:
     """The schedule for these settings; SettingsError if the interval is not a cron period."""
     cron = interval_to_cron(settings.interval_secs)
@@ -57,6 +62,14 @@ def build_curation_schedule(settings: Settings) -> dg.ScheduleDefinition:
             candidates, now=now, ceiling_secs=settings.ceiling_secs,
             in_flight=namespaces_with_unfinished_runs(context.instance) if candidates else (),
         )
+        if len(planned) > settings.schedule_max_runs_per_tick:
+            context.log.info(
+                f"{len(planned)} namespaces are due; requesting {settings.schedule_max_runs_per_tick} "
+                "now (CURATOR_SCHEDULE_MAX_RUNS_PER_TICK), the rest at the next tick"
+            )
+            # Longest-waiting first (never curated before all), so busy namespaces that are due
+            # at every tick cannot starve the others.
+            planned = sorted(planned, key=_waiting_order)[: settings.schedule_max_runs_per_tick]
         requests = []
         for run in planned:
             try:

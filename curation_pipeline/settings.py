@@ -37,6 +37,9 @@ class Settings:
     # At most this share of a namespace's active nodes is archived in one cycle (at least one),
     # so a bad threshold can't archive half a namespace at once.
     max_archive_fraction: float = 0.1
+    # Incremental step 2: up to this many changed nodes are compared in the database (k x n
+    # distances there beat loading n vectors here below roughly 100; benchmarks/curation_cost.py).
+    in_database_search_max_changed: int = 100
     # Step 3: summarize_verbose.
     verbose_min_chars: int = 500
     verbose_recall_below: int = 3
@@ -55,6 +58,9 @@ class Settings:
     idle_floor_secs: int = 900  # anti-thrash: no idle run within this long of the last curation
     ceiling_secs: int = 21600  # curate at least this often even if never idle; 0 = no ceiling
     idle_max_runs_per_tick: int = 50  # keeps an idle-sensor tick far below Dagster's 60 s
+    # Dagster spends ~10 ms per run request: a first tick over thousands of never-curated
+    # namespaces must stay below its 60 s limit too; the rest come at the next tick.
+    schedule_max_runs_per_tick: int = 1000
     sensor_interval_secs: int = 30  # how often the idle and discovery sensors are evaluated
 
     @property
@@ -78,6 +84,7 @@ ENV_VARS: dict[str, str] = {
     "CURATOR_CONSOLIDATE_CAP": "consolidate_cap",
     "CURATOR_MERGE_MAX_CHARS": "merge_max_chars",
     "CURATOR_MAX_ARCHIVE_FRACTION": "max_archive_fraction",
+    "CURATOR_IN_DATABASE_SEARCH_MAX_CHANGED": "in_database_search_max_changed",
     "CURATOR_VERBOSE_MIN_CHARS": "verbose_min_chars",
     "CURATOR_VERBOSE_RECALL_BELOW": "verbose_recall_below",
     "CURATOR_SUMMARIZE_CAP": "summarize_cap",
@@ -91,6 +98,7 @@ ENV_VARS: dict[str, str] = {
     "CURATOR_IDLE_FLOOR_SECS": "idle_floor_secs",
     "CURATOR_CEILING_SECS": "ceiling_secs",
     "CURATOR_IDLE_MAX_RUNS_PER_TICK": "idle_max_runs_per_tick",
+    "CURATOR_SCHEDULE_MAX_RUNS_PER_TICK": "schedule_max_runs_per_tick",
     "CURATOR_SENSOR_INTERVAL_SECS": "sensor_interval_secs",
 }
 
@@ -104,6 +112,7 @@ _MINIMUMS = {
     "stale_after_days": 0,
     "interval_secs": 60,  # cron's resolution; cron.py rejects what no cron can express
     "idle_max_runs_per_tick": 1,
+    "schedule_max_runs_per_tick": 1,
     "sensor_interval_secs": 1,
 }
 

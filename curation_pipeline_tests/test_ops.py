@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from datetime import timedelta
 
 from curation_pipeline_tests.conftest import NOW, cycle_row, fetch_node, insert, node, run_cycle
@@ -247,19 +249,29 @@ def _consolidate(instance, **config):
     return _step_metadata(result, "consolidate_duplicates")
 
 
-def test_consolidation_costs_what_changed_after_a_complete_pass(db, instance):
+@pytest.mark.parametrize(
+    ("in_database_up_to", "expected_pass"),
+    [(100, "incremental (in database)"), (0, "incremental")],
+)
+def test_consolidation_costs_what_changed_after_a_complete_pass(db, instance, in_database_up_to, expected_pass):
     insert(db, *[node(text=f"Distinct fact number {i} about project {i * 7}.") for i in range(12)],
            node(text="Customer Dana Reyes prefers email over phone calls."))
-    first = _consolidate(instance)
+    config = {"in_database_search_max_changed": in_database_up_to}
+    first = _consolidate(instance, **config)
     assert (first["pass"], first["nodes_compared"]) == ("full", 13)
 
     # Nothing changed: no vectors are even loaded.
-    assert (_consolidate(instance)["pass"], _consolidate(instance)["nodes_compared"]) == ("unchanged", 0)
+    unchanged = _consolidate(instance, **config)
+    assert (unchanged["pass"], unchanged["nodes_compared"]) == ("unchanged", 0)
 
-    # An agent stores a paraphrase of an old memory: only it is compared with the rest.
+    # An agent stores a paraphrase of an old memory: only it is compared with the rest, either
+    # by pgvector in the database (only the pair's two rows come back) or here in numpy.
     insert(db, node(text="Customer Dana Reyes prefers email to phone calls."))
-    incremental = _consolidate(instance)
-    assert (incremental["pass"], incremental["focus_nodes"], incremental["pairs_merged"]) == ("incremental", 1, 1)
+    incremental = _consolidate(instance, **config)
+    assert (incremental["pass"], incremental["focus_nodes"], incremental["pairs_merged"]) == (expected_pass, 1, 1)
+    assert incremental["nodes_compared"] == (2 if in_database_up_to else 14)
+    kept = db.execute("SELECT pointer_summary FROM memory_nodes WHERE pointer_summary LIKE 'Customer%' AND archived_at IS NULL").fetchone()[0]
+    assert kept.count("Customer Dana Reyes") == 2
 
 
 def test_a_pass_that_left_pairs_behind_or_new_settings_mean_a_full_pass(db, instance):

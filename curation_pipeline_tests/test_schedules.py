@@ -135,3 +135,11 @@ def test_the_definitions_schedule_follows_the_interval_setting(curation_home):
         env={**os.environ, "CURATOR_INTERVAL_SECS": "3600"}, capture_output=True, text=True, timeout=120,
     )
     assert loaded.stdout.strip() == "0 * * * *", loaded.stderr
+
+
+def test_a_tick_caps_its_requests_and_serves_the_longest_waiting_first(db, instance):
+    set_activity(db, "a-busy", interaction=ago(minutes=1), curated=ago(minutes=40))
+    set_activity(db, "b-busy", interaction=ago(minutes=1), curated=ago(hours=3))
+    set_activity(db, "c-new")
+    result = tick(instance, trigger_settings(schedule_max_runs_per_tick=2))
+    assert sorted(requested_namespaces(result.run_requests)) == ["b-busy", "c-new"]

@@ -397,9 +397,16 @@ def consolidation_pass(
     _require_finite_rows(vectors, lambda row: f"node {nodes['id'][row]!r}")
 
     pairs = find_similar_pairs(vectors, group_of_row, threshold=threshold, focus=focus)
+    return select_merges(nodes, pairs, cap=cap, max_chars=max_chars)
+
+
+def select_merges(nodes: pl.DataFrame, pairs: pl.DataFrame, *, cap: int, max_chars: int) -> ConsolidationPass:
+    """The merges to make among pairs already found above the threshold (PAIR_SCHEMA rows
+    indexing `nodes`), however they were found: keeper, pinned rule, disjoint selection, text."""
+    empty = ConsolidationPass(pl.DataFrame(schema=CONSOLIDATION_SCHEMA), 0)
     if pairs.is_empty():
         return empty
-
+    nodes = nodes.select(pl.col(name).cast(dtype) for name, dtype in NODE_SCHEMA.items())
     candidates = _orient_pairs(pairs, nodes)
     mergeable = candidates.filter(_allowed_by_pinned_rule(candidates))
     if cap <= 0:

@@ -17,6 +17,7 @@ import psycopg
 import psycopg.adapt
 import psycopg.pq
 
+from curation_pipeline.steps.consolidate import PAIR_SCHEMA
 from curation_pipeline.steps.graph_sync import SyncPosition
 from curation_pipeline.store.revisions import Scope
 
@@ -109,6 +110,52 @@ def _decode_vectors(values) -> np.ndarray:
     dimension = int.from_bytes(values[0][:2], "big")
     raw = np.frombuffer(b"".join(values), dtype=">f4").reshape(len(values), dimension + 1)
     return raw[:, 1:].astype(np.float32)
+
+
+def similar_pairs_in_database(
+    conn: psycopg.Connection, scope: Scope, changed_ids: list[str], threshold: float
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Step 2 for a few changed nodes: every pair of a changed node with any active node of the
+    same memory type and embedding model whose cosine is above the threshold, computed exactly
+    by pgvector next to the data, so only the pairs' rows travel (not the namespace's vectors).
+
+    Returns (the rows of every node in a pair, as consolidation_candidates without vectors;
+    PAIR_SCHEMA pairs indexing those rows).
+    """
+    pairs = conn.execute(
+        """
+        SELECT DISTINCT least(c.id, n.id)::text, greatest(c.id, n.id)::text,
+               1 - (c.embedding <=> n.embedding)
+        FROM memory_nodes c
+        JOIN memory_nodes n
+          ON n.tenant_id = c.tenant_id AND n.namespace = c.namespace
+         AND n.memory_type = c.memory_type
+         AND coalesce(n.embedding_model, '') = coalesce(c.embedding_model, '')
+         AND n.id <> c.id AND n.archived_at IS NULL AND n.embedding IS NOT NULL
+        WHERE c.id = ANY(%s::uuid[]) AND c.tenant_id = %s AND c.namespace = %s
+          AND c.archived_at IS NULL AND c.embedding IS NOT NULL
+          AND 1 - (c.embedding <=> n.embedding) > %s
+        """,
+        (changed_ids, scope.tenant_id, scope.namespace, threshold),
+    ).fetchall()
+    involved = sorted({node_id for first, second, _ in pairs for node_id in (first, second)})
+    cursor = conn.execute(
+        """
+        SELECT id::text, memory_type, coalesce(embedding_model, ''), pointer_summary,
+               base_utility, pinned, confidence, recall_count::bigint, created_at, row_version
+        FROM memory_nodes WHERE id = ANY(%s::uuid[]) AND tenant_id = %s AND namespace = %s
+        ORDER BY id
+        """,
+        (involved, scope.tenant_id, scope.namespace),
+    )
+    rows = _frame(cursor, _NODE_SCHEMA)
+    index = {node_id: row for row, node_id in enumerate(rows["id"].to_list())}
+    found = pl.DataFrame(
+        {"i": [index[a] for a, _, _ in pairs], "j": [index[b] for _, b, _ in pairs],
+         "similarity": [float(sim) for _, _, sim in pairs]},
+        schema=PAIR_SCHEMA,
+    ).sort("i", "j")
+    return rows, found
 
 
 def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int) -> pl.DataFrame:
@@ -217,10 +264,13 @@ def changed_active_ids(
         SELECT (SELECT pg_snapshot_xmax(s)::text::bigint FROM snap),
                (SELECT array(SELECT x::text::bigint FROM pg_snapshot_xip(s) AS x) FROM snap),
                array(SELECT id::text FROM memory_nodes
-                     WHERE tenant_id = %(t)s AND namespace = %(n)s AND archived_at IS NULL
-                       AND embedding IS NOT NULL
-                       AND (last_txid >= %(txid)s::text::xid8
-                            OR last_txid = ANY(%(pending)s::text[]::xid8[])))
+                     WHERE tenant_id = %(t)s AND namespace = %(n)s AND last_txid >= %(txid)s::text::xid8
+                       AND archived_at IS NULL AND embedding IS NOT NULL
+                     UNION  -- two index range scans on (tenant_id, namespace, last_txid), not one OR
+                     SELECT id::text FROM memory_nodes
+                     WHERE tenant_id = %(t)s AND namespace = %(n)s
+                       AND last_txid = ANY(%(pending)s::text[]::xid8[])
+                       AND archived_at IS NULL AND embedding IS NOT NULL)
         """,
         {"t": scope.tenant_id, "n": scope.namespace, "txid": str(position.txid),
          "pending": [str(txid) for txid in position.pending]},

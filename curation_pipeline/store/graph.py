@@ -41,9 +41,9 @@ def load_changes(
         past_cursor AS (
             SELECT {_CHANGED_COLUMNS}, false AS from_pending FROM memory_nodes
             WHERE tenant_id = %(t)s AND namespace = %(n)s
+              AND last_txid >= %(txid)s::text::xid8  -- an index range on (.., last_txid)
               AND (last_txid > %(txid)s::text::xid8
-                   OR (last_txid = %(txid)s::text::xid8
-                       AND (%(node)s::uuid IS NULL OR id > %(node)s::uuid)))
+                   OR %(node)s::uuid IS NULL OR id > %(node)s::uuid)
             ORDER BY last_txid, id
             LIMIT %(limit)s
         ),
