@@ -115,7 +115,7 @@ def cmd_seed(args) -> int:
 
 
 def cmd_namespaces(args) -> int:
-    from curation_pipeline.runner import discover_partition_keys
+    from curation_pipeline.namespace_registry import discover_partition_keys
 
     settings = _settings()
     if args.action in ("enable", "disable"):
@@ -127,7 +127,7 @@ def cmd_namespaces(args) -> int:
         import dagster as dg
 
         from curation_pipeline.dagster_home import prepare_dagster_home
-        from curation_pipeline.runner import register_partitions
+        from curation_pipeline.namespace_registry import register_partitions
 
         prepare_dagster_home(settings)
         with dg.DagsterInstance.get() as instance:
@@ -180,7 +180,7 @@ def _run_and_report(
 
 
 def cmd_run(args) -> int:
-    from curation_pipeline.runner import discover_partition_keys
+    from curation_pipeline.namespace_registry import discover_partition_keys
 
     settings = _settings()
     if args.all:
@@ -193,7 +193,7 @@ def cmd_run(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from curation_pipeline.runner import discover_partition_keys
+    from curation_pipeline.namespace_registry import discover_partition_keys
     from curation_pipeline.store.database import redact, app_database_url
 
     settings = _settings()

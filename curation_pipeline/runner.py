@@ -14,16 +14,11 @@ import dagster as dg
 
 from curation_pipeline.dagster_home import prepare_dagster_home
 from curation_pipeline.launcher import code_location_workspace, launch_partition_runs, wait_for_runs
-from curation_pipeline.partitions import (
-    PARTITIONS_DEF_NAME,
-    InvalidNameError,
-    parse_partition_key,
-    partition_key,
-)
+from curation_pipeline.namespace_registry import register_partitions
+from curation_pipeline.partitions import parse_partition_key
 from curation_pipeline.settings import Settings
 from curation_pipeline.store import activity
 from curation_pipeline.store.database import ensure_database, open_connection
-from curation_pipeline.store.triggers import discover_namespaces
 
 
 QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -36,32 +31,6 @@ class CycleResult:
     run_id: str
     run_status: str
     metadata: Mapping | None
-
-
-def discover_partition_keys(settings: Settings) -> tuple[list[str], list[str]]:
-    """Keys of every namespace in the store, and one message per name that can't be a key.
-
-    Also gives each namespace found only in memory_nodes its namespace_activity row, so the
-    schedule and sensors (which read that table alone) see it (store/triggers.py).
-    """
-    with open_connection(ensure_database(settings)) as conn, conn.transaction():
-        namespaces = discover_namespaces(conn)
-    keys, problems = [], []
-    for tenant_id, namespace in namespaces:
-        try:
-            keys.append(partition_key(tenant_id, namespace))
-        except InvalidNameError as error:
-            problems.append(f"skipping {tenant_id!r}/{namespace!r}: {error}")
-    return keys, problems
-
-
-def register_partitions(instance: dg.DagsterInstance, keys: Sequence[str]) -> list[str]:
-    """Add the keys Dagster doesn't know yet; returns the new ones."""
-    known = set(instance.get_dynamic_partitions(PARTITIONS_DEF_NAME))
-    new = [key for key in dict.fromkeys(keys) if key not in known]
-    if new:
-        instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, new)
-    return new
 
 
 def run_partitions(

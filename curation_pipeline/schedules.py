@@ -16,7 +16,7 @@ from curation_pipeline.cron import interval_to_cron
 from curation_pipeline.job import curate_namespace
 from curation_pipeline.partitions import InvalidNameError, partition_key
 from curation_pipeline.resources import MemoryStore
-from curation_pipeline.runner import register_partitions
+from curation_pipeline.namespace_registry import register_partitions
 from curation_pipeline.settings import Settings
 from curation_pipeline.store.triggers import load_candidates
 from curation_pipeline.trigger_runs import (

@@ -21,7 +21,7 @@ import dagster as dg
 from curation_pipeline.job import curate_namespace
 from curation_pipeline.partitions import PARTITIONS_DEF_NAME, InvalidNameError, namespace_partitions, partition_key
 from curation_pipeline.resources import MemoryStore
-from curation_pipeline.runner import discover_partition_keys, register_partitions
+from curation_pipeline.namespace_registry import discover_partition_keys, register_partitions
 from curation_pipeline.schedules import DISABLED_MESSAGE
 from curation_pipeline.settings import Settings
 from curation_pipeline.store.triggers import load_candidates

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from curation_pipeline.undo_runner import NothingToUndoError, undo_run
-from curation_pipeline_tests.conftest import cycle_row, fetch_node, insert, node, run_cycle
+from curation_pipeline_tests.conftest import fetch_node, insert, node, run_cycle
 
 PARAPHRASES = (
     "Customer Dana Reyes prefers email over phone calls.",
