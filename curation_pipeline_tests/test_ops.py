@@ -286,3 +286,18 @@ def test_a_pass_that_left_pairs_behind_or_new_settings_mean_a_full_pass(db, inst
     assert (follow_up["pass"], follow_up["pairs_merged"], follow_up["pairs_left_over"]) == ("full", 1, 0)
     assert _consolidate(instance, cap=1)["pass"] == "unchanged"
     assert _consolidate(instance, cap=1, similarity_threshold=0.5)["pass"] == "full"
+
+
+@pytest.mark.parametrize("in_database_up_to", [100, 0])
+def test_a_zero_vector_written_by_an_agent_never_pairs_with_anything(db, instance, in_database_up_to):
+    import numpy as np
+
+    insert(db, *[node(text=f"Distinct fact number {i} about project {i * 7}.") for i in range(5)],
+           {**node(text="Broken vector from an agent.", embed=False),
+            "embedding": np.zeros(384, dtype=np.float32), "embedding_model": "lexical-ngram-v1/384"})
+    config = {"in_database_search_max_changed": in_database_up_to}
+    assert _consolidate(instance, **config)["pairs_merged"] == 0
+    insert(db, node(text="The user likes tea."))
+    incremental = _consolidate(instance, **config)
+    assert incremental["pass"].startswith("incremental") and incremental["pairs_merged"] == 0
+    assert db.execute("SELECT count(*) FROM memory_nodes WHERE archived_at IS NOT NULL").fetchone()[0] == 0

@@ -122,34 +122,42 @@ def similar_pairs_in_database(
     Returns (the rows of every node in a pair, as consolidation_candidates without vectors;
     PAIR_SCHEMA pairs indexing those rows).
     """
-    pairs = conn.execute(
+    # One statement, so the pairs and the rows (with the row_version the merge is guarded by)
+    # come from the same snapshot. A zero vector has no direction: its cosine distance is NaN,
+    # which Postgres sorts above every number, so it must be excluded explicitly.
+    records = conn.execute(
         """
-        SELECT DISTINCT least(c.id, n.id)::text, greatest(c.id, n.id)::text,
-               1 - (c.embedding <=> n.embedding)
-        FROM memory_nodes c
-        JOIN memory_nodes n
-          ON n.tenant_id = c.tenant_id AND n.namespace = c.namespace
-         AND n.memory_type = c.memory_type
-         AND coalesce(n.embedding_model, '') = coalesce(c.embedding_model, '')
-         AND n.id <> c.id AND n.archived_at IS NULL AND n.embedding IS NOT NULL
-        WHERE c.id = ANY(%s::uuid[]) AND c.tenant_id = %s AND c.namespace = %s
-          AND c.archived_at IS NULL AND c.embedding IS NOT NULL
-          AND 1 - (c.embedding <=> n.embedding) > %s
+        WITH pairs AS (
+            SELECT DISTINCT least(c.id, n.id) AS a, greatest(c.id, n.id) AS b,
+                   1 - (c.embedding <=> n.embedding) AS similarity
+            FROM memory_nodes c
+            JOIN memory_nodes n
+              ON n.tenant_id = c.tenant_id AND n.namespace = c.namespace
+             AND n.memory_type = c.memory_type
+             AND coalesce(n.embedding_model, '') = coalesce(c.embedding_model, '')
+             AND n.id <> c.id AND n.archived_at IS NULL AND n.embedding IS NOT NULL
+            WHERE c.id = ANY(%s::uuid[]) AND c.tenant_id = %s AND c.namespace = %s
+              AND c.archived_at IS NULL AND c.embedding IS NOT NULL
+              AND vector_norm(c.embedding) > 0 AND vector_norm(n.embedding) > 0
+              AND 1 - (c.embedding <=> n.embedding) > %s
+        ),
+        involved AS (SELECT a AS id FROM pairs UNION SELECT b FROM pairs)
+        SELECT NULL::text, NULL::text, NULL::float8, m.id::text, m.memory_type,
+               coalesce(m.embedding_model, ''), m.pointer_summary, m.base_utility, m.pinned,
+               m.confidence, m.recall_count::bigint, m.created_at, m.row_version
+        FROM memory_nodes m JOIN involved USING (id)
+        UNION ALL
+        SELECT a::text, b::text, similarity, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+        FROM pairs
         """,
         (changed_ids, scope.tenant_id, scope.namespace, threshold),
     ).fetchall()
-    involved = sorted({node_id for first, second, _ in pairs for node_id in (first, second)})
-    cursor = conn.execute(
-        """
-        SELECT id::text, memory_type, coalesce(embedding_model, ''), pointer_summary,
-               base_utility, pinned, confidence, recall_count::bigint, created_at, row_version
-        FROM memory_nodes WHERE id = ANY(%s::uuid[]) AND tenant_id = %s AND namespace = %s
-        ORDER BY id
-        """,
-        (involved, scope.tenant_id, scope.namespace),
+    rows = pl.DataFrame(
+        sorted(record[3:] for record in records if record[3] is not None),
+        schema=_NODE_SCHEMA, orient="row",
     )
-    rows = _frame(cursor, _NODE_SCHEMA)
     index = {node_id: row for row, node_id in enumerate(rows["id"].to_list())}
+    pairs = [record[:3] for record in records if record[0] is not None]
     found = pl.DataFrame(
         {"i": [index[a] for a, _, _ in pairs], "j": [index[b] for _, b, _ in pairs],
          "similarity": [float(sim) for _, _, sim in pairs]},
