@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from curation_pipeline.store.database import open_connection
 from curation_pipeline.undo_runner import NothingToUndoError, undo_run
 from curation_pipeline_tests.conftest import fetch_node, insert, node, run_cycle
 
@@ -186,3 +187,28 @@ def test_an_operator_can_undo_a_run_from_dagster(db, curated, instance):
         run_config={"ops": {"undo_run_op": {"config": {"run_id": result.run_id}}}}, instance=instance,
     )
     assert redo.success and _content(db) != curated["start"]
+
+
+def test_an_agent_write_between_two_steps_of_the_run_survives_its_undo(db, instance, database_url, monkeypatch):
+    from curation_pipeline.store import candidates
+
+    keeper, _ = insert(db, node(text=PARAPHRASES[0], base_utility=0.9, recall_count=1),
+                       node(text=PARAPHRASES[1]))
+    real_load = candidates.missing_embedding_candidates
+
+    def load_after_an_agent_recall(*args, **kwargs):
+        # Between step 2 (which rewrote the keeper) and step 4 (which re-embeds it).
+        with open_connection(database_url, autocommit=True) as agent:
+            agent.execute("UPDATE memory_nodes SET recall_count = 7, heat = 0.9 WHERE id = %s", (keeper,))
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(candidates, "missing_embedding_candidates", load_after_an_agent_recall)
+    run = run_cycle(instance)
+    assert run.success
+    assert db.execute("SELECT count(*) FROM node_revisions WHERE node_id = %s", (keeper,)).fetchone()[0] == 2
+
+    [report] = undo_run(database_url, run.run_id)
+    restored = fetch_node(db, keeper)
+    assert report.conflicts == [] and keeper in report.nodes_restored
+    assert restored["pointer_summary"] == PARAPHRASES[0]
+    assert (restored["recall_count"], restored["heat"]) == (7, 0.9)  # the agent's recall stays

@@ -6,6 +6,8 @@ edges; a merge adds a `merged_into` edge from the archived node's vertex to its 
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 import psycopg
 
@@ -76,41 +78,7 @@ def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan
     """Upsert the planned vertices and add merge edges; every change lands in graph_revisions."""
     vertices = plan.vertices
     ids = vertices["node_id"].to_list()
-    upserted = conn.execute(
-        """
-        WITH previous AS (
-            SELECT * FROM graph_vertices WHERE node_id = ANY(%(ids)s::uuid[])
-        ),
-        upserted AS (
-            INSERT INTO graph_vertices AS v
-                (node_id, tenant_id, namespace, heat, pinned, summary, archived)
-            SELECT * FROM unnest(%(ids)s::uuid[], %(tenants)s::text[], %(namespaces)s::text[],
-                                 %(heat)s::float8[], %(pinned)s::bool[], %(summary)s::text[],
-                                 %(archived)s::bool[])
-            ON CONFLICT (node_id) DO UPDATE
-                SET tenant_id = EXCLUDED.tenant_id, namespace = EXCLUDED.namespace,
-                    heat = EXCLUDED.heat, pinned = EXCLUDED.pinned, summary = EXCLUDED.summary,
-                    archived = EXCLUDED.archived, synced_at = now()
-                WHERE (v.tenant_id, v.namespace, v.heat, v.pinned, v.summary, v.archived)
-                      IS DISTINCT FROM (EXCLUDED.tenant_id, EXCLUDED.namespace, EXCLUDED.heat,
-                                        EXCLUDED.pinned, EXCLUDED.summary, EXCLUDED.archived)
-            RETURNING *
-        ),
-        logged AS (
-            INSERT INTO graph_revisions (run_id, step, tenant_id, namespace, kind, vertex_id, before, after)
-            SELECT %(run_id)s, %(step)s, u.tenant_id, u.namespace, 'vertex', u.node_id,
-                   CASE WHEN p.node_id IS NULL THEN NULL ELSE to_jsonb(p) - 'synced_at' END,
-                   to_jsonb(u) - 'synced_at'
-            FROM upserted u LEFT JOIN previous p USING (node_id)
-        )
-        SELECT p.node_id IS NULL, u.archived AND NOT coalesce(p.archived, false)
-        FROM upserted u LEFT JOIN previous p USING (node_id)
-        """,
-        {"ids": ids, "tenants": vertices["tenant_id"].to_list(),
-         "namespaces": vertices["namespace"].to_list(), "heat": vertices["heat"].to_list(),
-         "pinned": vertices["pinned"].to_list(), "summary": vertices["summary"].to_list(),
-         "archived": vertices["archived"].to_list(), "run_id": scope.run_id, "step": scope.step},
-    ).fetchall()
+    upserted = upsert_vertices(conn, scope, vertices)
     # Edges for merges whose two vertices now both exist, from either side of this batch.
     edges = conn.execute(
         """
@@ -142,6 +110,66 @@ def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan
         "edges_created": len(edges),
         "remaining": plan.remaining,
     }
+
+
+def upsert_vertices(
+    conn: psycopg.Connection, scope: Scope, vertices: pl.DataFrame, reason: dict | None = None
+) -> list[tuple[bool, bool]]:
+    """Create or update vertices (VERTEX_COLUMNS) where they differ; each change is recorded in
+    graph_revisions. Returns (created, newly archived) per vertex that changed."""
+    ids = vertices["node_id"].to_list()
+    upserted = conn.execute(
+        """
+        WITH previous AS (
+            SELECT * FROM graph_vertices WHERE node_id = ANY(%(ids)s::uuid[])
+        ),
+        upserted AS (
+            INSERT INTO graph_vertices AS v
+                (node_id, tenant_id, namespace, heat, pinned, summary, archived)
+            SELECT * FROM unnest(%(ids)s::uuid[], %(tenants)s::text[], %(namespaces)s::text[],
+                                 %(heat)s::float8[], %(pinned)s::bool[], %(summary)s::text[],
+                                 %(archived)s::bool[])
+            ON CONFLICT (node_id) DO UPDATE
+                SET tenant_id = EXCLUDED.tenant_id, namespace = EXCLUDED.namespace,
+                    heat = EXCLUDED.heat, pinned = EXCLUDED.pinned, summary = EXCLUDED.summary,
+                    archived = EXCLUDED.archived, synced_at = now()
+                WHERE (v.tenant_id, v.namespace, v.heat, v.pinned, v.summary, v.archived)
+                      IS DISTINCT FROM (EXCLUDED.tenant_id, EXCLUDED.namespace, EXCLUDED.heat,
+                                        EXCLUDED.pinned, EXCLUDED.summary, EXCLUDED.archived)
+            RETURNING *
+        ),
+        logged AS (
+            INSERT INTO graph_revisions (run_id, step, tenant_id, namespace, kind, vertex_id, before, after, reason)
+            SELECT %(run_id)s, %(step)s, u.tenant_id, u.namespace, 'vertex', u.node_id,
+                   CASE WHEN p.node_id IS NULL THEN NULL ELSE to_jsonb(p) - 'synced_at' END,
+                   to_jsonb(u) - 'synced_at', %(reason)s::jsonb
+            FROM upserted u LEFT JOIN previous p USING (node_id)
+        )
+        SELECT p.node_id IS NULL, u.archived AND NOT coalesce(p.archived, false)
+        FROM upserted u LEFT JOIN previous p USING (node_id)
+        """,
+        {"ids": ids, "tenants": vertices["tenant_id"].to_list(),
+         "namespaces": vertices["namespace"].to_list(), "heat": vertices["heat"].to_list(),
+         "pinned": vertices["pinned"].to_list(), "summary": vertices["summary"].to_list(),
+         "archived": vertices["archived"].to_list(), "run_id": scope.run_id, "step": scope.step,
+         "reason": json.dumps(reason or {})},
+    ).fetchall()
+    return upserted
+
+
+def reproject_vertices(conn: psycopg.Connection, scope: Scope, node_ids: list[str], reason: dict) -> int:
+    """Set the vertices of these nodes to what the nodes are now (after an undo restored them)."""
+    cursor = conn.execute(
+        f"SELECT {_CHANGED_COLUMNS} FROM memory_nodes"
+        " WHERE id = ANY(%s::uuid[]) AND tenant_id = %s AND namespace = %s ORDER BY id",
+        (node_ids, scope.tenant_id, scope.namespace),
+    )
+    nodes = pl.DataFrame(cursor.fetchall(), schema=CHANGED_SCHEMA, orient="row")
+    vertices = nodes.select(
+        pl.col("id").alias("node_id"), "tenant_id", "namespace", "heat", "pinned",
+        pl.col("pointer_summary").alias("summary"), "archived",
+    )
+    return len(upsert_vertices(conn, scope, vertices, reason)) if vertices.height else 0
 
 
 def _save_position(conn: psycopg.Connection, scope: Scope, position: SyncPosition) -> None:

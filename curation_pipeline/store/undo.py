@@ -14,8 +14,9 @@ from dataclasses import asdict, dataclass, field
 
 import psycopg
 
+from curation_pipeline.store.graph import reproject_vertices
 from curation_pipeline.store.revisions import PlanColumn, Scope, update_nodes
-from curation_pipeline.undo import decide, differing_columns
+from curation_pipeline.undo import decide, run_effect
 
 UNDO_STEP = "undo"
 # The node columns a run can change and an undo restores (never identity or bookkeeping).
@@ -24,7 +25,6 @@ NODE_COLUMNS = (
     "pinned", "recall_count", "last_recalled_at", "epoch", "confidence", "archived_at",
     "merged_into",
 )
-VERTEX_COLUMNS = ("tenant_id", "namespace", "heat", "pinned", "summary", "archived")
 EDGE_COLUMNS = ("retracted_at", "retracted_by")
 SIGNAL_COLUMNS = ("status", "withdrawn_at", "withdrawn_by")
 
@@ -72,7 +72,7 @@ def undo_in_namespace(
     scope = Scope(run_id=undo_id, tenant_id=tenant_id, namespace=namespace, step=UNDO_STEP)
     _undo_nodes(conn, scope, run_id, force, report)
     _undo_signals(conn, scope, run_id, force, report)
-    _undo_vertices(conn, scope, run_id, force, report)
+    _undo_vertices(conn, scope, run_id, report)
     _undo_edges(conn, scope, run_id, force, report)
     conn.execute(
         "INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)"
@@ -82,23 +82,28 @@ def undo_in_namespace(
     return report
 
 
-def _first_before_last_after(conn, table: str, key: str, scope: Scope, run_id: str, kind: str | None = None):
-    """{key: (state before the run's first change, state after its last)} for the run's rows."""
+def _run_effects(conn, table: str, key: str, scope: Scope, run_id: str, columns, kind: str | None = None):
+    """{key: RunEffect} for every row the run changed in `table` (see undo.run_effect).
+
+    A row the run created has no `before` (NULL): it is returned as {key: None}."""
     kind_filter = "AND kind = %(kind)s" if kind else ""
     rows = conn.execute(
         f"""
-        SELECT {key}::text, (array_agg(before ORDER BY id))[1], (array_agg(after ORDER BY id DESC))[1]
+        SELECT {key}::text, array_agg(before ORDER BY id), array_agg(after ORDER BY id)
         FROM {table}
         WHERE run_id = %(run)s AND tenant_id = %(t)s AND namespace = %(n)s {kind_filter}
         GROUP BY {key}
         """,
         {"run": run_id, "t": scope.tenant_id, "n": scope.namespace, "kind": kind},
     ).fetchall()
-    return {row[0]: (row[1], row[2]) for row in rows}
+    return {
+        row_key: None if befores[0] is None else run_effect(list(zip(befores, afters)), columns)
+        for row_key, befores, afters in rows
+    }
 
 
 def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport) -> None:
-    changes = _first_before_last_after(conn, "node_revisions", "node_id", scope, run_id)
+    changes = _run_effects(conn, "node_revisions", "node_id", scope, run_id, NODE_COLUMNS)
     if not changes:
         return
     current = {
@@ -110,20 +115,19 @@ def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         ).fetchall()
     }
     ids, versions, targets, columns, reasons = [], [], [], [], []
-    for node_id, (before, after) in sorted(changes.items()):
+    for node_id, effect in sorted(changes.items()):
         now, version = current[node_id]
-        decision = decide(before, after, now, NODE_COLUMNS, force=force)
+        decision = decide(effect, now, force=force)
         if decision.action == "already_undone":
             report.nodes_already_undone += 1
         elif decision.action == "conflict":
             report.conflicts.append(
-                {"kind": "node", "id": node_id,
-                 "changed_since": differing_columns(now, after, decision.columns)}
+                {"kind": "node", "id": node_id, "changed_since": list(decision.changed_since)}
             )
         elif decision.action == "restore":
             ids.append(node_id)
             versions.append(version)
-            targets.append(json.dumps(before))
+            targets.append(json.dumps(effect.before))
             columns.append(json.dumps(list(decision.columns)))
             reasons.append({"undo_of": run_id, "columns": list(decision.columns), "forced": decision.forced})
             if decision.forced:
@@ -147,12 +151,12 @@ def _undo_signals(conn, scope: Scope, run_id: str, force: bool, report: UndoRepo
     ).fetchall()
     pending = [signal_id for signal_id, status in created if status == "pending"]
     report.signals_withdrawn = len(_set_signals(
-        conn, scope, pending,
-        [{"status": "withdrawn", "withdrawn_by": scope.run_id}] * len(pending), now_for_withdrawn=True,
+        conn, scope, pending, [{"status": "withdrawn", "withdrawn_by": scope.run_id}] * len(pending),
+        ["pending"] * len(pending), now_for_withdrawn=True,
     ))
     report.signals_not_withdrawn += sum(1 for _, status in created if status == "consumed")
     # Signals whose status the run changed (the run was an undo): put them back.
-    changes = _first_before_last_after(conn, "signal_revisions", "signal_id", scope, run_id)
+    changes = _run_effects(conn, "signal_revisions", "signal_id", scope, run_id, SIGNAL_COLUMNS)
     if not changes:
         return
     current = {
@@ -164,31 +168,35 @@ def _undo_signals(conn, scope: Scope, run_id: str, force: bool, report: UndoRepo
             ([int(signal_id) for signal_id in changes],),
         ).fetchall()
     }
-    restore_ids, restore_to = [], []
-    for signal_id, (before, after) in sorted(changes.items()):
-        decision = decide(before, after, current[signal_id], SIGNAL_COLUMNS, force=force)
+    restore_ids, restore_to, expected = [], [], []
+    for signal_id, effect in sorted(changes.items()):
+        decision = decide(effect, current[signal_id], force=force)
         if decision.action == "restore":
             restore_ids.append(int(signal_id))
-            restore_to.append(before)
+            restore_to.append(effect.before)
+            expected.append(current[signal_id]["status"])
         elif decision.action == "conflict":
             report.conflicts.append({"kind": "signal", "id": signal_id,
-                                     "changed_since": differing_columns(current[signal_id], after, SIGNAL_COLUMNS)})
-    restored = _set_signals(conn, scope, restore_ids, restore_to)
+                                     "changed_since": list(decision.changed_since)})
+    restored = _set_signals(conn, scope, restore_ids, restore_to, expected)
     report.signals_restored = len(restored)
     report.signals_not_withdrawn += len(restore_ids) - len(restored)
 
 
 def _set_signals(
-    conn, scope: Scope, ids: Sequence[int], states: Sequence[dict], *, now_for_withdrawn: bool = False
+    conn, scope: Scope, ids: Sequence[int], states: Sequence[dict], expected_status: Sequence[str],
+    *, now_for_withdrawn: bool = False,
 ) -> list[int]:
-    """Set signals' status fields, recording each change; a signal that would become a second
-    pending one for its node is skipped (the unique rule for pending signals)."""
+    """Set signals' status fields, recording each change. Skipped: a signal whose status is no
+    longer the one decided on (a consumer took it meanwhile), and one that would become a second
+    pending signal for its node (the unique rule for pending signals)."""
     if not ids:
         return []
     rows = conn.execute(
         """
         WITH plan AS (
-            SELECT * FROM unnest(%(ids)s::bigint[], %(states)s::jsonb[]) AS p(id, state)
+            SELECT * FROM unnest(%(ids)s::bigint[], %(states)s::jsonb[], %(expected)s::text[])
+                AS p(id, state, expected_status)
         ),
         previous AS (
             SELECT s.* FROM training_signals s JOIN plan USING (id)
@@ -201,6 +209,7 @@ def _set_signals(
                                     ELSE (p.state->>'withdrawn_at')::timestamptz END
             FROM plan p
             WHERE s.id = p.id AND s.tenant_id = %(t)s AND s.namespace = %(n)s
+              AND s.status = p.expected_status
               AND NOT (p.state->>'status' = 'pending' AND EXISTS (
                   SELECT 1 FROM training_signals o
                   WHERE o.memory_id = s.memory_id AND o.signal_type = s.signal_type
@@ -215,58 +224,29 @@ def _set_signals(
         RETURNING signal_id
         """,
         {"ids": list(ids), "states": [json.dumps(state) for state in states],
-         "stamp": now_for_withdrawn, "t": scope.tenant_id, "n": scope.namespace, "run": scope.run_id},
+         "expected": list(expected_status), "stamp": now_for_withdrawn, "t": scope.tenant_id, "n": scope.namespace, "run": scope.run_id},
     ).fetchall()
     return [row[0] for row in rows]
 
 
-def _undo_vertices(conn, scope: Scope, run_id: str, force: bool, report: UndoReport) -> None:
-    changes = _first_before_last_after(conn, "graph_revisions", "vertex_id", scope, run_id, "vertex")
-    # A vertex the run created mirrors a node that still exists: it stays, and the next sync
-    # keeps it in step with the restored node.
-    changes = {key: value for key, value in changes.items() if value[0] is not None}
-    if not changes:
-        return
-    current = dict(conn.execute(
-        "SELECT node_id::text, to_jsonb(v) - 'synced_at' FROM graph_vertices v"
-        " WHERE node_id = ANY(%s::uuid[]) ORDER BY node_id FOR UPDATE",
-        (list(changes),),
-    ).fetchall())
-    restore_ids, targets = [], []
-    for vertex_id, (before, after) in sorted(changes.items()):
-        decision = decide(before, after, current[vertex_id], VERTEX_COLUMNS, force=force)
-        if decision.action == "restore":
-            restore_ids.append(vertex_id)
-            targets.append(json.dumps(before))
-        elif decision.action == "conflict":
-            report.conflicts.append({"kind": "vertex", "id": vertex_id,
-                                     "changed_since": differing_columns(current[vertex_id], after, VERTEX_COLUMNS)})
-    assignments = ", ".join(
-        f"{column} = (jsonb_populate_record(NULL::graph_vertices, p.target)).{column}"
-        for column in VERTEX_COLUMNS
-    )
-    restored = conn.execute(
-        f"""
-        WITH plan AS (SELECT * FROM unnest(%(ids)s::uuid[], %(targets)s::jsonb[]) AS p(id, target)),
-        previous AS (SELECT v.* FROM graph_vertices v JOIN plan p ON p.id = v.node_id),
-        changed AS (
-            UPDATE graph_vertices v SET {assignments}, synced_at = now()
-            FROM plan p WHERE v.node_id = p.id RETURNING v.*
+def _undo_vertices(conn, scope: Scope, run_id: str, report: UndoReport) -> None:
+    """Vertices mirror nodes: after the nodes are restored, set the vertices the run changed (and
+    those of the nodes just restored) to what their nodes are now. Restoring a vertex's old
+    content instead could leave it behind its node (a sync that mirrored an agent's edit)."""
+    touched = {row[0] for row in conn.execute(
+        "SELECT DISTINCT vertex_id::text FROM graph_revisions WHERE run_id = %s AND kind = 'vertex'"
+        " AND tenant_id = %s AND namespace = %s",
+        (run_id, scope.tenant_id, scope.namespace),
+    ).fetchall()}
+    touched |= set(report.nodes_restored)
+    if touched:
+        report.vertices_restored = reproject_vertices(
+            conn, scope, sorted(touched), {"undo_of": run_id}
         )
-        INSERT INTO graph_revisions (run_id, step, tenant_id, namespace, kind, vertex_id, before, after, reason)
-        SELECT %(run)s, %(step)s, c.tenant_id, c.namespace, 'vertex', c.node_id,
-               to_jsonb(b) - 'synced_at', to_jsonb(c) - 'synced_at', %(reason)s::jsonb
-        FROM changed c JOIN previous b USING (node_id)
-        RETURNING vertex_id
-        """,
-        {"ids": restore_ids, "targets": targets, "run": scope.run_id, "step": scope.step,
-         "reason": json.dumps({"undo_of": run_id})},
-    ).fetchall() if restore_ids else []
-    report.vertices_restored = len(restored)
 
 
 def _undo_edges(conn, scope: Scope, run_id: str, force: bool, report: UndoReport) -> None:
-    changes = _first_before_last_after(conn, "graph_revisions", "edge_id", scope, run_id, "edge")
+    changes = _run_effects(conn, "graph_revisions", "edge_id", scope, run_id, EDGE_COLUMNS, "edge")
     if not changes:
         return
     current = dict(conn.execute(
@@ -274,19 +254,19 @@ def _undo_edges(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         ([int(edge_id) for edge_id in changes],),
     ).fetchall())
     retract, restore, restore_to = [], [], []
-    for edge_id, (before, after) in sorted(changes.items()):
+    for edge_id, effect in sorted(changes.items()):
         now = current[edge_id]
-        if before is None:  # the run added it: retract it, once
+        if effect is None:  # the run added it: retract it, once
             if now.get("retracted_at") is None:
                 retract.append(int(edge_id))
             continue
-        decision = decide(before, after, now, EDGE_COLUMNS, force=force)
+        decision = decide(effect, now, force=force)
         if decision.action == "restore":
             restore.append(int(edge_id))
-            restore_to.append(before)
+            restore_to.append(effect.before)
         elif decision.action == "conflict":
             report.conflicts.append({"kind": "edge", "id": edge_id,
-                                     "changed_since": differing_columns(now, after, EDGE_COLUMNS)})
+                                     "changed_since": list(decision.changed_since)})
     report.edges_retracted = _set_edges(
         conn, scope, run_id, retract, [{"retracted_by": scope.run_id}] * len(retract), stamp=True
     )
