@@ -42,6 +42,11 @@ class MemoryStore(dg.ConfigurableResource):
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["MemoryStore"]:
         partition = context.run.tags.get(PARTITION_TAG) if context.run else None
         if partition is None:
+            if self.dry_run:  # e.g. undo_curation_run: a silently real run would be worse
+                raise dg.Failure(
+                    description="dry_run is only supported for curation runs of one namespace "
+                    "(a partition of curate_namespace); this run would have written for real"
+                )
             yield self
             return
         tenant_id, namespace = parse_partition_key(partition)

@@ -111,3 +111,19 @@ def test_a_failed_step_in_a_dry_run_is_part_of_the_preview_and_nothing_is_writte
     assert after.pop("activity") == [("curation_preview", result.run_id)]
     before.pop("activity")
     assert after == before
+
+
+def test_dry_run_on_a_job_it_cannot_preview_fails_instead_of_writing(db, instance):
+    from curation_pipeline.definitions import defs
+
+    _store_with_work_for_every_step(db)
+    real = run_cycle(instance)
+    before = _everything(db)
+    result = defs.get_job_def("undo_curation_run").execute_in_process(
+        run_config={"ops": {"undo_run_op": {"config": {"run_id": real.run_id}}}, **DRY_RUN},
+        instance=instance, raise_on_error=False,
+    )
+    assert not result.success
+    after = _everything(db)
+    after.pop("activity"), before.pop("activity")
+    assert after == before

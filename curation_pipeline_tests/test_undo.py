@@ -212,3 +212,17 @@ def test_an_agent_write_between_two_steps_of_the_run_survives_its_undo(db, insta
     assert report.conflicts == [] and keeper in report.nodes_restored
     assert restored["pointer_summary"] == PARAPHRASES[0]
     assert (restored["recall_count"], restored["heat"]) == (7, 0.9)  # the agent's recall stays
+
+
+def test_a_merge_made_again_after_its_undo_brings_its_edge_back(db, curated, instance):
+    [report] = undo_run(curated["url"], curated["run_id"])
+    assert report.edges_retracted == 1
+    again = run_cycle(instance)
+    assert again.success
+    assert db.execute(
+        "SELECT count(*) FROM graph_edges WHERE retracted_at IS NULL AND label = 'merged_into'"
+    ).fetchone()[0] == 1
+    # ... and undoing that run retracts it again.
+    [second] = undo_run(curated["url"], again.run_id)
+    assert second.edges_restored + second.edges_retracted == 1
+    assert db.execute("SELECT count(*) FROM graph_edges WHERE retracted_at IS NULL").fetchone()[0] == 0

@@ -82,20 +82,31 @@ def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan
     # Edges for merges whose two vertices now both exist, from either side of this batch.
     edges = conn.execute(
         """
-        WITH added AS (
-            INSERT INTO graph_edges (tenant_id, namespace, source_id, target_id, label)
-            SELECT m.tenant_id, m.namespace, m.id, m.merged_into, 'merged_into'
+        WITH wanted AS (
+            SELECT m.tenant_id, m.namespace, m.id AS source_id, m.merged_into AS target_id,
+                   'merged_into' AS label
             FROM memory_nodes m
             JOIN graph_vertices s ON s.node_id = m.id
             JOIN graph_vertices k ON k.node_id = m.merged_into
             WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.merged_into IS NOT NULL
               AND (m.id = ANY(%(ids)s::uuid[]) OR m.merged_into = ANY(%(ids)s::uuid[]))
-            ON CONFLICT (source_id, target_id, label) DO NOTHING
+        ),
+        previous AS (
+            SELECT e.* FROM graph_edges e JOIN wanted w USING (source_id, target_id, label)
+        ),
+        -- New edges are added; an edge an undo retracted comes back when the merge is made again.
+        added AS (
+            INSERT INTO graph_edges AS e (tenant_id, namespace, source_id, target_id, label)
+            SELECT * FROM wanted
+            ON CONFLICT (source_id, target_id, label) DO UPDATE
+                SET retracted_at = NULL, retracted_by = NULL
+                WHERE e.retracted_at IS NOT NULL
             RETURNING *
         )
         INSERT INTO graph_revisions (run_id, step, tenant_id, namespace, kind, edge_id, before, after)
-        SELECT %(run_id)s, %(step)s, tenant_id, namespace, 'edge', id, NULL, to_jsonb(added)
-        FROM added
+        SELECT %(run_id)s, %(step)s, a.tenant_id, a.namespace, 'edge', a.id,
+               CASE WHEN p.id IS NULL THEN NULL ELSE to_jsonb(p) END, to_jsonb(a)
+        FROM added a LEFT JOIN previous p ON p.id = a.id
         RETURNING edge_id
         """,
         {"t": scope.tenant_id, "n": scope.namespace, "ids": ids, "run_id": scope.run_id,
