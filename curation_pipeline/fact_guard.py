@@ -240,3 +240,32 @@ def judge(raw_output: str | None, *, field: str, inputs: Sequence[str], max_char
             introduced=tuple(token for _, token in introduced),
         )
     return Verdict(True, "all facts kept, none introduced", text=text)
+
+
+# Words too common to carry a fact; everything else of four letters or more counts.
+_COMMON_WORDS = frozenset(
+    "that this with from have been were will would should could their there they them then than "
+    "what when where which while about also into onto over under some such very more most only "
+    "just each every other both does done your yours ours".split()
+)
+_CONTENT_WORD = re.compile(r"[^\W\d_]{4,}", re.UNICODE)
+
+
+def content_words(text: str) -> set[str]:
+    return {word for word in (w.casefold() for w in _CONTENT_WORD.findall(text)) if word not in _COMMON_WORDS}
+
+
+def sentences_not_covered(sentences: Sequence[str], output: str, *, min_share: float = 0.75) -> list[str]:
+    """The sentences whose content words mostly don't appear in `output`.
+
+    The token checks above see numbers, dates, names and identifiers, not plain facts such as
+    "is allergic to peanuts": an answer that silently drops such a sentence must not count as
+    a merge that kept everything.
+    """
+    present = content_words(output)
+    lacking = []
+    for sentence in sentences:
+        words = content_words(sentence)
+        if words and len(words & present) / len(words) < min_share:
+            lacking.append(sentence)
+    return lacking

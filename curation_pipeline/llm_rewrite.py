@@ -24,8 +24,10 @@ import json
 
 import polars as pl
 
-from curation_pipeline.fact_guard import Verdict, judge
+from curation_pipeline.fact_guard import Verdict, judge, sentences_not_covered
 from curation_pipeline.llm import LLMClient, StepTally
+from curation_pipeline.steps.consolidate import new_sentences
+from curation_pipeline.text import split_sentences
 from curation_pipeline.prompts import MERGE_FIELD, SUMMARY_FIELD, merge_request, summary_request
 
 _NOTES_KEPT = 30  # the step caps are 20 and 30, so every note of a default cycle fits
@@ -75,6 +77,15 @@ def rewrite_merges(client: LLMClient | None, plan: pl.DataFrame, loaded: pl.Data
                                 max_output_tokens=client.settings.max_output_tokens)
         verdict, reason = _ask(client, tally, request, "merge", field=MERGE_FIELD,
                                inputs=[keeper, absorbed], max_chars=max_chars)
+        if verdict is not None and verdict.accepted:
+            # Both sides' plain facts too, not only their numbers and names.
+            dropped = sentences_not_covered(split_sentences(keeper) + new_sentences(keeper, absorbed),
+                                            verdict.text)
+            if dropped:
+                tally.accepted -= 1
+                tally.rejected += 1
+                verdict = None
+                reason.update(guard="rejected", guard_reason=f"drops the content of {dropped[0]!r}")
         if verdict is not None and verdict.accepted:
             # Sentence counts describe the offline merge; the guard vouches for the LLM's.
             row = {**row, "merged_text": verdict.text, "keeper_text_changed": verdict.text != keeper,

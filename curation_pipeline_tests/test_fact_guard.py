@@ -92,3 +92,11 @@ def test_property_dropping_any_fact_is_rejected_keeping_all_is_accepted(facts, d
     without = " ".join(s for i, s in enumerate(sentences) if i != dropped)
     verdict = judge(_answer(without or "nothing."), field="merged_text", inputs=[original], max_chars=10_000)
     assert not verdict.accepted and facts[dropped].lower() in {m.lower() for m in verdict.missing}
+
+
+def test_sentences_whose_plain_content_is_missing_are_named():
+    from curation_pipeline.fact_guard import sentences_not_covered
+
+    sentences = ["Prefers email contact.", "Is allergic to peanuts."]
+    assert sentences_not_covered(sentences, "Prefers email contact.") == ["Is allergic to peanuts."]
+    assert sentences_not_covered(sentences, "Prefers contact by email; allergic to peanuts.") == []

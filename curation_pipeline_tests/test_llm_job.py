@@ -366,3 +366,20 @@ def test_with_the_llm_path_off_nothing_is_sent_and_the_steps_work_offline(db, in
     assert len(fetch_node(db, ids["verbose"])["pointer_summary"]) <= 200  # the offline truncation
     assert "llm_requests" not in steps(db, result)["consolidate_duplicates"]
     assert json.dumps(revisions(db, ids["keeper"])[0]["method"]) == '"offline"'
+
+
+def test_a_merge_that_drops_a_plain_fact_falls_back_to_the_offline_merge(db, instance, stub, llm_env):
+    # Every name, date and address is still there, but "prefers email over phone calls" is gone:
+    # the token checks alone would accept it.
+    dropped = ("Customer Dana Reyes. Account manager Sam Okafor took over on 2024-03-05. "
+               "Invoices go to billing@acme.example.")
+    stub.responder = scripted(answer(MERGE_FIELD, dropped), answer(SUMMARY_FIELD, GOOD_SUMMARY))
+    llm_env(stub.url)
+    ids = seed(db)
+    result = run_cycle(instance, run_config=RUN_CONFIG, op_selection=STEPS)
+    assert result.success
+    assert_merged(db, ids, OFFLINE_MERGE)
+    [keeper_revision] = revisions(db, ids["keeper"])
+    assert keeper_revision["method"] == "offline" and keeper_revision["guard"] == "rejected"
+    assert "drops the content of 'Customer Dana Reyes prefers email over phone calls.'" in keeper_revision["guard_reason"]
+    assert steps(db, result)["consolidate_duplicates"]["llm_rejected"] == 1
