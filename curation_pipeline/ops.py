@@ -147,20 +147,21 @@ def consolidate_duplicates(
                     **actions.no_merges()}
         allowance = archive_allowance(candidates.count_active(conn, scope), config.max_archive_fraction)
         cap = min(config.cap, allowance)
+        vetoed = candidates.vetoed_pairs(conn, scope)
         if incremental and len(changed) <= config.in_database_search_max_changed:
             # A few changed nodes: pgvector compares them with the rest where the vectors are,
             # instead of shipping the namespace's vectors here (cost follows the change).
             loaded, pairs = candidates.similar_pairs_in_database(
                 conn, scope, sorted(changed), config.similarity_threshold
             )
-            result = select_merges(loaded, pairs, cap=cap, max_chars=config.max_chars)
+            result = select_merges(loaded, pairs, cap=cap, max_chars=config.max_chars, vetoed=vetoed)
             focus_count, how = len(changed), "incremental (in database)"
         else:
             loaded, vectors = candidates.consolidation_candidates(conn, scope)
             focus = loaded["id"].is_in(list(changed)).to_numpy() if incremental else None
             result = consolidation_pass(
                 loaded, vectors, threshold=config.similarity_threshold, cap=cap,
-                max_chars=config.max_chars, focus=focus,
+                max_chars=config.max_chars, focus=focus, vetoed=vetoed,
             )
             focus_count = int(focus.sum()) if focus is not None else loaded.height
             how = "incremental" if incremental else "full"

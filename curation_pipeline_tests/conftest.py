@@ -23,7 +23,7 @@ from curation_pipeline.store.database import ensure_database, open_connection
 from curation_pipeline.store.nodes_io import insert_nodes
 
 TABLES = (
-    "signal_revisions", "graph_revisions", "graph_edges", "graph_vertices", "node_revisions", "training_signals", "activity_log",
+    "merge_vetoes", "signal_revisions", "graph_revisions", "graph_edges", "graph_vertices", "node_revisions", "training_signals", "activity_log",
     "namespace_activity", "memory_nodes", "llm_cache",
 )
 

@@ -217,6 +217,8 @@ def test_an_agent_write_between_two_steps_of_the_run_survives_its_undo(db, insta
 def test_a_merge_made_again_after_its_undo_brings_its_edge_back(db, curated, instance):
     [report] = undo_run(curated["url"], curated["run_id"])
     assert report.edges_retracted == 1
+    # An operator lifts the undo's veto on the pair, so the next cycle merges it again.
+    db.execute("UPDATE merge_vetoes SET lifted_by = 'operator', lifted_at = now()")
     again = run_cycle(instance)
     assert again.success
     assert db.execute(
@@ -226,3 +228,17 @@ def test_a_merge_made_again_after_its_undo_brings_its_edge_back(db, curated, ins
     [second] = undo_run(curated["url"], again.run_id)
     assert second.edges_restored + second.edges_retracted == 1
     assert db.execute("SELECT count(*) FROM graph_edges WHERE retracted_at IS NULL").fetchone()[0] == 0
+
+
+def test_an_undone_merge_stays_undone_until_its_undo_is_undone(db, curated, instance):
+    absorbed = curated["ids"][1]
+    [report] = undo_run(curated["url"], curated["run_id"])
+    assert report.merges_vetoed == 1
+    for _ in range(2):  # later cycles, full or incremental, do not merge the pair again
+        assert run_cycle(instance).success
+        assert fetch_node(db, absorbed)["archived_at"] is None
+
+    [redo] = undo_run(curated["url"], report.undo_id)
+    assert redo.vetoes_lifted == 1
+    assert fetch_node(db, absorbed)["merged_into"] is not None
+    assert db.execute("SELECT count(*) FROM merge_vetoes WHERE lifted_by IS NULL").fetchone()[0] == 0

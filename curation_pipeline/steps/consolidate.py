@@ -375,6 +375,7 @@ def consolidation_pass(
     cap: int = 20,
     max_chars: int = 2000,
     focus: np.ndarray | None = None,
+    vetoed: frozenset[tuple[str, str]] = frozenset(),
 ) -> ConsolidationPass:
     """Plan this cycle's merges: at most ``cap`` disjoint (keeper, absorbed) pairs.
 
@@ -397,17 +398,26 @@ def consolidation_pass(
     _require_finite_rows(vectors, lambda row: f"node {nodes['id'][row]!r}")
 
     pairs = find_similar_pairs(vectors, group_of_row, threshold=threshold, focus=focus)
-    return select_merges(nodes, pairs, cap=cap, max_chars=max_chars)
+    return select_merges(nodes, pairs, cap=cap, max_chars=max_chars, vetoed=vetoed)
 
 
-def select_merges(nodes: pl.DataFrame, pairs: pl.DataFrame, *, cap: int, max_chars: int) -> ConsolidationPass:
+def select_merges(
+    nodes: pl.DataFrame, pairs: pl.DataFrame, *, cap: int, max_chars: int,
+    vetoed: frozenset[tuple[str, str]] = frozenset(),
+) -> ConsolidationPass:
     """The merges to make among pairs already found above the threshold (PAIR_SCHEMA rows
-    indexing `nodes`), however they were found: keeper, pinned rule, disjoint selection, text."""
+    indexing `nodes`), however they were found: keeper, pinned rule, disjoint selection, text.
+    `vetoed` pairs (sorted id pairs of undone merges) are never proposed."""
     empty = ConsolidationPass(pl.DataFrame(schema=CONSOLIDATION_SCHEMA), 0)
     if pairs.is_empty():
         return empty
     nodes = nodes.select(pl.col(name).cast(dtype) for name, dtype in NODE_SCHEMA.items())
     candidates = _orient_pairs(pairs, nodes)
+    if vetoed:
+        candidates = candidates.filter(pl.Series([
+            tuple(sorted((keeper, absorbed))) not in vetoed
+            for keeper, absorbed in zip(candidates["keeper_id"], candidates["absorbed_id"])
+        ], dtype=pl.Boolean))
     mergeable = candidates.filter(_allowed_by_pinned_rule(candidates))
     if cap <= 0:
         return ConsolidationPass(empty.plan, mergeable.height)

@@ -166,6 +166,16 @@ def similar_pairs_in_database(
     return rows, found
 
 
+def vetoed_pairs(conn: psycopg.Connection, scope: Scope) -> frozenset[tuple[str, str]]:
+    """Pairs whose merge an undo took back (sorted id pairs): never proposed again."""
+    rows = conn.execute(
+        "SELECT node_a::text, node_b::text FROM merge_vetoes"
+        " WHERE tenant_id = %s AND namespace = %s AND lifted_by IS NULL",
+        (scope.tenant_id, scope.namespace),
+    ).fetchall()
+    return frozenset((a, b) if a < b else (b, a) for a, b in rows)
+
+
 def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int) -> pl.DataFrame:
     """Active nodes longer than the verbose limit (step 3)."""
     cursor = conn.execute(

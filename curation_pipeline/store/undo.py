@@ -45,6 +45,8 @@ class UndoReport:
     vertices_restored: int = 0
     edges_retracted: int = 0
     edges_restored: int = 0
+    merges_vetoed: int = 0  # undone merges step 2 will not propose again
+    vetoes_lifted: int = 0  # vetoes of an undone undo
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -74,6 +76,7 @@ def undo_in_namespace(
     _undo_signals(conn, scope, run_id, force, report)
     _undo_vertices(conn, scope, run_id, report)
     _undo_edges(conn, scope, run_id, force, report)
+    _update_vetoes(conn, scope, run_id, report)
     conn.execute(
         "INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)"
         " VALUES (%s, %s, 'curation_undo', %s, %s::jsonb)",
@@ -227,6 +230,39 @@ def _set_signals(
          "expected": list(expected_status), "stamp": now_for_withdrawn, "t": scope.tenant_id, "n": scope.namespace, "run": scope.run_id},
     ).fetchall()
     return [row[0] for row in rows]
+
+
+def _update_vetoes(conn, scope: Scope, run_id: str, report: UndoReport) -> None:
+    """An undone merge is vetoed, so the next cycle does not simply merge the pair again; vetoes
+    the undone run made are lifted, and those it lifted are in force again."""
+    vetoed = conn.execute(
+        """
+        INSERT INTO merge_vetoes (tenant_id, namespace, node_a, node_b, created_by)
+        SELECT DISTINCT r.tenant_id, r.namespace,
+               least((r.reason->>'keeper_id')::uuid, r.node_id),
+               greatest((r.reason->>'keeper_id')::uuid, r.node_id), %(undo)s
+        FROM node_revisions r
+        WHERE r.run_id = %(run)s AND r.tenant_id = %(t)s AND r.namespace = %(n)s
+          AND r.step = 'consolidate_duplicates' AND r.node_id = ANY(%(restored)s::uuid[])
+          AND (r.reason->>'absorbed_id')::uuid = r.node_id
+        RETURNING id
+        """,
+        {"undo": scope.run_id, "run": run_id, "t": scope.tenant_id, "n": scope.namespace,
+         "restored": report.nodes_restored},
+    ).fetchall()
+    report.merges_vetoed = len(vetoed)
+    lifted = conn.execute(
+        "UPDATE merge_vetoes SET lifted_by = %s, lifted_at = now()"
+        " WHERE created_by = %s AND lifted_by IS NULL AND tenant_id = %s AND namespace = %s RETURNING id",
+        (scope.run_id, run_id, scope.tenant_id, scope.namespace),
+    ).fetchall()
+    relaid = conn.execute(
+        "UPDATE merge_vetoes SET lifted_by = NULL, lifted_at = NULL"
+        " WHERE lifted_by = %s AND tenant_id = %s AND namespace = %s RETURNING id",
+        (run_id, scope.tenant_id, scope.namespace),
+    ).fetchall()
+    report.vetoes_lifted = len(lifted)
+    report.merges_vetoed += len(relaid)
 
 
 def _undo_vertices(conn, scope: Scope, run_id: str, report: UndoReport) -> None:
