@@ -132,22 +132,20 @@ def bench_pair_search(url: str, sizes: dict, repeats: int) -> None:
             ).fetchall()
             return {tuple(sorted(row)) for row in rows}
 
-        numpy_s, numpy_pairs = _median_time(numpy_path, repeats)
-        sql_s, sql_pairs = _median_time(sql_path, 1)
-        # Pairs right at the threshold may differ in the last float32 bit between the two.
-        same = numpy_pairs == sql_pairs
-        print(f"| {n:,} nodes, 20 groups, SQL self-join | {n:,} | - | {sql_s:.2f} | {sql_s:.2f} | - "
-              f"| {len(sql_pairs):,} | numpy incl. load {numpy_s:.2f} s: {sql_s / numpy_s:.0f}x faster, "
-              f"{'same pairs' if same else f'{len(numpy_pairs ^ sql_pairs)} pairs differ'} |")
+        _against_sql(f"{n:,} nodes, 20 groups, SQL self-join", n, numpy_path, sql_path, repeats)
         # The same nodes as one memory type: the self-join's quadratic case.
         conn.execute("UPDATE memory_nodes SET memory_type = 'one' WHERE namespace = 'sql' AND tenant_id = 'bench'")
         conn.commit()
-        numpy_s, numpy_pairs = _median_time(numpy_path, repeats)
-        sql_s, sql_pairs = _median_time(sql_path, 1)
-        same = numpy_pairs == sql_pairs
-        print(f"| {n:,} nodes, one group, SQL self-join | {n:,} | - | {sql_s:.2f} | {sql_s:.2f} | - "
-              f"| {len(sql_pairs):,} | numpy incl. load {numpy_s:.2f} s: {sql_s / numpy_s:.0f}x faster, "
-              f"{'same pairs' if same else f'{len(numpy_pairs ^ sql_pairs)} pairs differ'} |")
+        _against_sql(f"{n:,} nodes, one group, SQL self-join", n, numpy_path, sql_path, repeats)
+
+
+def _against_sql(label: str, n: int, numpy_path, sql_path, repeats: int) -> None:
+    numpy_s, numpy_pairs = _median_time(numpy_path, repeats)
+    sql_s, sql_pairs = _median_time(sql_path, 1)
+    # Pairs right at the threshold could differ in the last float32 bit between the two.
+    same = "same pairs" if numpy_pairs == sql_pairs else f"{len(numpy_pairs ^ sql_pairs)} pairs differ"
+    print(f"| {label} | {n:,} | - | {sql_s:.2f} | {sql_s:.2f} | - | {len(sql_pairs):,} "
+          f"| numpy incl. load {numpy_s:.2f} s: {sql_s / numpy_s:.0f}x faster, {same} |")
 
 
 def _sample_reference(vectors: np.ndarray, groups: np.ndarray, pairs, rng, sample: int = 300) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from curation_pipeline.settings import SettingsError
+from curation_pipeline.settings import SettingsError, field_kind, parse_bool, parse_int
 
 PROVIDERS = ("openai", "azure")
 
@@ -68,22 +68,13 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
 }
 
 _MINIMUMS = {"max_output_tokens": 16, "summary_chars": 2, "breaker_failures": 1}
-_BOOLEANS = {"true": True, "1": True, "yes": True, "on": True,
-             "false": False, "0": False, "no": False, "off": False}
-
-
 def _convert(variable: str, field: dataclasses.Field, raw: str):
-    kind = field.type if isinstance(field.type, str) else field.type.__name__
+    kind = field_kind(field)
     try:
         if kind == "bool":
-            if raw.lower() not in _BOOLEANS:
-                raise ValueError("must be true or false")
-            return _BOOLEANS[raw.lower()]
+            return parse_bool(raw)
         if kind == "int":
-            value = int(raw)
-            if value < _MINIMUMS.get(field.name, 0):
-                raise ValueError(f"must be >= {_MINIMUMS.get(field.name, 0)}")
-            return value
+            return parse_int(raw, _MINIMUMS.get(field.name, 0))
         if kind == "float":
             value = float(raw)
             if not value >= 0 or value == float("inf"):

@@ -120,18 +120,31 @@ _BOOLEANS = {"true": True, "1": True, "yes": True, "on": True,
              "false": False, "0": False, "no": False, "off": False}
 
 
+def parse_bool(raw: str) -> bool:
+    """An environment flag; ValueError (for the caller to name the variable) otherwise."""
+    if raw.lower() not in _BOOLEANS:
+        raise ValueError("must be true or false")
+    return _BOOLEANS[raw.lower()]
+
+
+def parse_int(raw: str, minimum: int) -> int:
+    value = int(raw)
+    if value < minimum:
+        raise ValueError(f"must be >= {minimum}")
+    return value
+
+
+def field_kind(field: dataclasses.Field) -> str:
+    return field.type if isinstance(field.type, str) else field.type.__name__
+
+
 def _convert(variable: str, field: dataclasses.Field, raw: str):
-    kind = field.type if isinstance(field.type, str) else field.type.__name__
+    kind = field_kind(field)
     try:
         if kind == "int":
-            value = int(raw)
-            if value < _MINIMUMS.get(field.name, 0):
-                raise ValueError(f"must be >= {_MINIMUMS.get(field.name, 0)}")
-            return value
+            return parse_int(raw, _MINIMUMS.get(field.name, 0))
         if kind == "bool":
-            if raw.lower() not in _BOOLEANS:
-                raise ValueError("must be true or false")
-            return _BOOLEANS[raw.lower()]
+            return parse_bool(raw)
         if kind == "float":
             value = float(raw)
             if not 0.0 < value <= 1.0:
