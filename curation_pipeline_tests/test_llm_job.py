@@ -248,45 +248,24 @@ def test_429_is_retried_after_the_time_retry_after_asks(db, instance, stub, llm_
     assert_no_fact_lost(db, ids["texts"])
 
 
-def test_500_then_success(db, instance, stub, llm_env):
-    def respond(body, number):
-        return error(500) if number == 0 else GOOD(body, number)
-
-    stub.responder = respond
-    llm_env(stub.url)
+@pytest.mark.parametrize(
+    ("first_reply", "environment"),
+    [
+        pytest.param(error(500), {}, id="500-then-success"),
+        pytest.param(Reply(delay_secs=3, body=b"{}"), {"CURATOR_LLM_TIMEOUT_SECS": "0.5"},
+                     id="a-hang-past-the-timeout"),
+        pytest.param(Reply(body=b"<html>bad gateway</html>"), {}, id="a-malformed-body"),
+    ],
+)
+def test_a_failed_first_attempt_is_retried_and_the_answer_used(db, instance, stub, llm_env, first_reply, environment):
+    stub.responder = lambda body, number: first_reply if number == 0 else GOOD(body, number)
+    llm_env(stub.url, **environment)
     ids = seed(db)
     result = run_cycle(instance, run_config=RUN_CONFIG, op_selection=STEPS)
     assert result.success
     assert_merged(db, ids, GOOD_MERGE)
     assert steps(db, result)["consolidate_duplicates"]["llm_requests"] == 2
     assert_no_fact_lost(db, ids["texts"])
-
-
-def test_a_hang_past_the_timeout_is_retried(db, instance, stub, llm_env):
-    def respond(body, number):
-        return Reply(delay_secs=3, body=b"{}") if number == 0 else GOOD(body, number)
-
-    stub.responder = respond
-    llm_env(stub.url, CURATOR_LLM_TIMEOUT_SECS="0.5")
-    ids = seed(db)
-    result = run_cycle(instance, run_config=RUN_CONFIG, op_selection=STEPS)
-    assert result.success
-    assert_merged(db, ids, GOOD_MERGE)
-    assert steps(db, result)["consolidate_duplicates"]["llm_requests"] == 2
-    assert_no_fact_lost(db, ids["texts"])
-
-
-def test_malformed_bodies_are_retried(db, instance, stub, llm_env):
-    def respond(body, number):
-        return Reply(body=b"<html>bad gateway</html>") if number == 0 else GOOD(body, number)
-
-    stub.responder = respond
-    llm_env(stub.url)
-    ids = seed(db)
-    result = run_cycle(instance, run_config=RUN_CONFIG, op_selection=STEPS)
-    assert result.success
-    assert_merged(db, ids, GOOD_MERGE)
-    assert steps(db, result)["consolidate_duplicates"]["llm_requests"] == 2
 
 
 def test_endpoint_down_for_the_whole_cycle_opens_the_breaker_and_the_cycle_goes_offline(db, instance, llm_env):
