@@ -222,6 +222,29 @@ def cmd_history(args) -> int:
     return 0
 
 
+def cmd_graph(args) -> int:
+    from curation_pipeline.graph_view import format_neighbourhood
+    from curation_pipeline.store.database import ensure_database, open_connection
+    from curation_pipeline.store.graph import neighbourhood
+    from curation_pipeline.store.history import node_exists
+
+    try:
+        node_id = str(uuid.UUID(args.node_id))
+    except ValueError:
+        print(f"error: {args.node_id!r} is not a node id (a UUID)", file=sys.stderr)
+        return 2
+    with open_connection(ensure_database(_settings())) as conn:
+        if not node_exists(conn, node_id):
+            print(f"error: no memory node {node_id}", file=sys.stderr)
+            return 2
+        view = neighbourhood(conn, node_id)
+    if view is None:
+        print(f"node {node_id} is not in the graph yet (step 6 syncs it on the next cycle)")
+        return 0
+    print(format_neighbourhood(node_id, view))
+    return 0
+
+
 def cmd_undo(args) -> int:
     from curation_pipeline.report import undo_table
     from curation_pipeline.store.database import ensure_database
@@ -284,6 +307,10 @@ def build_parser() -> argparse.ArgumentParser:
     history = commands.add_parser("history", help="every change the curator made to a node, and why")
     history.add_argument("node_id")
     history.set_defaults(func=cmd_history)
+
+    graph = commands.add_parser("graph", help="a node's graph neighbourhood: keeper, merged nodes, associations")
+    graph.add_argument("node_id")
+    graph.set_defaults(func=cmd_graph)
 
     undo = commands.add_parser("undo", help="restore every row a run changed to its prior state")
     undo.add_argument("--run", required=True, metavar="RUN_ID", help="a curation run id, or an undo id")

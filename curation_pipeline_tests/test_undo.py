@@ -242,3 +242,21 @@ def test_an_undone_merge_stays_undone_until_its_undo_is_undone(db, curated, inst
     assert redo.vetoes_lifted == 1
     assert fetch_node(db, absorbed)["merged_into"] is not None
     assert db.execute("SELECT count(*) FROM merge_vetoes WHERE lifted_by IS NULL").fetchone()[0] == 0
+
+
+def test_graph_shows_a_nodes_keeper_and_the_nodes_merged_into_it(db, curated, capsys):
+    from curation_pipeline.cli import main
+
+    keeper, absorbed = curated["ids"][0], curated["ids"][1]
+    assert main(["graph", keeper]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"node {keeper} (acme/support, active")
+    assert f"merged into it:\n  {absorbed}  {PARAPHRASES[1]}" in out
+    assert main(["graph", absorbed]) == 0
+    out = capsys.readouterr().out
+    assert "archived" in out.splitlines()[0] and f"keeper: {keeper}" in out
+    # After the merge is undone its edge is retracted and no longer shown.
+    undo_run(curated["url"], curated["run_id"])
+    assert main(["graph", absorbed]) == 0
+    assert "no edges" in capsys.readouterr().out
+    assert main(["graph", "not-a-uuid"]) == 2

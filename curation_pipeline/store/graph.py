@@ -198,3 +198,35 @@ def _save_position(conn: psycopg.Connection, scope: Scope, position: SyncPositio
         (scope.tenant_id, scope.namespace, str(position.txid), position.node_id,
          [str(txid) for txid in position.pending]),
     )
+
+
+def neighbourhood(conn: psycopg.Connection, node_id: str) -> dict | None:
+    """A node's vertex and its live edges (retracted ones left out), or None without a vertex."""
+    vertex = conn.execute(
+        "SELECT node_id::text, tenant_id, namespace, heat, pinned, summary, archived"
+        " FROM graph_vertices WHERE node_id = %s::uuid",
+        (node_id,),
+    ).fetchone()
+    if vertex is None:
+        return None
+    edges = conn.execute(
+        """
+        SELECT e.label, e.source_id::text, e.target_id::text, e.properties,
+               other.summary, other.archived
+        FROM graph_edges e
+        JOIN graph_vertices other
+          ON other.node_id = CASE WHEN e.source_id = %(id)s::uuid THEN e.target_id ELSE e.source_id END
+        WHERE (e.source_id = %(id)s::uuid OR e.target_id = %(id)s::uuid) AND e.retracted_at IS NULL
+        ORDER BY e.label, e.id
+        """,
+        {"id": node_id},
+    ).fetchall()
+    names = ("node_id", "tenant_id", "namespace", "heat", "pinned", "summary", "archived")
+    return {
+        "vertex": dict(zip(names, vertex)),
+        "edges": [
+            {"label": label, "source": source, "target": target, "properties": properties,
+             "other_summary": summary, "other_archived": archived}
+            for label, source, target, properties, summary, archived in edges
+        ],
+    }
