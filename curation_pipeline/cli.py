@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import uuid
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -204,19 +205,32 @@ def cmd_demo(args) -> int:
     return _run_and_report(settings, keys)
 
 
-def cmd_history(args) -> int:
-    from curation_pipeline.history_format import format_history
+@contextmanager
+def _existing_node(raw_id: str):
+    """(connection, node id) for an existing node, or (None, None) after printing why not."""
     from curation_pipeline.store.database import ensure_database, open_connection
-    from curation_pipeline.store.history import merged_into, node_exists, node_history
+    from curation_pipeline.store.history import node_exists
 
     try:
-        node_id = str(uuid.UUID(args.node_id))
+        node_id = str(uuid.UUID(raw_id))
     except ValueError:
-        print(f"error: {args.node_id!r} is not a node id (a UUID)", file=sys.stderr)
-        return 2
+        print(f"error: {raw_id!r} is not a node id (a UUID)", file=sys.stderr)
+        yield None, None
+        return
     with open_connection(ensure_database(_settings())) as conn:
         if not node_exists(conn, node_id):
             print(f"error: no memory node {node_id}", file=sys.stderr)
+            yield None, None
+            return
+        yield conn, node_id
+
+
+def cmd_history(args) -> int:
+    from curation_pipeline.history_format import format_history
+    from curation_pipeline.store.history import merged_into, node_history
+
+    with _existing_node(args.node_id) as (conn, node_id):
+        if conn is None:
             return 2
         print(format_history(node_id, node_history(conn, node_id), merged_into(conn, node_id)))
     return 0
@@ -224,18 +238,10 @@ def cmd_history(args) -> int:
 
 def cmd_graph(args) -> int:
     from curation_pipeline.graph_view import format_neighbourhood
-    from curation_pipeline.store.database import ensure_database, open_connection
     from curation_pipeline.store.graph import neighbourhood
-    from curation_pipeline.store.history import node_exists
 
-    try:
-        node_id = str(uuid.UUID(args.node_id))
-    except ValueError:
-        print(f"error: {args.node_id!r} is not a node id (a UUID)", file=sys.stderr)
-        return 2
-    with open_connection(ensure_database(_settings())) as conn:
-        if not node_exists(conn, node_id):
-            print(f"error: no memory node {node_id}", file=sys.stderr)
+    with _existing_node(args.node_id) as (conn, node_id):
+        if conn is None:
             return 2
         view = neighbourhood(conn, node_id)
     if view is None:

@@ -38,8 +38,11 @@ def _texts(loaded: pl.DataFrame) -> dict[str, str]:
 
 
 def _ask(client: LLMClient, tally: StepTally, request: dict, purpose: str, *, field: str,
-         inputs: list[str], max_chars: int) -> tuple[Verdict | None, dict]:
-    """One request, judged. Returns (verdict or None if there was no answer, reason fields)."""
+         inputs: list[str], max_chars: int, must_keep: list[str] = ()) -> tuple[Verdict | None, dict]:
+    """One request, judged. Returns (verdict or None if there was no answer, reason fields).
+
+    `must_keep`: sentences whose plain content the answer must also keep (the token checks of
+    the guard see names and numbers, not "is allergic to peanuts")."""
     completion = client.complete(request, purpose)
     tally.add(completion)
     reason = {"model": completion.model or client.model,
@@ -52,6 +55,9 @@ def _ask(client: LLMClient, tally: StepTally, request: dict, purpose: str, *, fi
         reason.update(llm_outcome=completion.outcome, llm_error=completion.error)
         return None, reason
     verdict = judge(completion.text, field=field, inputs=inputs, max_chars=max_chars)
+    dropped = sentences_not_covered(must_keep, verdict.text) if verdict.accepted else []
+    if dropped:
+        verdict = Verdict(False, f"drops the content of {dropped[0]!r}")
     if verdict.accepted:
         tally.accepted += 1
     else:
@@ -76,16 +82,8 @@ def rewrite_merges(client: LLMClient | None, plan: pl.DataFrame, loaded: pl.Data
         request = merge_request(client.model, keeper, absorbed, max_chars=max_chars,
                                 max_output_tokens=client.settings.max_output_tokens)
         verdict, reason = _ask(client, tally, request, "merge", field=MERGE_FIELD,
-                               inputs=[keeper, absorbed], max_chars=max_chars)
-        if verdict is not None and verdict.accepted:
-            # Both sides' plain facts too, not only their numbers and names.
-            dropped = sentences_not_covered(split_sentences(keeper) + new_sentences(keeper, absorbed),
-                                            verdict.text)
-            if dropped:
-                tally.accepted -= 1
-                tally.rejected += 1
-                verdict = None
-                reason.update(guard="rejected", guard_reason=f"drops the content of {dropped[0]!r}")
+                               inputs=[keeper, absorbed], max_chars=max_chars,
+                               must_keep=split_sentences(keeper) + new_sentences(keeper, absorbed))
         if verdict is not None and verdict.accepted:
             # Sentence counts describe the offline merge; the guard vouches for the LLM's.
             row = {**row, "merged_text": verdict.text, "keeper_text_changed": verdict.text != keeper,
