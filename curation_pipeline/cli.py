@@ -6,6 +6,7 @@ import argparse
 import sys
 import uuid
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -80,6 +81,7 @@ def cmd_export(args) -> int:
 
 def seed_store(settings: Settings, *, now: datetime | None = None, seed: int = 7) -> int:
     """Insert the demo corpus (embedding the nodes meant to have vectors); 0 if already there."""
+    from curation_pipeline.embedder_settings import load_embedder_settings
     from curation_pipeline.embeddings import make_embedder
     from curation_pipeline.seed_corpus import generate_seed_corpus
     from curation_pipeline.store.database import ensure_database, open_connection
@@ -87,7 +89,7 @@ def seed_store(settings: Settings, *, now: datetime | None = None, seed: int = 7
 
     now = now or datetime.now(UTC)
     nodes, namespaces = generate_seed_corpus(now=now, seed=seed)
-    embedder = make_embedder(settings.embedder, settings.embedding_dim)
+    embedder = make_embedder(replace(load_embedder_settings(), dimension=settings.embedding_dim))
     rows = []
     for index, node in enumerate(nodes):
         row = {key: value for key, value in node.items() if not key.startswith("_")}

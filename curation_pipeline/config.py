@@ -5,7 +5,7 @@ refused before the step touches anything."""
 from __future__ import annotations
 
 import dagster as dg
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from curation_pipeline.settings import load_settings
 
@@ -41,6 +41,7 @@ class SummarizeConfig(dg.Config):
 
 class RevectorizeConfig(dg.Config):
     batch_size: int = Field(_defaults.embed_batch_size, ge=1, description="texts per embedder call")
+    reembed_cap: int = Field(_defaults.reembed_cap, ge=0, description="nodes embedded by another model re-embedded per cycle at most")
 
 
 class StaleConfidenceConfig(dg.Config):
@@ -49,3 +50,24 @@ class StaleConfidenceConfig(dg.Config):
 
 class GraphSyncConfig(dg.Config):
     cap: int = Field(_defaults.graph_sync_cap, ge=0, description="nodes synced per cycle at most")
+
+
+class AssociateConfig(dg.Config):
+    threshold: float = Field(_defaults.association_threshold, gt=0.0, le=1.0,
+                             description="cosine a pair must exceed to be linked as sharing a concept")
+    merge_threshold: float = Field(_defaults.similarity_threshold, gt=0.0, le=1.0,
+                                   description="pairs above this are duplicates (step 2), not associations")
+    cap: int = Field(_defaults.association_cap, ge=0, description="edges added per cycle at most")
+    in_database_search_max_changed: int = Field(
+        _defaults.in_database_search_max_changed, ge=0,
+        description="up to this many changed nodes, pgvector finds their pairs in the database",
+    )
+
+    @model_validator(mode="after")
+    def _below_merge_threshold(self):
+        if self.threshold >= self.merge_threshold:
+            raise ValueError(
+                f"association threshold {self.threshold} must be below the merge threshold "
+                f"{self.merge_threshold} (CURATOR_ASSOCIATION_THRESHOLD < CURATOR_SIMILARITY_THRESHOLD)"
+            )
+        return self

@@ -40,14 +40,17 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from curation_pipeline.embedder_settings import EmbedderSettings
+
 __all__ = [
     "Embedder",
+    "EmbedderUnavailable",
     "EmbeddingError",
-    "KNOWN_EMBEDDERS",
     "LexicalEmbedder",
     "make_embedder",
     "validate_vectors",
@@ -56,6 +59,11 @@ __all__ = [
 
 class EmbeddingError(ValueError):
     """A vector (or a batch of them) cannot be stored or compared: wrong shape, NaN, inf, zero."""
+
+
+class EmbedderUnavailable(EmbeddingError):
+    """The embedder could not answer this cycle (retries, breaker or budget exhausted): step 4
+    stops embedding and leaves the rest for the next cycle instead of failing the run."""
 
 
 @runtime_checkable
@@ -359,13 +367,15 @@ def validate_vectors(
         )
 
 
-KNOWN_EMBEDDERS: tuple[str, ...] = ("lexical",)
+def make_embedder(settings: EmbedderSettings, *, batch_size: int = 64) -> Embedder:
+    """Build the configured embedder. Providers with outside dependencies are imported only when
+    chosen, so the default install (lexical) never imports torch or an HTTP client."""
+    if settings.provider == "lexical":
+        return LexicalEmbedder(settings.dimension)
+    if settings.provider == "sentence-transformers":
+        from curation_pipeline.embedder_local import SentenceTransformerEmbedder
 
+        return SentenceTransformerEmbedder(settings.model_name, device=settings.device, batch_size=batch_size)
+    from curation_pipeline.embedder_openai import OpenAIEmbedder
 
-def make_embedder(name: str, dimension: int) -> Embedder:
-    """Build the embedder configured by ``name`` (only ``"lexical"`` is built in for now)."""
-    if name == "lexical":
-        return LexicalEmbedder(dimension)
-    raise ValueError(
-        f"unknown embedder {name!r}; known embedders: {', '.join(KNOWN_EMBEDDERS)}"
-    )
+    return OpenAIEmbedder(settings)

@@ -1,12 +1,14 @@
-"""The `curate_namespace` job: the seven steps wired by what each needs to run after.
+"""The `curate_namespace` job: the seven steps (and 6b) wired by what each needs to run after.
 
-    reclassify_stale ────────────────────────────────────────────────┐
-    consolidate_duplicates ─> summarize_verbose ─┬─> revectorize ─────┤
-                                                 └─> sync_graph ──────┼─> log_curation_activity
-    mark_stale_confidence ───────────────────────────────────────────┘
+    reclassify_stale ──────────────────────────────────────────────────────────────┐
+    consolidate_duplicates ─> summarize_verbose ─┬─> revectorize ─┬─────────────────┤
+                                                 │                └─> associate ────┼─> log_curation_activity
+                                                 └─> sync_graph ──┴─> _concepts ────┤
+    mark_stale_confidence ─────────────────────────────────────────────────────────┘
 
 Merging may leave long merged text, so summarizing follows it; both clear embeddings, so
 revectorizing follows them; the graph mirrors text and archive state, so it syncs after them.
+Associations need the fresh vectors and the synced vertices, so they come after both.
 Steps 1 and 5 need nothing from the others: if any step fails, the independent ones still run
 (Dagster skips only a failed op's dependents), and the cycle row records the failure.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import dagster as dg
 
 from curation_pipeline.ops import (
+    associate_concepts,
     consolidate_duplicates,
     log_curation_activity,
     mark_stale_confidence,
@@ -42,9 +45,12 @@ JOB_NAME = "curate_namespace"
 def curate_namespace():
     merged = consolidate_duplicates()
     summarized = summarize_verbose(after_merges=merged)
+    embedded = revectorize(after_rewrites=summarized)
+    synced = sync_graph(after_rewrites=summarized)
     log_curation_activity(
         reclassified=reclassify_stale(),
-        revectorized=revectorize(after_rewrites=summarized),
+        revectorized=embedded,
         confidence_marked=mark_stale_confidence(),
-        graph_synced=sync_graph(after_rewrites=summarized),
+        graph_synced=synced,
+        associated=associate_concepts(after_sync=synced, after_embedding=embedded),
     )

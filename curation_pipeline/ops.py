@@ -10,13 +10,13 @@ one failed step alone needs nothing from the failed run.
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 
 import dagster as dg
 import psycopg
 
 from curation_pipeline.change_tables import step_markdown
 from curation_pipeline.config import (
+    AssociateConfig,
     ConsolidateConfig,
     GraphSyncConfig,
     ReclassifyConfig,
@@ -24,19 +24,20 @@ from curation_pipeline.config import (
     StaleConfidenceConfig,
     SummarizeConfig,
 )
-from curation_pipeline.embeddings import validate_vectors
+from curation_pipeline.embeddings import EmbedderUnavailable, validate_vectors
 from curation_pipeline.partitions import PARTITION_TAG, parse_partition_key
 from curation_pipeline.llm_resource import LLMResource
 from curation_pipeline.llm_rewrite import rewrite_merges, rewrite_summaries
 from curation_pipeline.resources import EmbedderResource, MemoryStore
+from curation_pipeline.steps.associate import association_pairs, plan_associations
 from curation_pipeline.steps.consolidate import archive_allowance, consolidation_pass, select_merges
 from curation_pipeline.steps.graph_sync import SyncPosition, plan_graph_sync
 from curation_pipeline.steps.reclassify import plan_reclassify
-from curation_pipeline.steps.revectorize import check_embedder_fits, embedding_batches
+from curation_pipeline.steps.revectorize import check_embedder_fits, embedding_batches, plan_embedding
 from curation_pipeline.steps.stale_confidence import plan_stale_confidence
 from curation_pipeline.steps.summarize import plan_summaries
-from curation_pipeline.store import actions, activity, candidates, graph
-from curation_pipeline.store.candidates import ConsolidationState
+from curation_pipeline.store import actions, activity, associations, candidates, graph
+from curation_pipeline.store.candidates import PassState
 from curation_pipeline.store.revisions import Scope, run_changes, run_signals
 
 STEP_NAMES = (
@@ -46,6 +47,7 @@ STEP_NAMES = (
     "revectorize",
     "mark_stale_confidence",
     "sync_graph",
+    "associate_concepts",
     "log_curation_activity",
 )
 
@@ -107,6 +109,14 @@ def record_failed_step(context: dg.HookContext) -> None:
         context.log.error(f"could not record the failure of {scope.step}: {secondary}")
 
 
+def _fitting_embedder_name(embedder: EmbedderResource, store: MemoryStore) -> str:
+    """The configured embedder's name, once it is known to fit the store's vector column: a
+    misconfigured embedder fails the first step that needs it, before that step writes."""
+    model = embedder.get()
+    check_embedder_fits(model.name, model.dimension, store.settings().embedding_dim)
+    return model.name
+
+
 def _metadata_value(value):
     return value if isinstance(value, (int, float, str, bool)) else str(value)
 
@@ -128,21 +138,18 @@ def reclassify_stale(
 @dg.op(out=dg.Out(dg.Nothing), tags={"step": "2"})
 def consolidate_duplicates(
     context: dg.OpExecutionContext, config: ConsolidateConfig, memory_store: MemoryStore,
-    llm: LLMResource,
+    llm: LLMResource, embedder: EmbedderResource,
 ) -> None:
-    """Step 2: merge near-duplicate pairs (cosine > threshold) within a namespace and memory type."""
+    """Step 2: merge near-duplicate pairs (cosine > threshold) within a namespace, memory type
+    and embedding model (the configured one: other vectors wait for step 4 to re-embed them)."""
 
     def work(conn, scope):
-        # Incremental when the last pass left nothing behind with the same settings: only
-        # pairs that involve a node changed since then can be new. Otherwise, a full pass.
-        params = {"similarity_threshold": config.similarity_threshold}
-        state = candidates.consolidation_state(conn, scope)
-        changed, xmax, in_progress = candidates.changed_active_ids(conn, scope, state.position)
-        incremental = (state.complete and state.params == params
-                       and state.position.usable_with(xmax) == state.position)
-        resume_at = SyncPosition(xmax, None, tuple(sorted(t for t in in_progress if t < xmax)))
+        model = _fitting_embedder_name(embedder, memory_store)
+        params = {"similarity_threshold": config.similarity_threshold, "model": model}
+        start = candidates.start_pass(conn, scope, params)
+        incremental, changed = start.incremental, start.changed
         if incremental and not changed:
-            candidates.save_consolidation_state(conn, scope, replace(state, position=resume_at))
+            candidates.save_pass_state(conn, scope, PassState(start.resume_at, True, params))
             return {"pass": "unchanged", "nodes_compared": 0, "focus_nodes": 0,
                     **actions.no_merges()}
         allowance = archive_allowance(candidates.count_active(conn, scope), config.max_archive_fraction)
@@ -152,12 +159,12 @@ def consolidate_duplicates(
             # A few changed nodes: pgvector compares them with the rest where the vectors are,
             # instead of shipping the namespace's vectors here (cost follows the change).
             loaded, pairs = candidates.similar_pairs_in_database(
-                conn, scope, sorted(changed), config.similarity_threshold
+                conn, scope, sorted(changed), config.similarity_threshold, model=model
             )
             result = select_merges(loaded, pairs, cap=cap, max_chars=config.max_chars, vetoed=vetoed)
             focus_count, how = len(changed), "incremental (in database)"
         else:
-            loaded, vectors = candidates.consolidation_candidates(conn, scope)
+            loaded, vectors = candidates.consolidation_candidates(conn, scope, model)
             focus = loaded["id"].is_in(list(changed)).to_numpy() if incremental else None
             result = consolidation_pass(
                 loaded, vectors, threshold=config.similarity_threshold, cap=cap,
@@ -169,9 +176,7 @@ def consolidate_duplicates(
         plan, llm_counts = rewrite_merges(llm.client_for(memory_store.url(), scope), result.plan,
                                           loaded, max_chars=config.max_chars)
         counts = {**actions.apply_merges(conn, scope, plan, loaded), **llm_counts}
-        candidates.save_consolidation_state(
-            conn, scope, ConsolidationState(resume_at, result.left_over == 0, params)
-        )
+        candidates.save_pass_state(conn, scope, PassState(start.resume_at, result.left_over == 0, params))
         return {"pass": how, "nodes_compared": loaded.height, "focus_nodes": focus_count,
                 "archive_allowance": allowance, "pairs_left_over": result.left_over, **counts}
 
@@ -208,32 +213,46 @@ def revectorize(
     memory_store: MemoryStore,
     embedder: EmbedderResource,
 ) -> None:
-    """Step 4: embed every active node that lacks a vector; report what is still missing.
+    """Step 4: embed every active node that lacks a vector, and re-embed (capped) nodes whose
+    vector another model made; report what is still missing or outdated.
 
     Each batch is written in its own short transaction and nothing is held while the embedder
-    works, so a slow embedder never keeps an agent waiting on a row.
+    works, so a slow embedder never keeps an agent waiting on a row. A batch is validated (width,
+    NaN, infinity, zero) before it is written: a bad vector fails the step and writes nothing of
+    its batch. An embedder that can't answer this cycle stops the step early, not the run.
     """
-    model = embedder.get()
 
     def work(conn, scope):
-        check_embedder_fits(model.name, model.dimension, memory_store.settings().embedding_dim)
-        loaded = candidates.missing_embedding_candidates(conn, scope)
-        embedded = 0
-        for batch in embedding_batches(loaded, config.batch_size):
-            vectors = model.embed(batch["pointer_summary"].to_list())
+        model = embedder.get()
+        _fitting_embedder_name(embedder, memory_store)
+        missing = candidates.missing_embedding_candidates(conn, scope)
+        outdated = candidates.outdated_embedding_candidates(conn, scope, model.name, config.reembed_cap)
+        todo = plan_embedding(missing, outdated)
+        written: set[str] = set()
+        attempted, unavailable = 0, None
+        for batch in embedding_batches(todo, config.batch_size):
+            try:
+                vectors = model.embed(batch["pointer_summary"].to_list())
+            except EmbedderUnavailable as error:
+                unavailable = str(error)
+                break
             validate_vectors(vectors, model.dimension, labels=batch["id"].to_list())
+            attempted += batch.height
             with memory_store.transaction() as batch_conn:
-                embedded += len(actions.store_embeddings(
-                    batch_conn, scope, batch["id"].to_list(), batch["row_version"].to_list(),
-                    vectors, model.name,
-                ))
-        return {
-            "candidates": loaded.height,
-            "embedded": embedded,
-            "skipped_concurrent": loaded.height - embedded,
+                written.update(actions.store_embeddings(batch_conn, scope, batch, vectors, model.name))
+        was_missing = set(missing["id"].to_list())
+        counts = {
+            "candidates": missing.height,
+            "embedded": len(written & was_missing),
+            "reembedded": len(written - was_missing),
+            "skipped_concurrent": attempted - len(written),
             "still_missing": candidates.count_missing_embeddings(conn, scope),
+            "outdated_remaining": candidates.count_outdated_embeddings(conn, scope, model.name),
             "embedder": model.name,
         }
+        if unavailable is not None:
+            counts["embedder_unavailable"] = unavailable
+        return counts
 
     run_step(context, memory_store, "revectorize", work)
 
@@ -275,12 +294,57 @@ def sync_graph(
     run_step(context, memory_store, "sync_graph", work)
 
 
+@dg.op(ins={"after_sync": dg.In(dg.Nothing), "after_embedding": dg.In(dg.Nothing)},
+       out=dg.Out(dg.Nothing), tags={"step": "6b"})
+def associate_concepts(
+    context: dg.OpExecutionContext, config: AssociateConfig, memory_store: MemoryStore,
+    embedder: EmbedderResource,
+) -> None:
+    """Step 6b: link active nodes that are similar but not duplicates (association threshold <
+    cosine <= merge threshold) with `shares_concept_with` edges; incremental like step 2.
+
+    Never with the lexical embedder: its similarity is shared words, and an edge between two
+    memories that merely use the same words would be noise presented as meaning.
+    """
+
+    def work(conn, scope):
+        if not embedder.settings().is_semantic:
+            return {"skipped": "lexical embedder (its similarity is shared words, not meaning)"}
+        model = _fitting_embedder_name(embedder, memory_store)
+        params = {"threshold": config.threshold, "upper": config.merge_threshold, "model": model}
+        start = candidates.start_pass(conn, scope, params)
+        if start.incremental and not start.changed:
+            candidates.save_pass_state(conn, scope, PassState(start.resume_at, True, params))
+            return {"pass": "unchanged", "nodes_compared": 0, "edges_added": 0}
+        if start.incremental and len(start.changed) <= config.in_database_search_max_changed:
+            loaded, pairs = candidates.similar_pairs_in_database(
+                conn, scope, sorted(start.changed), config.threshold, model=model,
+                upper=config.merge_threshold, same_memory_type=False,
+            )
+            how = "incremental (in database)"
+        else:
+            loaded, vectors = candidates.consolidation_candidates(conn, scope, model)
+            focus = loaded["id"].is_in(list(start.changed)).to_numpy() if start.incremental else None
+            pairs = association_pairs(vectors, threshold=config.threshold,
+                                      upper=config.merge_threshold, focus=focus)
+            how = "incremental" if start.incremental else "full"
+        plan = plan_associations(loaded["id"], pairs, existing=associations.existing_pairs(conn, scope),
+                                 cap=config.cap)
+        counts = associations.add_edges(conn, scope, plan.edges, model)
+        candidates.save_pass_state(conn, scope, PassState(start.resume_at, plan.left_over == 0, params))
+        return {"pass": how, "nodes_compared": loaded.height, "pairs_in_band": pairs.height,
+                "pairs_left_over": plan.left_over, **counts}
+
+    run_step(context, memory_store, "associate_concepts", work)
+
+
 @dg.op(
     ins={
         "reclassified": dg.In(dg.Nothing),
         "revectorized": dg.In(dg.Nothing),
         "confidence_marked": dg.In(dg.Nothing),
         "graph_synced": dg.In(dg.Nothing),
+        "associated": dg.In(dg.Nothing),
     },
     tags={"step": "7"},
 )

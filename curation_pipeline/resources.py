@@ -11,9 +11,10 @@ import dagster as dg
 from pydantic import Field, PrivateAttr
 import psycopg
 
+from curation_pipeline.embedder_settings import PROVIDERS, EmbedderSettings, load_embedder_settings
 from curation_pipeline.embeddings import Embedder, make_embedder
 from curation_pipeline.partitions import PARTITION_TAG, parse_partition_key
-from curation_pipeline.settings import Settings, load_settings
+from curation_pipeline.settings import Settings, SettingsError, load_settings
 from curation_pipeline.store.database import ensure_database, open_connection
 from curation_pipeline.store import activity
 from curation_pipeline.store.locking import namespace_lease
@@ -99,10 +100,27 @@ class MemoryStore(dg.ConfigurableResource):
 
 
 class EmbedderResource(dg.ConfigurableResource):
-    """Which embedder step 4 uses; `dimension` must match the store's vector column."""
+    """The embedder (embedder_settings.py). Its vectors must fit the store's column (`dimension`).
 
-    provider: str = load_settings().embedder
-    dimension: int = load_settings().embedding_dim
+    Only the non-secret choices are resource config, so the launchpad can switch them for one
+    run; the API key and connection details come from the environment. The embedder is built
+    once per run: steps 2 and 6b need its name, step 4 its model (which may take seconds to load).
+    """
+
+    provider: str = Field(default_factory=lambda: load_embedder_settings().provider,
+                          description="lexical, sentence-transformers, openai or azure")
+    model: str | None = Field(default_factory=lambda: load_embedder_settings().model,
+                              description="model name or path; empty: the provider's default")
+    dimension: int = Field(default_factory=lambda: load_settings().embedding_dim)
+    _built: Embedder | None = PrivateAttr(default=None)
+
+    def settings(self) -> EmbedderSettings:
+        base = load_embedder_settings()
+        if self.provider not in PROVIDERS:
+            raise SettingsError(f"embedder provider {self.provider!r} must be one of {', '.join(PROVIDERS)}")
+        return replace(base, provider=self.provider, model=self.model or None, dimension=self.dimension)
 
     def get(self) -> Embedder:
-        return make_embedder(self.provider, self.dimension)
+        if self._built is None:
+            self._built = make_embedder(self.settings(), batch_size=load_settings().embed_batch_size)
+        return self._built

@@ -25,8 +25,7 @@ class Settings:
     # Where things live.
     database_url: str | None = None
     curation_home: Path = Path(platformdirs.user_data_dir("curation-pipeline"))
-    embedding_dim: int = 384
-    embedder: str = "lexical"
+    embedding_dim: int = 384  # the vector column's width; the embedder (embedder_settings.py) must match
     # Step 1: reclassify_stale.
     reclassify_min_epoch_lag: int = 100
     reclassify_cap: int = 50
@@ -47,10 +46,20 @@ class Settings:
     summary_chars: int = 200
     # Step 4: revectorize.
     embed_batch_size: int = 256
+    # Nodes whose vector came from another model than the configured one are re-embedded, at
+    # most this many per cycle: a model switch is a migration spread over cycles, not one bill.
+    reembed_cap: int = 1000
     # Step 5: mark_stale_confidence.
     stale_after_days: int = 30
     # Step 6: sync_graph.
     graph_sync_cap: int = 100
+    # Which graph the sync writes: "postgres" (tables), "age" (tables + an Apache AGE graph) or
+    # "auto" (AGE when the `age` extension is installed in the store's database).
+    graph_backend: str = "auto"
+    # Step 6b: associate_concepts. Nodes at least this similar (but not similar enough to merge)
+    # are linked by a `shares_concept_with` edge; never with the lexical embedder.
+    association_threshold: float = 0.80
+    association_cap: int = 200
     # Triggers (schedules.py, sensors.py): when a namespace gets curated without anyone asking.
     curation_enabled: bool = True  # the global off switch; per namespace: namespace_activity
     interval_secs: int = 1800  # the schedule's period; must be expressible as a cron
@@ -77,7 +86,6 @@ ENV_VARS: dict[str, str] = {
     "DATABASE_URL": "database_url",
     "CURATION_HOME": "curation_home",
     "CURATION_EMBEDDING_DIM": "embedding_dim",
-    "CURATION_EMBEDDER": "embedder",
     "CURATOR_RECLASSIFY_MIN_EPOCH_LAG": "reclassify_min_epoch_lag",
     "CURATOR_RECLASSIFY_CAP": "reclassify_cap",
     "CURATOR_SIMILARITY_THRESHOLD": "similarity_threshold",
@@ -90,8 +98,12 @@ ENV_VARS: dict[str, str] = {
     "CURATOR_SUMMARIZE_CAP": "summarize_cap",
     "CURATOR_SUMMARY_CHARS": "summary_chars",
     "CURATOR_EMBED_BATCH_SIZE": "embed_batch_size",
+    "CURATOR_REEMBED_CAP": "reembed_cap",
     "CURATOR_STALE_AFTER_DAYS": "stale_after_days",
     "CURATOR_GRAPH_SYNC_CAP": "graph_sync_cap",
+    "CURATION_GRAPH_BACKEND": "graph_backend",
+    "CURATOR_ASSOCIATION_THRESHOLD": "association_threshold",
+    "CURATOR_ASSOCIATION_CAP": "association_cap",
     "CURATOR_ENABLED": "curation_enabled",
     "CURATOR_INTERVAL_SECS": "interval_secs",
     "IDLE_THRESHOLD_SECS": "idle_threshold_secs",
@@ -115,6 +127,8 @@ _MINIMUMS = {
     "schedule_max_runs_per_tick": 1,
     "sensor_interval_secs": 1,
 }
+
+GRAPH_BACKENDS = ("auto", "postgres", "age")
 
 _BOOLEANS = {"true": True, "1": True, "yes": True, "on": True,
              "false": False, "0": False, "no": False, "off": False}
@@ -152,6 +166,10 @@ def _convert(variable: str, field: dataclasses.Field, raw: str):
             return value
         if kind == "Path":
             return Path(raw).expanduser()
+        if field.name == "graph_backend":
+            if raw.lower() not in GRAPH_BACKENDS:
+                raise ValueError(f"must be one of {', '.join(GRAPH_BACKENDS)}")
+            return raw.lower()
         return raw
     except ValueError as error:
         raise SettingsError(f"environment variable {variable}={raw!r} is invalid: {error}") from None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import dagster as dg
@@ -116,3 +117,19 @@ def cycle_row(conn: psycopg.Connection, run_id: str) -> dict:
         "SELECT metadata FROM activity_log WHERE run_id = %s AND action = 'curation_cycle'", (run_id,)
     ).fetchone()
     return row[0] if row else None
+
+
+@contextmanager
+def refuse_vector_writes(conn: psycopg.Connection) -> Iterator[None]:
+    """The store refuses to give a node a vector meanwhile: a real failure of step 4, raised by
+    the database itself (other steps' writes go through)."""
+    conn.execute("""
+        CREATE FUNCTION refuse_vectors() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'vector writes are refused for maintenance'; END $$;
+        CREATE TRIGGER refuse_vectors BEFORE UPDATE ON memory_nodes FOR EACH ROW
+            WHEN (NEW.embedding IS NOT NULL AND OLD.embedding IS NULL) EXECUTE FUNCTION refuse_vectors();
+    """)
+    try:
+        yield
+    finally:
+        conn.execute("DROP TRIGGER refuse_vectors ON memory_nodes; DROP FUNCTION refuse_vectors()")

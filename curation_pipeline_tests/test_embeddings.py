@@ -23,7 +23,9 @@ from curation_pipeline.embeddings import (
     make_embedder,
     validate_vectors,
 )
+from curation_pipeline.embedder_settings import EmbedderSettings, load_embedder_settings
 from curation_pipeline.seed_corpus import build_seed_corpus
+from curation_pipeline.settings import SettingsError
 
 DUPLICATE_THRESHOLD = 0.92  # the reference curator's cosine threshold for consolidation
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -320,12 +322,12 @@ def test_embedding_error_is_a_value_error() -> None:
 
 
 def test_make_embedder_builds_the_lexical_embedder() -> None:
-    built = make_embedder("lexical", 128)
+    built = make_embedder(EmbedderSettings(provider="lexical", dimension=128))
     assert isinstance(built, LexicalEmbedder)
     assert built.dimension == 128
     assert built.embed(["hello"]).shape == (1, 128)
 
 
-def test_unknown_embedder_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match=r"unknown embedder 'openai'.*known embedders: lexical"):
-        make_embedder("openai", 384)
+def test_unknown_embedder_names_the_setting_and_the_known_ones() -> None:
+    with pytest.raises(SettingsError, match=r"CURATION_EMBEDDER='word2vec'.*lexical, sentence-transformers, openai"):
+        load_embedder_settings({"CURATION_EMBEDDER": "word2vec"})

@@ -15,7 +15,7 @@ from curation_pipeline.job import JOB_NAME
 from curation_pipeline.partitions import partition_key
 from curation_pipeline.settings import load_settings
 from curation_pipeline.store.database import open_connection
-from curation_pipeline_tests.conftest import NOW, cycle_row, fetch_node, insert, node, run_cycle
+from curation_pipeline_tests.conftest import NOW, cycle_row, fetch_node, insert, node, refuse_vector_writes, run_cycle
 
 
 def _snapshot(db) -> dict[str, tuple]:
@@ -121,26 +121,26 @@ def test_a_failed_step_leaves_the_others_done_and_reexecution_finishes_the_work(
     db.execute("UPDATE namespace_activity SET current_epoch = 500")
     key = partition_key("acme", "support")
     instance.add_dynamic_partitions("namespaces", [key])
-    broken = {"resources": {"embedder": {"config": {"dimension": 256}}}}
-
-    with dg.execute_job(
-        _reconstructable_job(), instance, run_config=broken, tags={"dagster/partition": key}
-    ) as failed:
-        assert not failed.success
-        step_status = {
-            e.step_key: e.event_type_value for e in failed.all_events
-            if e.event_type_value in ("STEP_SUCCESS", "STEP_FAILURE")
-        }
-        parent_run_id = failed.run_id
+    with refuse_vector_writes(db):
+        with dg.execute_job(
+            _reconstructable_job(), instance, run_config={}, tags={"dagster/partition": key}
+        ) as failed:
+            assert not failed.success
+            step_status = {
+                e.step_key: e.event_type_value for e in failed.all_events
+                if e.event_type_value in ("STEP_SUCCESS", "STEP_FAILURE")
+            }
+            parent_run_id = failed.run_id
     assert step_status["revectorize"] == "STEP_FAILURE"
     for independent in ("reclassify_stale", "consolidate_duplicates", "summarize_verbose",
                         "mark_stale_confidence", "sync_graph"):
         assert step_status[independent] == "STEP_SUCCESS", independent
     assert "log_curation_activity" not in step_status  # needs revectorize: skipped
+    assert "associate_concepts" not in step_status
 
     partial = cycle_row(db, parent_run_id)
     assert partial["status"] == "partial" and partial["failed_steps"] == ["revectorize"]
-    assert "vector(384)" in partial["errors"]["revectorize"]
+    assert "vector writes are refused" in partial["errors"]["revectorize"]
     assert partial["steps"]["consolidate_duplicates"]["pairs_merged"] == 1
     assert fetch_node(db, keeper)["embedding"] is None
     # A failed run does not count as a curation of the namespace.
@@ -154,7 +154,7 @@ def test_a_failed_step_leaves_the_others_done_and_reexecution_finishes_the_work(
         assert retried.success
         executed = {e.step_key for e in retried.all_events if e.event_type_value == "STEP_SUCCESS"}
         retry_run_id = retried.run_id
-    assert executed == {"revectorize", "log_curation_activity"}
+    assert executed == {"revectorize", "associate_concepts", "log_curation_activity"}
     finished = cycle_row(db, retry_run_id)
     assert finished["status"] == "success" and finished["parent_run_id"] == parent_run_id
     assert finished["steps"]["revectorize"]["embedded"] == 1

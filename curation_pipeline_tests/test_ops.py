@@ -189,7 +189,7 @@ def test_every_step_records_its_counts_in_one_cycle_row(db, instance):
     assert metadata["status"] == "success" and metadata["failed_steps"] == []
     assert set(metadata["steps"]) == {
         "reclassify_stale", "consolidate_duplicates", "summarize_verbose", "revectorize",
-        "mark_stale_confidence", "sync_graph",
+        "mark_stale_confidence", "sync_graph", "associate_concepts",
     }
     assert metadata["steps"]["revectorize"]["embedded"] == 1
     assert metadata["duration_s"] >= 0 and metadata["namespace"] == "support"

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from curation_pipeline.store.activity import preview_metadata
 from curation_pipeline.store.revisions import run_changes, run_signals
-from curation_pipeline_tests.conftest import NOW, cycle_row, insert, node, run_cycle
+from curation_pipeline_tests.conftest import NOW, cycle_row, insert, node, refuse_vector_writes, run_cycle
 
 DRY_RUN = {"resources": {"memory_store": {"config": {"dry_run": True}}}}
 VERBOSE = ("Customer Dana Reyes prefers email over phone calls and wants every invoice in EUR. " * 8).strip()
@@ -100,9 +100,8 @@ def test_the_preview_is_shown_in_dagster_and_on_the_command_line(db, instance, c
 def test_a_failed_step_in_a_dry_run_is_part_of_the_preview_and_nothing_is_written(db, instance):
     _store_with_work_for_every_step(db)
     before = _everything(db)
-    broken = {"resources": {"memory_store": {"config": {"dry_run": True}},
-                            "embedder": {"config": {"dimension": 256}}}}
-    result = run_cycle(instance, run_config=broken)
+    with refuse_vector_writes(db):
+        result = run_cycle(instance, run_config=DRY_RUN)
     assert not result.success
     preview = preview_metadata(db, result.run_id, "acme", "support")
     assert preview["status"] == "partial" and preview["failed_steps"] == ["revectorize"]

@@ -15,7 +15,9 @@ def test_defaults_are_the_reference_curators_numbers():
     assert (settings.similarity_threshold, settings.consolidate_cap, settings.merge_max_chars) == (0.92, 20, 2000)
     assert (settings.verbose_min_chars, settings.summarize_cap, settings.summary_chars) == (500, 30, 200)
     assert (settings.stale_after_days, settings.graph_sync_cap) == (30, 100)
-    assert settings.database_url is None and settings.embedder == "lexical"
+    assert settings.database_url is None and settings.embedding_dim == 384
+    assert (settings.association_threshold, settings.association_cap) == (0.80, 200)
+    assert settings.graph_backend == "auto"
 
 
 def test_environment_overrides_and_paths():

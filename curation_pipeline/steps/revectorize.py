@@ -17,8 +17,18 @@ def check_embedder_fits(embedder_name: str, embedder_dimension: int, column_dime
         )
 
 
+def plan_embedding(missing: pl.DataFrame, outdated: pl.DataFrame) -> pl.DataFrame:
+    """What step 4 embeds this cycle: every node without a vector first (it can't be found or
+    linked at all), then the capped share of nodes whose vector another model made (until
+    re-embedded they are compared with nothing: see steps 2 and 6b). Column `missing` tells which."""
+    return pl.concat([
+        missing.with_columns(pl.lit(True).alias("missing")),
+        outdated.with_columns(pl.lit(False).alias("missing")),
+    ]).unique("id", keep="first", maintain_order=True)
+
+
 def embedding_batches(candidates: pl.DataFrame, batch_size: int) -> list[pl.DataFrame]:
-    """The candidates (id, pointer_summary, row_version) in embedder-sized batches, in order."""
+    """The candidates (id, pointer_summary, row_version, ...) in embedder-sized batches, in order."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
     return [candidates.slice(start, batch_size) for start in range(0, candidates.height, batch_size)]

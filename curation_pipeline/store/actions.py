@@ -174,18 +174,18 @@ def apply_summaries(
     return {"summarized": len(changed), "skipped_concurrent": len(ids) - len(changed)}
 
 
-def store_embeddings(
-    conn: psycopg.Connection,
-    scope: Scope,
-    ids: Sequence[str],
-    row_versions: Sequence[int],
-    vectors: np.ndarray,
-    model: str,
-) -> list[str]:
-    """Step 4: write freshly computed vectors (only where the row still lacks one)."""
+def store_embeddings(conn: psycopg.Connection, scope: Scope, batch: pl.DataFrame,
+                     vectors: np.ndarray, model: str) -> list[str]:
+    """Step 4: write freshly computed vectors; a row an agent changed meanwhile is skipped.
+
+    The reason names the model, and for a re-embedding the model whose vector it replaces."""
+    previous = batch["embedding_model"].to_list()
+    reasons = [{"embedder": model} if batch_row_missing else {"embedder": model, "replaces": old}
+               for batch_row_missing, old in zip(batch["missing"].to_list(), previous)]
+    ids = batch["id"].to_list()
     return update_nodes(
         conn, scope,
-        ids=ids, row_versions=row_versions, reasons=[{"embedder": model}] * len(ids),
+        ids=ids, row_versions=batch["row_version"].to_list(), reasons=reasons,
         assignments="embedding = p.embedding, embedding_model = p.model",
         columns=[
             PlanColumn("embedding", "vector", list(vectors)),

@@ -68,9 +68,11 @@ _NODE_SCHEMA = {
 
 
 def consolidation_candidates(
-    conn: psycopg.Connection, scope: Scope
+    conn: psycopg.Connection, scope: Scope, model: str
 ) -> tuple[pl.DataFrame, np.ndarray]:
-    """Active nodes that have a vector, and their vectors as one float32 matrix (step 2).
+    """Active nodes that have a vector from `model`, and their vectors as one float32 matrix
+    (steps 2 and 6b). Vectors of another model are never compared with these: their distances
+    mean something else, and step 4 re-embeds them.
 
     Vectors come through a binary cursor as raw pgvector bytes and are decoded for all rows at
     once by numpy: text parsing, or one Python object per vector, costs seconds at 100k rows.
@@ -84,9 +86,10 @@ def consolidation_candidates(
                embedding
         FROM memory_nodes
         WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL AND embedding IS NOT NULL
+          AND embedding_model = %s
         ORDER BY id
         """,
-        (scope.tenant_id, scope.namespace),
+        (scope.tenant_id, scope.namespace, model),
     )
     rows = cursor.fetchall()
     columns = list(zip(*rows)) or [[] for _ in range(len(_NODE_SCHEMA) + 1)]
@@ -113,11 +116,13 @@ def _decode_vectors(values) -> np.ndarray:
 
 
 def similar_pairs_in_database(
-    conn: psycopg.Connection, scope: Scope, changed_ids: list[str], threshold: float
+    conn: psycopg.Connection, scope: Scope, changed_ids: list[str], threshold: float, *,
+    model: str, upper: float | None = None, same_memory_type: bool = True,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Step 2 for a few changed nodes: every pair of a changed node with any active node of the
-    same memory type and embedding model whose cosine is above the threshold, computed exactly
-    by pgvector next to the data, so only the pairs' rows travel (not the namespace's vectors).
+    """Pairs of a few changed nodes with any active node of the same embedding model (and, for
+    step 2, memory type) whose cosine is above `threshold` (and at most `upper`), computed
+    exactly by pgvector next to the data, so only the pairs' rows travel (not the namespace's
+    vectors).
 
     Returns (the rows of every node in a pair, as consolidation_candidates without vectors;
     PAIR_SCHEMA pairs indexing those rows).
@@ -133,13 +138,14 @@ def similar_pairs_in_database(
             FROM memory_nodes c
             JOIN memory_nodes n
               ON n.tenant_id = c.tenant_id AND n.namespace = c.namespace
-             AND n.memory_type = c.memory_type
-             AND coalesce(n.embedding_model, '') = coalesce(c.embedding_model, '')
+             AND (n.memory_type = c.memory_type OR NOT %(same_type)s)
+             AND n.embedding_model = c.embedding_model
              AND n.id <> c.id AND n.archived_at IS NULL AND n.embedding IS NOT NULL
-            WHERE c.id = ANY(%s::uuid[]) AND c.tenant_id = %s AND c.namespace = %s
-              AND c.archived_at IS NULL AND c.embedding IS NOT NULL
+            WHERE c.id = ANY(%(ids)s::uuid[]) AND c.tenant_id = %(t)s AND c.namespace = %(n)s
+              AND c.archived_at IS NULL AND c.embedding IS NOT NULL AND c.embedding_model = %(model)s
               AND vector_norm(c.embedding) > 0 AND vector_norm(n.embedding) > 0
-              AND 1 - (c.embedding <=> n.embedding) > %s
+              AND 1 - (c.embedding <=> n.embedding) > %(low)s
+              AND (%(up)s::float8 IS NULL OR 1 - (c.embedding <=> n.embedding) <= %(up)s::float8)
         ),
         involved AS (SELECT a AS id FROM pairs UNION SELECT b FROM pairs)
         SELECT NULL::text, NULL::text, NULL::float8, m.id::text, m.memory_type,
@@ -150,7 +156,8 @@ def similar_pairs_in_database(
         SELECT a::text, b::text, similarity, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
         FROM pairs
         """,
-        (changed_ids, scope.tenant_id, scope.namespace, threshold),
+        {"ids": changed_ids, "t": scope.tenant_id, "n": scope.namespace, "model": model,
+         "same_type": same_memory_type, "low": threshold, "up": upper},
     ).fetchall()
     rows = pl.DataFrame(
         sorted(record[3:] for record in records if record[3] is not None),
@@ -194,18 +201,53 @@ def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int) -
     )
 
 
+_EMBED_SCHEMA = {"id": pl.Utf8, "pointer_summary": pl.Utf8, "row_version": pl.Int64,
+                 "embedding_model": pl.Utf8}
+
+
 def missing_embedding_candidates(conn: psycopg.Connection, scope: Scope) -> pl.DataFrame:
     """Active nodes without a vector (step 4)."""
     cursor = conn.execute(
         """
-        SELECT id::text, pointer_summary, row_version
+        SELECT id::text, pointer_summary, row_version, embedding_model
         FROM memory_nodes
         WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL AND embedding IS NULL
         ORDER BY created_at, id
         """,
         (scope.tenant_id, scope.namespace),
     )
-    return _frame(cursor, {"id": pl.Utf8, "pointer_summary": pl.Utf8, "row_version": pl.Int64})
+    return _frame(cursor, _EMBED_SCHEMA)
+
+
+# "Another model than m" as three index ranges on (tenant_id, namespace, embedding_model):
+# Postgres can't use an index for `<>`, and a namespace mid-migration must not cost a full scan.
+_OTHER_MODEL = "(embedding_model < %(m)s OR embedding_model > %(m)s OR embedding_model IS NULL)"
+
+
+def outdated_embedding_candidates(
+    conn: psycopg.Connection, scope: Scope, model: str, limit: int
+) -> pl.DataFrame:
+    """Active nodes whose vector another model made (step 4's migration), oldest first."""
+    cursor = conn.execute(
+        f"""
+        SELECT id::text, pointer_summary, row_version, embedding_model
+        FROM memory_nodes
+        WHERE tenant_id = %(t)s AND namespace = %(n)s AND archived_at IS NULL
+          AND embedding IS NOT NULL AND {_OTHER_MODEL}
+        ORDER BY created_at, id
+        LIMIT %(limit)s
+        """,
+        {"t": scope.tenant_id, "n": scope.namespace, "m": model, "limit": limit},
+    )
+    return _frame(cursor, _EMBED_SCHEMA)
+
+
+def count_outdated_embeddings(conn: psycopg.Connection, scope: Scope, model: str) -> int:
+    return conn.execute(
+        f"SELECT count(*) FROM memory_nodes WHERE tenant_id = %(t)s AND namespace = %(n)s"
+        f" AND archived_at IS NULL AND embedding IS NOT NULL AND {_OTHER_MODEL}",
+        {"t": scope.tenant_id, "n": scope.namespace, "m": model},
+    ).fetchone()[0]
 
 
 def stale_confidence_candidates(
@@ -250,24 +292,29 @@ def database_now(conn: psycopg.Connection):
 
 
 @dataclass(frozen=True)
-class ConsolidationState:
-    """Where step 2's last pass left off (see sql/004_incremental_consolidation.sql)."""
+class PassState:
+    """Where an incremental pass (step 2 or 6b) last left off (see sql/004 and sql/007)."""
 
     position: SyncPosition
-    complete: bool  # it left no mergeable pair behind
-    params: dict | None  # the settings it ran with
+    complete: bool  # it left nothing behind (no pair over its cap)
+    params: dict | None  # the settings it ran with: other settings mean a full pass
 
 
-def consolidation_state(conn: psycopg.Connection, scope: Scope) -> ConsolidationState:
+# Each incremental step keeps its state in namespace_activity columns named by this prefix.
+_PASS_PREFIXES = {"consolidate_duplicates": "consolidate", "associate_concepts": "associate"}
+
+
+def pass_state(conn: psycopg.Connection, scope: Scope) -> PassState:
+    prefix = _PASS_PREFIXES[scope.step]
     row = conn.execute(
-        "SELECT consolidate_txid::text::bigint, consolidate_pending::text[]::bigint[],"
-        " consolidate_complete, consolidate_params FROM namespace_activity"
+        f"SELECT {prefix}_txid::text::bigint, {prefix}_pending::text[]::bigint[],"
+        f" {prefix}_complete, {prefix}_params FROM namespace_activity"
         " WHERE tenant_id = %s AND namespace = %s",
         (scope.tenant_id, scope.namespace),
     ).fetchone()
     if row is None:
-        return ConsolidationState(SyncPosition(), False, None)
-    return ConsolidationState(SyncPosition(row[0], None, tuple(row[1])), row[2], row[3])
+        return PassState(SyncPosition(), False, None)
+    return PassState(SyncPosition(row[0], None, tuple(row[1])), row[2], row[3])
 
 
 def changed_active_ids(
@@ -296,18 +343,40 @@ def changed_active_ids(
     return set(row[2]), row[0], list(row[1])
 
 
-def save_consolidation_state(conn: psycopg.Connection, scope: Scope, state: ConsolidationState) -> None:
+def save_pass_state(conn: psycopg.Connection, scope: Scope, state: PassState) -> None:
+    prefix = _PASS_PREFIXES[scope.step]
     conn.execute(
-        """
-        INSERT INTO namespace_activity (tenant_id, namespace, consolidate_txid, consolidate_pending,
-                                        consolidate_complete, consolidate_params)
+        f"""
+        INSERT INTO namespace_activity (tenant_id, namespace, {prefix}_txid, {prefix}_pending,
+                                        {prefix}_complete, {prefix}_params)
         VALUES (%s, %s, %s::text::xid8, %s::text[]::xid8[], %s, %s::jsonb)
         ON CONFLICT (tenant_id, namespace) DO UPDATE
-            SET consolidate_txid = EXCLUDED.consolidate_txid,
-                consolidate_pending = EXCLUDED.consolidate_pending,
-                consolidate_complete = EXCLUDED.consolidate_complete,
-                consolidate_params = EXCLUDED.consolidate_params
+            SET {prefix}_txid = EXCLUDED.{prefix}_txid,
+                {prefix}_pending = EXCLUDED.{prefix}_pending,
+                {prefix}_complete = EXCLUDED.{prefix}_complete,
+                {prefix}_params = EXCLUDED.{prefix}_params
         """,
         (scope.tenant_id, scope.namespace, str(state.position.txid),
          [str(txid) for txid in state.position.pending], state.complete, json.dumps(state.params)),
     )
+
+
+@dataclass(frozen=True)
+class PassStart:
+    """How an incremental step's pass begins: over everything, or over what changed."""
+
+    incremental: bool  # the last pass left nothing behind with the same params
+    changed: set[str]  # active nodes with a vector written since the last pass
+    resume_at: SyncPosition  # where the next pass starts if this one completes
+
+
+def start_pass(conn: psycopg.Connection, scope: Scope, params: dict) -> PassStart:
+    """Only pairs that involve a node changed since a complete pass with the same settings can
+    be new; anything else (first pass, capped pass, new threshold or model, a cursor from
+    another server) means a full pass."""
+    state = pass_state(conn, scope)
+    changed, xmax, in_progress = changed_active_ids(conn, scope, state.position)
+    incremental = (state.complete and state.params == params
+                   and state.position.usable_with(xmax) == state.position)
+    resume_at = SyncPosition(xmax, None, tuple(sorted(t for t in in_progress if t < xmax)))
+    return PassStart(incremental, changed, resume_at)
