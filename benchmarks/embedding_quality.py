@@ -18,6 +18,7 @@ merged) that step 6b links by a ``shares_concept_with`` edge. Prints figures; as
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import statistics
@@ -185,9 +186,7 @@ def available_embedders(which: str) -> list[tuple[str, object]]:
     if which in ("all", "lexical"):
         embedders.append(("LexicalEmbedder(384)", LexicalEmbedder(384)))
     if which in ("all", "sentence-transformers"):
-        try:
-            import sentence_transformers  # noqa: F401
-        except ImportError:
+        if importlib.util.find_spec("sentence_transformers") is None:
             print(f"\nsentence-transformers: skipped (sentence_transformers is not importable). "
                   f"To include it: {INSTALL_HINT}")
         else:

@@ -31,12 +31,8 @@ import numpy as np
 # openai is imported where it is used (as in llm.py): a run that never embeds through it should
 # not pay the import at start-up.
 from curation_pipeline.embedder_settings import EmbedderSettings
-from curation_pipeline.embeddings import EmbeddingError, validate_vectors
+from curation_pipeline.embeddings import EmbedderUnavailable, EmbeddingError, validate_vectors
 from curation_pipeline.llm import _short, make_openai_client, retry_after_secs
-
-
-class EmbedderUnavailable(EmbeddingError):
-    """The embeddings service did not answer usefully this cycle; try again next cycle."""
 
 
 class _Retryable(Exception):

@@ -36,7 +36,7 @@ from curation_pipeline.steps.reclassify import plan_reclassify
 from curation_pipeline.steps.revectorize import check_embedder_fits, embedding_batches, plan_embedding
 from curation_pipeline.steps.stale_confidence import plan_stale_confidence
 from curation_pipeline.steps.summarize import plan_summaries
-from curation_pipeline.store import actions, activity, associations, candidates, graph
+from curation_pipeline.store import actions, activity, associations, candidates, graph, graph_age
 from curation_pipeline.store.candidates import PassState
 from curation_pipeline.store.revisions import Scope, run_changes, run_signals
 
@@ -115,6 +115,11 @@ def _fitting_embedder_name(embedder: EmbedderResource, store: MemoryStore) -> st
     model = embedder.get()
     check_embedder_fits(model.name, model.dimension, store.settings().embedding_dim)
     return model.name
+
+
+def _follow_in_age(conn, scope: Scope, store: MemoryStore) -> dict:
+    """With the AGE graph backend, mirror the step's graph changes into AGE (same transaction)."""
+    return graph_age.follow_step(conn, scope.run_id, scope.step, store.settings().graph_backend)
 
 
 def _metadata_value(value):
@@ -289,7 +294,8 @@ def sync_graph(
             after_cursor, from_pending, position=position, snapshot_xmax=xmax,
             in_progress=in_progress, cap=config.cap,
         )
-        return graph.apply_graph_sync(conn, scope, plan)
+        counts = graph.apply_graph_sync(conn, scope, plan)
+        return {**counts, **_follow_in_age(conn, scope, memory_store)}
 
     run_step(context, memory_store, "sync_graph", work)
 
@@ -330,7 +336,8 @@ def associate_concepts(
             how = "incremental" if start.incremental else "full"
         plan = plan_associations(loaded["id"], pairs, existing=associations.existing_pairs(conn, scope),
                                  cap=config.cap)
-        counts = associations.add_edges(conn, scope, plan.edges, model)
+        counts = {**associations.add_edges(conn, scope, plan.edges, model),
+                  **_follow_in_age(conn, scope, memory_store)}
         candidates.save_pass_state(conn, scope, PassState(start.resume_at, plan.left_over == 0, params))
         return {"pass": how, "nodes_compared": loaded.height, "pairs_in_band": pairs.height,
                 "pairs_left_over": plan.left_over, **counts}

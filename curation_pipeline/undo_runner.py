@@ -8,6 +8,7 @@ from __future__ import annotations
 import uuid
 
 from curation_pipeline.partitions import parse_partition_key
+from curation_pipeline.settings import load_settings
 from curation_pipeline.store.database import open_connection
 from curation_pipeline.store.locking import namespace_lease
 from curation_pipeline.store.undo import UndoReport, namespaces_changed_by, undo_in_namespace
@@ -43,6 +44,6 @@ def undo_run(
                 open_connection(url) as conn, conn.transaction():
             reports.append(undo_in_namespace(
                 conn, run_id=run_id, undo_id=undo_id, tenant_id=tenant_id, namespace=namespace,
-                force=force,
+                force=force, graph_backend=load_settings().graph_backend,
             ))
     return reports

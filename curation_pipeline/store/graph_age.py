@@ -195,6 +195,14 @@ def mirror_step(conn: psycopg.Connection, run_id: str, step: str) -> dict:
     return {"age_vertices": written_vertices, "age_edges": written_edges}
 
 
+def follow_step(conn: psycopg.Connection, run_id: str, step: str, setting: str) -> dict:
+    """The AGE backend follows the tables: when CURATION_GRAPH_BACKEND picks AGE, mirror what
+    this run's step changed in the graph tables; with the Postgres backend, do nothing."""
+    if choose_backend(conn, setting) != "age":
+        return {}
+    return mirror_step(conn, run_id, step)
+
+
 def age_neighbourhood(conn: psycopg.Connection, node_id: str) -> dict | None:
     """Like graph.neighbourhood: the vertex and its live edges, or None without a vertex."""
     with conn.transaction():  # a transaction of its own (or a savepoint) for SET LOCAL

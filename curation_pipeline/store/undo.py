@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 import psycopg
 
+from curation_pipeline.store.graph_age import follow_step
 from curation_pipeline.store.graph import reproject_vertices
 from curation_pipeline.store.revisions import PlanColumn, Scope, update_nodes
 from curation_pipeline.undo import decide, run_effect
@@ -68,7 +69,7 @@ def namespaces_changed_by(conn: psycopg.Connection, run_id: str) -> list[tuple[s
 
 def undo_in_namespace(
     conn: psycopg.Connection, *, run_id: str, undo_id: str, tenant_id: str, namespace: str,
-    force: bool = False,
+    force: bool = False, graph_backend: str = "auto",
 ) -> UndoReport:
     report = UndoReport(run_id, undo_id, tenant_id, namespace)
     scope = Scope(run_id=undo_id, tenant_id=tenant_id, namespace=namespace, step=UNDO_STEP)
@@ -77,6 +78,7 @@ def undo_in_namespace(
     _undo_vertices(conn, scope, run_id, report)
     _undo_edges(conn, scope, run_id, force, report)
     _update_vetoes(conn, scope, run_id, report)
+    follow_step(conn, undo_id, UNDO_STEP, graph_backend)  # the AGE graph, if that is the backend
     conn.execute(
         "INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)"
         " VALUES (%s, %s, 'curation_undo', %s, %s::jsonb)",
