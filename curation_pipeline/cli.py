@@ -241,11 +241,14 @@ def cmd_history(args) -> int:
 def cmd_graph(args) -> int:
     from curation_pipeline.graph_view import format_neighbourhood
     from curation_pipeline.store.graph import neighbourhood
+    from curation_pipeline.store.graph_age import age_neighbourhood, choose_backend
 
     with _existing_node(args.node_id) as (conn, node_id):
         if conn is None:
             return 2
-        view = neighbourhood(conn, node_id)
+        # Both backends hold the same graph; read it where the configured backend keeps it.
+        backend = choose_backend(conn, _settings().graph_backend)
+        view = (age_neighbourhood if backend == "age" else neighbourhood)(conn, node_id)
     if view is None:
         print(f"node {node_id} is not in the graph yet (step 6 syncs it on the next cycle)")
         return 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +50,13 @@ def recorded_name(model: str) -> str:
     return f"sentence-transformers:{model}"
 
 
+@lru_cache(maxsize=4)
+def _load(factory, source: str, device: str):
+    """One loaded copy per model and device in a process: a process that runs many cycles (the
+    CLI's `run --all`, tests) pays the load once. Inference does not change the model."""
+    return factory(source, device=device)
+
+
 class SentenceTransformerEmbedder:
     """Embeds with a sentence-transformers model; vectors are L2-normalised float32 rows."""
 
@@ -79,7 +87,7 @@ class SentenceTransformerEmbedder:
                         f"CURATION_EMBEDDING_MODEL={self.model!r}: no model directory at {source}"
                     )
             try:
-                self._loaded = SentenceTransformer(str(source), device=self.device)
+                self._loaded = _load(SentenceTransformer, str(source), self.device)
             except OSError as error:  # not a directory, not in the cache, no hub to ask
                 raise EmbeddingError(
                     f"CURATION_EMBEDDING_MODEL={self.model!r} could not be loaded: {error}"

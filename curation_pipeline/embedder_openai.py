@@ -199,7 +199,7 @@ class OpenAIEmbedder:
             rows[index] = vector
         for index, vector in enumerate(rows):
             if len(vector) != self.dimension:
-                raise EmbeddingError(self._width_message(len(vector), index))
+                raise EmbeddingError(self._width_message(len(vector), index), row=index)
         try:
             # A null becomes NaN here and a number beyond float32 becomes inf (quietly: both are
             # reported, with their row, by validate_vectors below).
@@ -211,7 +211,7 @@ class OpenAIEmbedder:
         try:
             validate_vectors(vectors, self.dimension)
         except EmbeddingError as error:
-            raise EmbeddingError(f"model {self.model!r} returned a bad vector: {error}") from None
+            raise EmbeddingError(f"model {self.model!r} returned a bad vector: {error}", row=error.row) from None
         return vectors
 
     # ---------------------------------------------------------------------------------------

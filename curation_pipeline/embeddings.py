@@ -58,7 +58,14 @@ __all__ = [
 
 
 class EmbeddingError(ValueError):
-    """A vector (or a batch of them) cannot be stored or compared: wrong shape, NaN, inf, zero."""
+    """A vector (or a batch of them) cannot be stored or compared: wrong shape, NaN, inf, zero.
+
+    ``row`` is the position in the batch of the vector at fault, when one is: step 4 turns it
+    into the node's id."""
+
+    def __init__(self, message: str, *, row: int | None = None) -> None:
+        super().__init__(message)
+        self.row = row
 
 
 class EmbedderUnavailable(EmbeddingError):
@@ -355,15 +362,18 @@ def validate_vectors(
     as_float = array.astype(np.float64, copy=False)
     nan_rows = np.isnan(as_float).any(axis=1)
     if nan_rows.any():
-        raise EmbeddingError(f"{_row_name(int(np.argmax(nan_rows)), labels)} contains NaN")
+        row = int(np.argmax(nan_rows))
+        raise EmbeddingError(f"{_row_name(row, labels)} contains NaN", row=row)
     infinite_rows = np.isinf(as_float).any(axis=1)
     if infinite_rows.any():
-        raise EmbeddingError(f"{_row_name(int(np.argmax(infinite_rows)), labels)} contains infinity")
+        row = int(np.argmax(infinite_rows))
+        raise EmbeddingError(f"{_row_name(row, labels)} contains infinity", row=row)
     zero_rows = ~np.any(as_float, axis=1)
     if zero_rows.any():
+        row = int(np.argmax(zero_rows))
         raise EmbeddingError(
-            f"{_row_name(int(np.argmax(zero_rows)), labels)} is the zero vector "
-            "(it has no direction, so no cosine similarity)"
+            f"{_row_name(row, labels)} is the zero vector "
+            "(it has no direction, so no cosine similarity)", row=row,
         )
 
 

@@ -24,7 +24,7 @@ from curation_pipeline.config import (
     StaleConfidenceConfig,
     SummarizeConfig,
 )
-from curation_pipeline.embeddings import EmbedderUnavailable, validate_vectors
+from curation_pipeline.embeddings import EmbedderUnavailable, EmbeddingError, validate_vectors
 from curation_pipeline.partitions import PARTITION_TAG, parse_partition_key
 from curation_pipeline.llm_resource import LLMResource
 from curation_pipeline.llm_rewrite import rewrite_merges, rewrite_summaries
@@ -238,10 +238,15 @@ def revectorize(
         for batch in embedding_batches(todo, config.batch_size):
             try:
                 vectors = model.embed(batch["pointer_summary"].to_list())
+                validate_vectors(vectors, model.dimension, labels=batch["id"].to_list())
             except EmbedderUnavailable as error:
                 unavailable = str(error)
                 break
-            validate_vectors(vectors, model.dimension, labels=batch["id"].to_list())
+            except EmbeddingError as error:
+                # The embedder names the row by its place in the batch; the operator needs the node.
+                if error.row is None or batch["id"][error.row] in str(error):
+                    raise
+                raise EmbeddingError(f"node {batch['id'][error.row]}: {error}", row=error.row) from None
             attempted += batch.height
             with memory_store.transaction() as batch_conn:
                 written.update(actions.store_embeddings(batch_conn, scope, batch, vectors, model.name))
