@@ -23,6 +23,8 @@ import numpy as np
 
 DIM = 384
 THRESHOLD = 0.92
+# The default embedder's name: the job compares (and keeps) only vectors of the configured model.
+MODEL = f"lexical-ngram-v1/{DIM}"
 
 
 def _median_time(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
@@ -64,7 +66,7 @@ def _load_namespace(conn, tenant: str, namespace: str, vectors: np.ndarray, grou
         copy.set_types(["uuid", "text", "text", "text", "text", "vector", "text", "int4", "timestamptz", "int8"])
         for node_id, vector, group in zip(ids, vectors, groups):
             copy.write_row([node_id, tenant, namespace, f"type-{group}", f"Memory {node_id.hex[:8]}.",
-                            Vector(vector), "bench", 3, now, 0])
+                            Vector(vector), MODEL, 3, now, 0])
     conn.execute(
         "INSERT INTO namespace_activity (tenant_id, namespace, current_epoch) VALUES (%s, %s, 0)"
         " ON CONFLICT DO NOTHING", (tenant, namespace),
@@ -91,7 +93,7 @@ def bench_pair_search(url: str, sizes: dict, repeats: int) -> None:
         vectors, groups = _grouped(rng, n)
         _load_namespace(conn, "bench", "grouped", vectors, groups)
         scope = Scope("bench", "bench", "grouped", "bench")
-        load_s, (frame, loaded) = _median_time(lambda: consolidation_candidates(conn, scope), repeats)
+        load_s, (frame, loaded) = _median_time(lambda: consolidation_candidates(conn, scope, MODEL), repeats)
         group_ids = frame.select(__import__("polars").col("memory_type").rank("dense")).to_series().to_numpy()
         tracemalloc.start()
         search_s, pairs = _median_time(lambda: find_similar_pairs(loaded, group_ids, threshold=THRESHOLD), repeats)
@@ -116,7 +118,7 @@ def bench_pair_search(url: str, sizes: dict, repeats: int) -> None:
         sql_scope = Scope("bench", "bench", "sql", "bench")
 
         def numpy_path():
-            frame, vectors = consolidation_candidates(conn, sql_scope)
+            frame, vectors = consolidation_candidates(conn, sql_scope, MODEL)
             ids = frame["id"].to_numpy()
             group_of = frame.select(__import__("polars").col("memory_type").rank("dense")).to_series().to_numpy()
             found = find_similar_pairs(vectors, group_of, threshold=THRESHOLD)

@@ -10,7 +10,7 @@ SHOWN_COLUMNS = (
     "memory_type", "pinned", "base_utility", "heat",
 )
 _REASON_KEYS = ("similarity", "keeper_id", "absorbed_id", "method", "added_sentences",
-                "omitted_sentences", "original_chars", "embedder", "undo_of", "forced",
+                "omitted_sentences", "original_chars", "embedder", "replaces", "undo_of", "forced",
                 "repointed_from", "repointed_to", "last_seen_at",
                 # The LLM path (llm_rewrite.py): which model, what the fact guard said, the cost.
                 "model", "guard", "guard_reason", "llm_outcome", "llm_error", "llm_cached",

@@ -12,6 +12,7 @@ SUMMARY_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("embedded", "revectorize", "embedded"),
     ("stale", "mark_stale_confidence", "marked_stale"),
     ("graph", "sync_graph", "nodes_considered"),
+    ("linked", "associate_concepts", "edges_added"),
 )
 
 
@@ -24,7 +25,7 @@ def cycle_table(cycles: Sequence[tuple[str, str, Mapping | None]]) -> str:
         cells = [key, run_status, (metadata or {}).get("status", "-")]
         for _, step, count in SUMMARY_COLUMNS:
             entry = steps.get(step)
-            if entry is None:
+            if entry is None or "skipped" in entry:  # not run, or off (6b with a lexical embedder)
                 cells.append("-")
             elif entry.get("status") == "failed":
                 cells.append("FAILED")
