@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from curation_pipeline.llm_settings import _looks_like_azure
-from curation_pipeline.settings import SettingsError, field_kind, load_settings, parse_bool, parse_int
+from curation_pipeline.settings import SettingsError, field_kind, load_settings, parse_bool, parse_int, parse_seconds
 
 PROVIDERS = ("lexical", "sentence-transformers", "openai", "azure")
 
@@ -100,12 +100,7 @@ def _convert(variable: str, field: dataclasses.Field, raw: str):
         if kind == "int":
             return parse_int(raw, _MINIMUMS.get(field.name, 0))
         if kind == "float":
-            value = float(raw)
-            if not value >= 0 or value == float("inf"):
-                raise ValueError("must be a finite number >= 0")
-            if field.name == "timeout_secs" and value == 0:
-                raise ValueError("must be > 0")
-            return value
+            return parse_seconds(raw, positive=field.name == "timeout_secs")
         return raw
     except ValueError as error:
         shown = "***" if field.name == "api_key" else repr(raw)

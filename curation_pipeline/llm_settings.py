@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from curation_pipeline.settings import SettingsError, field_kind, parse_bool, parse_int
+from curation_pipeline.settings import SettingsError, field_kind, parse_bool, parse_int, parse_seconds
 
 PROVIDERS = ("openai", "azure")
 
@@ -76,12 +76,7 @@ def _convert(variable: str, field: dataclasses.Field, raw: str):
         if kind == "int":
             return parse_int(raw, _MINIMUMS.get(field.name, 0))
         if kind == "float":
-            value = float(raw)
-            if not value >= 0 or value == float("inf"):
-                raise ValueError("must be a finite number >= 0")
-            if field.name == "timeout_secs" and value == 0:
-                raise ValueError("must be > 0")
-            return value
+            return parse_seconds(raw, positive=field.name == "timeout_secs")
         if field.name == "provider":
             if raw.lower() not in PROVIDERS:
                 raise ValueError(f"must be one of {', '.join(PROVIDERS)}")

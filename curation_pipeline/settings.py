@@ -148,6 +148,16 @@ def parse_int(raw: str, minimum: int) -> int:
     return value
 
 
+def parse_seconds(raw: str, *, positive: bool = False) -> float:
+    """A finite, non-negative number (of seconds), strictly positive if `positive`."""
+    value = float(raw)
+    if not value >= 0 or value == float("inf"):
+        raise ValueError("must be a finite number >= 0")
+    if positive and value == 0:
+        raise ValueError("must be > 0")
+    return value
+
+
 def field_kind(field: dataclasses.Field) -> str:
     return field.type if isinstance(field.type, str) else field.type.__name__
 

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-import time
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from curation_pipeline_tests.llm_stub import Reply, error
+from curation_pipeline_tests.http_stub import RecordingServer, Reply, Responder, error
+
+__all__ = ["Reply", "StubEmbeddingsServer", "embeddings_body", "error", "faithful", "shuffled", "vector_for"]
 
 DEFAULT_WIDTH = 8  # the stub model's native width when the request has no `dimensions`
 
@@ -52,59 +50,6 @@ def shuffled(body: dict, _number: int = 0) -> Reply:
     return Reply(body=embeddings_body(vectors, order=list(reversed(range(len(vectors))))))
 
 
-Responder = Callable[[dict, int], Reply]
-
-
-class StubEmbeddingsServer:
+class StubEmbeddingsServer(RecordingServer):
     def __init__(self, responder: Responder = faithful) -> None:
-        self.responder = responder
-        self.requests: list[dict] = []  # {"path", "headers", "body"} in arrival order
-        self._lock = threading.Lock()
-        stub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                body = json.loads(raw or b"{}")
-                with stub._lock:
-                    number = len(stub.requests)
-                    stub.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
-                                          "body": body})
-                if not self.path.split("?")[0].endswith("/embeddings"):
-                    reply = error(404)
-                else:
-                    reply = stub.responder(body, number)
-                if reply.delay_secs:
-                    time.sleep(reply.delay_secs)
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(reply.body)))
-                    for name, value in reply.headers.items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(reply.body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout): nothing to answer
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        # A short poll interval: shutdown() waits up to one interval, the default costs 0.5 s a test.
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
-                                        daemon=True)
-        self._thread.start()
-
-    @property
-    def root(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_port}"
-
-    @property
-    def url(self) -> str:
-        return f"{self.root}/v1"
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(responder, "/embeddings")

@@ -10,23 +10,13 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from curation_pipeline.fact_guard import extract_facts
 from curation_pipeline.prompts import MERGE_FIELD, SUMMARY_FIELD, parse_data_block
 from curation_pipeline.text import split_sentences, strip_merge_markers
+from curation_pipeline_tests.http_stub import RecordingServer, Reply, Responder, error
 
-
-@dataclass
-class Reply:
-    status: int = 200
-    body: bytes = b""
-    headers: dict[str, str] = field(default_factory=dict)
-    delay_secs: float = 0.0  # sleep before answering (a hang, when longer than the timeout)
+__all__ = ["Reply", "StubResponsesServer", "error", "answer", "faithful", "response_body"]
 
 
 def response_body(output_text: str, *, input_tokens: int = 120, output_tokens: int = 40,
@@ -44,11 +34,6 @@ def response_body(output_text: str, *, input_tokens: int = 120, output_tokens: i
 
 def answer(field_name: str, text: str, **usage) -> Reply:
     return Reply(body=response_body(json.dumps({field_name: text}), **usage))
-
-
-def error(status: int, headers: dict[str, str] | None = None) -> Reply:
-    return Reply(status=status, headers=headers or {},
-                 body=json.dumps({"error": {"message": f"stub error {status}", "type": "stub"}}).encode())
 
 
 def purpose(body: dict) -> str:
@@ -81,56 +66,10 @@ def faithful(body: dict, _number: int = 0) -> Reply:
     return answer(field_name, faithful_text(body))
 
 
-Responder = Callable[[dict, int], Reply]
 
-
-class StubResponsesServer:
+class StubResponsesServer(RecordingServer):
     def __init__(self, responder: Responder = faithful) -> None:
-        self.responder = responder
-        self.requests: list[dict] = []  # {"path", "headers", "body"} in arrival order
-        self._lock = threading.Lock()
-        stub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                body = json.loads(raw or b"{}")
-                with stub._lock:
-                    number = len(stub.requests)
-                    stub.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                reply = stub.responder(body, number)
-                if reply.delay_secs:
-                    time.sleep(reply.delay_secs)
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(reply.body)))
-                    for name, value in reply.headers.items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(reply.body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout): nothing to answer
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-
-    @property
-    def root(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_port}"
-
-    @property
-    def url(self) -> str:
-        return f"{self.root}/v1"
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(responder, "/responses")
 
 
 def unused_port_url() -> str:
