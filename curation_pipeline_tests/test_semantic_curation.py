@@ -183,15 +183,28 @@ def test_an_edge_across_namespaces_is_refused_by_the_database(db, instance):
         )
 
 
-def test_an_embedder_that_does_not_fit_the_column_fails_before_anything_is_written(db, instance):
-    insert(db, node(text=REWORDED[0]), node(text=REWORDED[1]), raw("No vector yet."))
-    before = db.execute("SELECT count(*) FROM node_revisions").fetchone()[0]
+def test_an_embedder_that_does_not_fit_the_column_fails_step_4_before_it_embeds(db, instance):
+    dup_a, dup_b, bare = insert(db, node(text=REWORDED[0]), node(text=REWORDED[1]), raw("No vector yet."))
     result = run_cycle(instance, run_config={"resources": {"embedder": {"config": {"dimension": 256}}}})
     assert not result.success
     failed = cycle_row(db, result.run_id)
-    assert "consolidate_duplicates" in failed["failed_steps"]
-    assert "vector(384)" in failed["errors"]["consolidate_duplicates"]
-    assert db.execute("SELECT count(*) FROM node_revisions").fetchone()[0] == before
+    assert failed["failed_steps"] == ["revectorize"]
+    assert "vector(384)" in failed["errors"]["revectorize"] and "CURATION_EMBEDDING_DIM" in failed["errors"]["revectorize"]
+    # Step 2 compared nothing: no vector comes from the 256-wide model, and others are not its.
+    assert failed["steps"]["consolidate_duplicates"]["pairs_merged"] == 0
+    assert fetch_node(db, bare)["embedding"] is None
+    assert fetch_node(db, dup_b)["archived_at"] is None
+
+
+def test_a_missing_model_fails_step_4_only(db, instance, tmp_path):
+    insert(db, raw("No vector yet."), node(text=REWORDED[0]))
+    missing = str(tmp_path / "no-such-model")
+    result = run_cycle(instance, run_config={"resources": {"embedder": {"config": {
+        "provider": "sentence-transformers", "model": missing}}}})
+    failed = cycle_row(db, result.run_id)
+    assert failed["failed_steps"] == ["revectorize"]
+    assert f"CURATION_EMBEDDING_MODEL={missing!r}: no model directory" in failed["errors"]["revectorize"]
+    assert failed["steps"]["sync_graph"]["status"] == "succeeded"
 
 
 def test_graph_shows_associations_and_undo_retracts_them_for_good(db, instance, capsys):
@@ -211,3 +224,36 @@ def test_graph_shows_associations_and_undo_retracts_them_for_good(db, instance, 
     # The operator's "no" holds: a full pass later does not add the same association again.
     again = steps(db, run_cycle(instance, run_config=semantic(associate_concepts={"threshold": 0.81})))
     assert again["associate_concepts"]["pass"] == "full" and again["associate_concepts"]["edges_added"] == 0
+
+
+def test_memories_of_two_types_are_linked_not_merged_even_when_nearly_identical(db, instance):
+    fact = insert(db, raw(REWORDED[0], memory_type="semantic"))[0]
+    assert steps(db, run_cycle(instance, run_config=SEMANTIC))["associate_concepts"]["pass"] == "full"
+    episode = insert(db, raw(REWORDED[1], memory_type="episodic"))[0]
+    counts = steps(db, run_cycle(instance, run_config=SEMANTIC))
+    assert counts["consolidate_duplicates"]["pairs_merged"] == 0
+    assert counts["associate_concepts"]["pass"] == "incremental (in database)"
+    assert counts["associate_concepts"]["edges_added"] == 1
+    [edge] = _associations(db)
+    assert {edge[2], edge[3]} == set(REWORDED) and edge[4] > 0.92
+    assert fetch_node(db, fact)["archived_at"] is None and fetch_node(db, episode)["archived_at"] is None
+
+
+def test_a_node_moved_to_another_namespace_takes_no_edge_along(db, instance):
+    dana, dana_again = insert(db, raw(ASSOCIATED[0][0]), raw(ASSOCIATED[0][1]))
+    assert steps(db, run_cycle(instance, run_config=SEMANTIC))["associate_concepts"]["edges_added"] == 1
+    db.execute("UPDATE memory_nodes SET namespace = 'sales' WHERE id = %s", (dana_again,))
+    steps(db, run_cycle(instance, "acme", "sales", run_config=SEMANTIC))
+    moved = db.execute("SELECT namespace FROM graph_vertices WHERE node_id = %s", (dana_again,)).fetchone()[0]
+    assert moved == "sales"
+    assert db.execute("SELECT count(*) FROM graph_edges WHERE retracted_at IS NULL").fetchone()[0] == 0
+    # Nothing is deleted, and the database refuses to revive the edge across namespaces.
+    with pytest.raises(psycopg.errors.CheckViolation, match="would cross a tenant or namespace"):
+        db.execute("UPDATE graph_edges SET retracted_at = NULL, retracted_by = NULL")
+    # A vertex never changes namespace while it has live edges, whoever tries.
+    other = insert(db, node(text=UNRELATED))[0]
+    run_cycle(instance, op_selection=["sync_graph"])
+    db.execute("INSERT INTO graph_edges (tenant_id, namespace, source_id, target_id, label)"
+               " VALUES ('acme', 'support', %s, %s, 'shares_concept_with')", (dana, other))
+    with pytest.raises(psycopg.errors.CheckViolation, match="with live edges"):
+        db.execute("UPDATE graph_vertices SET namespace = 'sales' WHERE node_id = %s", (dana,))

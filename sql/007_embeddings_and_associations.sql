@@ -16,8 +16,10 @@ ALTER TABLE namespace_activity ADD COLUMN IF NOT EXISTS associate_params jsonb;
 CREATE INDEX IF NOT EXISTS graph_edges_ns_label ON graph_edges (tenant_id, namespace, label);
 CREATE INDEX IF NOT EXISTS graph_edges_target ON graph_edges (target_id);
 
--- The last line of defence of "nothing crosses a tenant or namespace": whoever writes an edge
--- (a step, an undo, a bug, a person with psql), both of its vertices must be in its namespace.
+-- The last line of defence of "nothing crosses a tenant or namespace": whoever writes or revives
+-- an edge (a step, an undo, a bug, a person with psql), both of its vertices must be in its
+-- namespace; and a vertex may only change namespace (its node was moved) once its live edges
+-- are retracted (graph.upsert_vertices does that first).
 CREATE OR REPLACE FUNCTION graph_edges_same_namespace() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -33,5 +35,23 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE TRIGGER graph_edges_same_namespace
-    BEFORE INSERT OR UPDATE OF tenant_id, namespace, source_id, target_id ON graph_edges
-    FOR EACH ROW EXECUTE FUNCTION graph_edges_same_namespace();
+    BEFORE INSERT OR UPDATE OF tenant_id, namespace, source_id, target_id, retracted_at ON graph_edges
+    FOR EACH ROW WHEN (NEW.retracted_at IS NULL) EXECUTE FUNCTION graph_edges_same_namespace();
+
+CREATE OR REPLACE FUNCTION graph_vertices_keep_edges_in_namespace() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM graph_edges e
+               WHERE (e.source_id = NEW.node_id OR e.target_id = NEW.node_id)
+                 AND e.retracted_at IS NULL) THEN
+        RAISE EXCEPTION 'vertex % moves from %/% to %/% with live edges: retract them first',
+            NEW.node_id, OLD.tenant_id, OLD.namespace, NEW.tenant_id, NEW.namespace
+            USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END $$;
+
+CREATE OR REPLACE TRIGGER graph_vertices_keep_edges_in_namespace
+    BEFORE UPDATE OF tenant_id, namespace ON graph_vertices
+    FOR EACH ROW WHEN ((OLD.tenant_id, OLD.namespace) IS DISTINCT FROM (NEW.tenant_id, NEW.namespace))
+    EXECUTE FUNCTION graph_vertices_keep_edges_in_namespace();

@@ -12,8 +12,9 @@ def check_embedder_fits(embedder_name: str, embedder_dimension: int, column_dime
     if embedder_dimension != column_dimension:
         raise EmbeddingError(
             f"embedder {embedder_name!r} produces {embedder_dimension}-dimensional vectors but the "
-            f"memory store's embedding column is vector({column_dimension}); set the embedder's "
-            f"dimension to {column_dimension}"
+            f"memory store's embedding column is vector({column_dimension}) (CURATION_EMBEDDING_DIM, "
+            f"fixed when the store was created): choose a model of that width with "
+            f"CURATION_EMBEDDER / CURATION_EMBEDDING_MODEL, or use a store of width {embedder_dimension}"
         )
 
 
@@ -21,10 +22,11 @@ def plan_embedding(missing: pl.DataFrame, outdated: pl.DataFrame) -> pl.DataFram
     """What step 4 embeds this cycle: every node without a vector first (it can't be found or
     linked at all), then the capped share of nodes whose vector another model made (until
     re-embedded they are compared with nothing: see steps 2 and 6b). Column `missing` tells which."""
+    # Disjoint by construction: a node without a vector has no model to be outdated by.
     return pl.concat([
         missing.with_columns(pl.lit(True).alias("missing")),
         outdated.with_columns(pl.lit(False).alias("missing")),
-    ]).unique("id", keep="first", maintain_order=True)
+    ])
 
 
 def embedding_batches(candidates: pl.DataFrame, batch_size: int) -> list[pl.DataFrame]:

@@ -18,14 +18,22 @@ from curation_pipeline.store.graph import reproject_vertices
 from curation_pipeline.store.revisions import Scope
 
 
-def existing_pairs(conn: psycopg.Connection, scope: Scope) -> frozenset[tuple[str, str]]:
-    """(source, target) of every association edge of the namespace, retracted ones included."""
+def existing_pairs(
+    conn: psycopg.Connection, scope: Scope, candidates: pl.DataFrame
+) -> frozenset[tuple[str, str]]:
+    """Which candidate pairs already have an association edge, retracted ones included. Only the
+    candidates are looked up (by the edges' unique index), not every edge of the namespace."""
     rows = conn.execute(
-        "SELECT source_id::text, target_id::text FROM graph_edges"
-        " WHERE tenant_id = %s AND namespace = %s AND label = %s",
-        (scope.tenant_id, scope.namespace, ASSOCIATION_LABEL),
+        """
+        SELECT e.source_id::text, e.target_id::text
+        FROM unnest(%s::uuid[], %s::uuid[]) AS c(source_id, target_id)
+        JOIN graph_edges e USING (source_id, target_id)
+        WHERE e.label = %s AND e.tenant_id = %s AND e.namespace = %s
+        """,
+        (candidates["source_id"].to_list(), candidates["target_id"].to_list(), ASSOCIATION_LABEL,
+         scope.tenant_id, scope.namespace),
     ).fetchall()
-    return frozenset((min(a, b), max(a, b)) for a, b in rows)
+    return frozenset((a, b) for a, b in rows)
 
 
 def add_edges(conn: psycopg.Connection, scope: Scope, edges: pl.DataFrame, model: str) -> dict:
@@ -35,7 +43,7 @@ def add_edges(conn: psycopg.Connection, scope: Scope, edges: pl.DataFrame, model
     is: the same vertex the sync would write, so the sync later finds nothing to change.
     """
     if edges.height == 0:
-        return {"edges_added": 0, "vertices_created": 0}
+        return {"edges_added": 0, "vertices_created": 0, "skipped_concurrent": 0}
     ends = sorted(set(edges["source_id"].to_list()) | set(edges["target_id"].to_list()))
     missing = [row[0] for row in conn.execute(
         "SELECT id::text FROM unnest(%s::uuid[]) AS id"
@@ -47,13 +55,16 @@ def add_edges(conn: psycopg.Connection, scope: Scope, edges: pl.DataFrame, model
         """
         WITH wanted AS (
             SELECT w.source_id, w.target_id, w.similarity
-            FROM unnest(%(sources)s::uuid[], %(targets)s::uuid[], %(sims)s::float8[])
-                 AS w(source_id, target_id, similarity)
-            -- Both ends must be active nodes of this run's namespace.
+            FROM unnest(%(sources)s::uuid[], %(targets)s::uuid[], %(sims)s::float8[],
+                        %(source_versions)s::bigint[], %(target_versions)s::bigint[])
+                 AS w(source_id, target_id, similarity, source_version, target_version)
+            -- Both ends must be active nodes of this run's namespace, unchanged since they were
+            -- compared; the share locks keep an agent from changing them until this commits.
             JOIN memory_nodes s ON s.id = w.source_id AND s.tenant_id = %(t)s
-                 AND s.namespace = %(n)s AND s.archived_at IS NULL
+                 AND s.namespace = %(n)s AND s.archived_at IS NULL AND s.row_version = w.source_version
             JOIN memory_nodes g ON g.id = w.target_id AND g.tenant_id = %(t)s
-                 AND g.namespace = %(n)s AND g.archived_at IS NULL
+                 AND g.namespace = %(n)s AND g.archived_at IS NULL AND g.row_version = w.target_version
+            FOR SHARE OF s, g
         ),
         added AS (
             INSERT INTO graph_edges (tenant_id, namespace, source_id, target_id, label, properties)
@@ -69,8 +80,12 @@ def add_edges(conn: psycopg.Connection, scope: Scope, edges: pl.DataFrame, model
         RETURNING edge_id
         """,
         {"sources": edges["source_id"].to_list(), "targets": edges["target_id"].to_list(),
-         "sims": edges["similarity"].to_list(), "t": scope.tenant_id, "n": scope.namespace,
+         "sims": edges["similarity"].to_list(), "source_versions": edges["source_version"].to_list(),
+         "target_versions": edges["target_version"].to_list(), "t": scope.tenant_id, "n": scope.namespace,
          "label": ASSOCIATION_LABEL, "model": model, "run": scope.run_id, "step": scope.step,
          "reason": json.dumps({"association": "similar, not the same"})},
     ).fetchall()
-    return {"edges_added": len(added), "vertices_created": created}
+    # A pair skipped because an agent changed a node is compared again: the change puts the node
+    # in the next pass's changed set.
+    return {"edges_added": len(added), "vertices_created": created,
+            "skipped_concurrent": edges.height - len(added)}

@@ -120,9 +120,9 @@ def similar_pairs_in_database(
     model: str, upper: float | None = None, same_memory_type: bool = True,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Pairs of a few changed nodes with any active node of the same embedding model (and, for
-    step 2, memory type) whose cosine is above `threshold` (and at most `upper`), computed
-    exactly by pgvector next to the data, so only the pairs' rows travel (not the namespace's
-    vectors).
+    step 2, memory type) whose cosine is above `threshold`, computed exactly by pgvector next to
+    the data, so only the pairs' rows travel (not the namespace's vectors). With `upper` (step
+    6b), pairs step 2 will merge are left out (see steps/associate.association_pairs).
 
     Returns (the rows of every node in a pair, as consolidation_candidates without vectors;
     PAIR_SCHEMA pairs indexing those rows).
@@ -145,7 +145,12 @@ def similar_pairs_in_database(
               AND c.archived_at IS NULL AND c.embedding IS NOT NULL AND c.embedding_model = %(model)s
               AND vector_norm(c.embedding) > 0 AND vector_norm(n.embedding) > 0
               AND 1 - (c.embedding <=> n.embedding) > %(low)s
-              AND (%(up)s::float8 IS NULL OR 1 - (c.embedding <=> n.embedding) <= %(up)s::float8)
+              -- With an upper bound (step 6b): leave out the pairs step 2 will merge.
+              AND (%(up)s::float8 IS NULL OR 1 - (c.embedding <=> n.embedding) <= %(up)s::float8
+                   OR n.memory_type <> c.memory_type
+                   OR EXISTS (SELECT 1 FROM merge_vetoes v
+                              WHERE v.node_a = least(c.id, n.id) AND v.node_b = greatest(c.id, n.id)
+                                AND v.lifted_by IS NULL))
         ),
         involved AS (SELECT a AS id FROM pairs UNION SELECT b FROM pairs)
         SELECT NULL::text, NULL::text, NULL::float8, m.id::text, m.memory_type,

@@ -129,6 +129,7 @@ def upsert_vertices(
     """Create or update vertices (VERTEX_COLUMNS) where they differ; each change is recorded in
     graph_revisions. Returns (created, newly archived) per vertex that changed."""
     ids = vertices["node_id"].to_list()
+    _retract_edges_of_moved_vertices(conn, scope, vertices)
     upserted = conn.execute(
         """
         WITH previous AS (
@@ -166,6 +167,36 @@ def upsert_vertices(
          "reason": json.dumps(reason or {})},
     ).fetchall()
     return upserted
+
+
+def _retract_edges_of_moved_vertices(conn: psycopg.Connection, scope: Scope, vertices: pl.DataFrame) -> None:
+    """A node an agent moved to another tenant or namespace takes none of its edges along: they
+    are retracted (recorded, so undo sees them) before its vertex follows it."""
+    conn.execute(
+        """
+        WITH moved AS (
+            SELECT v.node_id FROM graph_vertices v
+            JOIN unnest(%(ids)s::uuid[], %(tenants)s::text[], %(namespaces)s::text[])
+                 AS p(node_id, tenant_id, namespace) USING (node_id)
+            WHERE (v.tenant_id, v.namespace) IS DISTINCT FROM (p.tenant_id, p.namespace)
+        ),
+        previous AS (
+            SELECT e.* FROM graph_edges e
+            WHERE e.retracted_at IS NULL
+              AND (e.source_id IN (SELECT node_id FROM moved) OR e.target_id IN (SELECT node_id FROM moved))
+        ),
+        retracted AS (
+            UPDATE graph_edges e SET retracted_at = now(), retracted_by = %(run_id)s
+            FROM previous p WHERE e.id = p.id RETURNING e.*
+        )
+        INSERT INTO graph_revisions (run_id, step, tenant_id, namespace, kind, edge_id, before, after, reason)
+        SELECT %(run_id)s, %(step)s, r.tenant_id, r.namespace, 'edge', r.id, to_jsonb(p), to_jsonb(r),
+               '{"retracted": "a node of this edge moved to another tenant or namespace"}'::jsonb
+        FROM retracted r JOIN previous p USING (id)
+        """,
+        {"ids": vertices["node_id"].to_list(), "tenants": vertices["tenant_id"].to_list(),
+         "namespaces": vertices["namespace"].to_list(), "run_id": scope.run_id, "step": scope.step},
+    )
 
 
 def reproject_vertices(conn: psycopg.Connection, scope: Scope, node_ids: list[str], reason: dict) -> int:

@@ -66,15 +66,26 @@ def prepare_session(conn: psycopg.Connection) -> None:
     """Make cypher() usable in the current transaction and ensure the graph exists.
 
     LOAD installs AGE's parser hook (calling an AGE function would load the library too late,
-    after parsing). Transformed Cypher resolves agtype operators through search_path; SET LOCAL
-    limits that to this transaction. A non-superuser needs age in $libdir/plugins or
-    session_preload_libraries for LOAD."""
+    after parsing). Transformed Cypher resolves agtype operators through search_path: ag_catalog
+    is appended to the operator's path for this transaction only, so the store's own tables and
+    pgvector resolve as before in the statements that follow. A non-superuser needs age in
+    $libdir/plugins or session_preload_libraries for LOAD."""
     conn.execute("LOAD 'age'")
-    conn.execute('SET LOCAL search_path = ag_catalog, "$user", public')
-    # Two first runs at once would both try create_graph; the lock orders them.
+    conn.execute("SELECT set_config('search_path', current_setting('search_path') || ', ag_catalog', true)")
+    if _graph_exists(conn):
+        return
+    # Two first runs at once would both create the graph; the lock orders them (first time only).
     conn.execute("SELECT pg_advisory_xact_lock(hashtext('ag_graph:' || %s))", (GRAPH_NAME,))
-    if conn.execute("SELECT 1 FROM ag_catalog.ag_graph WHERE name = %s", (GRAPH_NAME,)).fetchone() is None:
+    if not _graph_exists(conn):
         conn.execute("SELECT ag_catalog.create_graph(%s)", (GRAPH_NAME,))
+        conn.execute("SELECT ag_catalog.create_vlabel(%s, %s)", (GRAPH_NAME, VERTEX_LABEL))
+        # MATCH/MERGE by {node_id: ...} is a containment test on the label's properties: without
+        # this index every mirrored row would scan every vertex of every tenant.
+        conn.execute(f'CREATE INDEX IF NOT EXISTS memory_properties ON {GRAPH_NAME}."{VERTEX_LABEL}" USING gin (properties)')
+
+
+def _graph_exists(conn: psycopg.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM ag_catalog.ag_graph WHERE name = %s", (GRAPH_NAME,)).fetchone() is not None
 
 
 def cypher_statement(cypher: str, columns: tuple[str, ...] = ("r",)) -> str:
@@ -143,13 +154,16 @@ def neighbourhood_cypher(node_id: str) -> tuple[str, dict]:
     return cypher, {"node_id": str(node_id)}
 
 
-def step_rows(conn: psycopg.Connection, run_id: str, step: str) -> tuple[list[dict], list[dict]]:
+def step_rows(
+    conn: psycopg.Connection, run_id: str, step: str, tenant_id: str, namespace: str
+) -> tuple[list[dict], list[dict]]:
     """(vertex rows, edge rows) for what graph_revisions says this run and step touched, as they
     are now. Endpoints of touched edges come along, so an edge never waits for a vertex AGE lacks
     (a MATCH on a missing vertex would silently skip it)."""
     touched = conn.execute(
-        "SELECT kind, vertex_id::text, edge_id FROM graph_revisions WHERE run_id = %s AND step = %s",
-        (run_id, step),
+        "SELECT kind, vertex_id::text, edge_id FROM graph_revisions"
+        " WHERE run_id = %s AND step = %s AND tenant_id = %s AND namespace = %s",
+        (run_id, step, tenant_id, namespace),
     ).fetchall()
     edge_ids = sorted({edge_id for kind, _, edge_id in touched if kind == "edge"})
     edges = [
@@ -179,28 +193,31 @@ def _run(conn: psycopg.Connection, cypher: str, params: dict, columns=("r",)) ->
     return conn.execute(cypher_statement(cypher, columns), (json.dumps(params),), prepare=False).fetchall()
 
 
-def mirror_step(conn: psycopg.Connection, run_id: str, step: str) -> dict:
+def mirror_step(conn: psycopg.Connection, run_id: str, step: str, tenant_id: str, namespace: str) -> dict:
     """Mirror the graph changes of one run's step into AGE (call inside the step's transaction).
     An edge label AGE does not know raises: the transaction rolls back rather than diverge."""
     if conn.info.transaction_status != psycopg.pq.TransactionStatus.INTRANS:
         # SET LOCAL would not stick, and AGE could commit apart from the graph tables.
         raise GraphBackendError("mirror_step must run inside the transaction that changed the graph")
-    vertices, edges = step_rows(conn, run_id, step)
+    vertices, edges = step_rows(conn, run_id, step, tenant_id, namespace)
     if not vertices and not edges:
         return {"age_vertices": 0, "age_edges": 0}
     edge_statements = upsert_edges_cypher(edges)  # checks the labels before anything is written
     prepare_session(conn)
     written_vertices = len(_run(conn, *upsert_vertices_cypher(vertices))) if vertices else 0
     written_edges = sum(len(_run(conn, cypher, params)) for cypher, params in edge_statements)
+    if written_edges != len(edges):  # an endpoint AGE lacks: roll back rather than diverge
+        raise GraphBackendError(f"AGE wrote {written_edges} of {len(edges)} edges of {run_id}/{step}")
     return {"age_vertices": written_vertices, "age_edges": written_edges}
 
 
-def follow_step(conn: psycopg.Connection, run_id: str, step: str, setting: str) -> dict:
+def follow_step(conn: psycopg.Connection, run_id: str, step: str, tenant_id: str, namespace: str,
+                setting: str) -> dict:
     """The AGE backend follows the tables: when CURATION_GRAPH_BACKEND picks AGE, mirror what
     this run's step changed in the graph tables; with the Postgres backend, do nothing."""
     if choose_backend(conn, setting) != "age":
         return {}
-    return mirror_step(conn, run_id, step)
+    return mirror_step(conn, run_id, step, tenant_id, namespace)
 
 
 def age_neighbourhood(conn: psycopg.Connection, node_id: str) -> dict | None:

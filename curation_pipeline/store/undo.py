@@ -78,7 +78,7 @@ def undo_in_namespace(
     _undo_vertices(conn, scope, run_id, report)
     _undo_edges(conn, scope, run_id, force, report)
     _update_vetoes(conn, scope, run_id, report)
-    follow_step(conn, undo_id, UNDO_STEP, graph_backend)  # the AGE graph, if that is the backend
+    follow_step(conn, undo_id, UNDO_STEP, tenant_id, namespace, graph_backend)  # the AGE graph, if that is the backend
     conn.execute(
         "INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)"
         " VALUES (%s, %s, 'curation_undo', %s, %s::jsonb)",
