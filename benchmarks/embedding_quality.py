@@ -11,7 +11,7 @@ decide which pairs it would merge. Every pair is its own group (step 2 groups by
 the finder compares the two members of each pair and nothing else, in one call over all pairs.
 Prints, per embedder, the confusion counts, precision and recall at the threshold, recall per
 duplicate kind and false-positive rate per non-duplicate kind, a threshold sweep, and how many
-pairs of each kind fall in the association band (>= 0.80 and <= the threshold: similar, but not
+pairs of each kind fall in the association band (> 0.80 and <= the threshold: similar, but not
 merged) that step 6b links by a ``shares_concept_with`` edge. Prints figures; asserts nothing.
 """
 
@@ -29,7 +29,7 @@ import numpy as np
 
 THRESHOLD = 0.92  # the product's default (settings.similarity_threshold); a pair merges when > it
 SWEEP = (0.80, 0.85, 0.88, 0.90, 0.92, 0.95)
-ASSOCIATION_LOW = 0.80  # settings.association_threshold: the association band is [0.80, threshold]
+ASSOCIATION_LOW = 0.80  # settings.association_threshold: the association band is (0.80, threshold]
 DEFAULT_PAIRS = Path(__file__).with_name("labelled_pairs.jsonl")
 
 # The kinds of benchmarks/labelled_pairs.jsonl, in the order the tables list them. A pairs file
@@ -157,8 +157,8 @@ def report(label: str, embedder, pairs: list[Pair], threshold: float, show_error
         print(f"| {value:.2f}{mark} | {swept['tp']} | {swept['fp']} | {swept['fn']} | {swept['tn']} "
               f"| {_fmt(swept['precision'])} | {_fmt(swept['recall'])} |")
 
-    in_band = (similarity >= ASSOCIATION_LOW) & ~found
-    print(f"\n### Association band (similarity >= {ASSOCIATION_LOW:.2f} and <= {threshold}: linked, not merged)\n")
+    in_band = (similarity > ASSOCIATION_LOW) & ~found
+    print(f"\n### Association band (similarity > {ASSOCIATION_LOW:.2f} and <= {threshold}: linked, not merged)\n")
     print("| kind | pairs | in band | share | above band (merged) | below band |")
     print("|---|---|---|---|---|---|")
     for kind in _ordered_kinds(pairs):

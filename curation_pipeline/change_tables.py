@@ -39,9 +39,18 @@ def merge_rows(changes: Sequence[Mapping]) -> list[tuple[str, str, float, str]]:
     return [(keeper, absorbed, sim, text) for (keeper, absorbed), (sim, text) in pairs.items()]
 
 
-def step_markdown(step: str, changes: Sequence[Mapping], signals: Sequence[Mapping] = ()) -> str:
+def _similarity(edge: Mapping) -> str:
+    similarity = (edge.get("properties") or {}).get("similarity")
+    return f"{similarity:.4f}" if isinstance(similarity, (int, float)) else "–"
+
+
+def step_markdown(step: str, changes: Sequence[Mapping], signals: Sequence[Mapping] = (),
+                  edges: Sequence[Mapping] = ()) -> str:
     """What one step changed (or would change), as a markdown table."""
-    if step == "reclassify_stale":
+    if step == "associate_concepts":
+        rows = [(e["source"], e["target"], _similarity(e)) for e in edges]
+        header = ("node", "shares a concept with", "similarity")
+    elif step == "reclassify_stale":
         rows = [(s["memory_id"], _cell(s["content_snapshot"], 120)) for s in signals]
         header = ("node", "signal reclassify_pending for")
     elif step == "consolidate_duplicates":
@@ -81,6 +90,9 @@ def preview_text(key: str, preview: Mapping) -> str:
         lines.append(f"  embed {embedded} node(s)")
     for signal in signals:
         lines.append(f"  signal {signal['signal_type']} for {signal['memory_id']}")
+    for edge in preview.get("edges", []):
+        if edge["label"] == "shares_concept_with":
+            lines.append(f"  link {edge['source']} and {edge['target']} (similarity {_similarity(edge)})")
     if len(lines) == 1:
         lines.append("  nothing to do")
     return "\n".join(lines)

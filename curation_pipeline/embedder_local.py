@@ -13,6 +13,7 @@ more (and may fail: then step 4 fails, not the steps before it).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from functools import lru_cache
@@ -38,17 +39,32 @@ def _packaged_model_path(model: str) -> Path | None:
 
 
 def recorded_name(model: str) -> str:
-    """The name stored as ``embedding_model``: stable across machines for the same model.
+    """The name stored as ``embedding_model``: the same for the same model on every machine.
 
     A path's site-specific prefix must not make two machines disagree about which model made a
-    vector (that would re-embed a whole store after a move), so a path is recorded by the name of
-    its directory. The packaged MiniLM is recorded under its hub name.
+    vector (that would re-embed a whole store after a move), so a path is recorded by its
+    directory's name plus a fingerprint of the model's files: another model copied into the same
+    directory is another model, and its vectors are not compared with the old ones. The packaged
+    MiniLM is recorded under its hub name.
     """
     if model in _PACKAGED_MINILM:
         return "sentence-transformers:sentence-transformers/all-MiniLM-L6-v2"
     if os.sep in model or model.startswith(("~", ".")):
-        return f"sentence-transformers:{Path(model).expanduser().resolve().name}"
+        directory = Path(model).expanduser().resolve()
+        return f"sentence-transformers:{directory.name}@{_fingerprint(directory)}"
     return f"sentence-transformers:{model}"
+
+
+def _fingerprint(directory: Path) -> str:
+    """8 hex digits over the model's configuration files and its weight files' sizes (reading
+    the weights themselves would cost seconds for a name that only has to tell models apart)."""
+    digest = hashlib.blake2b(digest_size=4)
+    for path in sorted(directory.rglob("*")) if directory.is_dir() else ():
+        if path.name.endswith(".json"):
+            digest.update(path.relative_to(directory).as_posix().encode() + path.read_bytes())
+        elif path.suffix in (".safetensors", ".bin", ".onnx"):
+            digest.update(f"{path.relative_to(directory).as_posix()}:{path.stat().st_size}".encode())
+    return digest.hexdigest()
 
 
 @lru_cache(maxsize=4)

@@ -20,6 +20,7 @@ One embedder object lives for one cycle: its breaker and budget are per cycle, l
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -174,8 +175,9 @@ class OpenAIEmbedder:
                 headers = error.response.headers if error.response is not None else None
                 raise _Retryable(detail, retry_after_secs(headers)) from None
             raise EmbeddingError(f"{detail}; {self._advice(error.status_code)}") from None
-        except (openai.APIResponseValidationError, ValueError, TypeError, AttributeError) as error:
-            # A 2xx whose body is not JSON (cut off, garbled): worth another attempt.
+        except (openai.APIResponseValidationError, json.JSONDecodeError) as error:
+            # A 2xx whose body is not JSON (cut off, garbled): worth another attempt. Nothing
+            # broader: a bug of ours must fail the step, not pass for an unavailable service.
             raise _Retryable(f"malformed response: {type(error).__name__}: {_short(str(error))}") from None
         return self._vectors(response, len(texts))
 

@@ -120,7 +120,13 @@ def load_embedder_settings(environ: Mapping[str, str] | None = None) -> Embedder
                 break
     if values.get("provider") == "openai" and _looks_like_azure(values.get("base_url")):
         values["provider"] = "azure"
-    settings = EmbedderSettings(**values)
+    return checked(EmbedderSettings(**values))
+
+
+def checked(settings: EmbedderSettings) -> EmbedderSettings:
+    """The settings, if they make sense together; SettingsError naming the variables otherwise."""
+    if settings.provider not in PROVIDERS:
+        raise SettingsError(f"CURATION_EMBEDDER={settings.provider!r} is invalid: must be one of {', '.join(PROVIDERS)}")
     if settings.provider == "lexical" and settings.model:
         raise SettingsError(
             "CURATION_EMBEDDING_MODEL is set but CURATION_EMBEDDER is lexical, which has no model; "

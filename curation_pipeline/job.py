@@ -1,10 +1,10 @@
 """The `curate_namespace` job: the seven steps (and 6b) wired by what each needs to run after.
 
-    reclassify_stale ──────────────────────────────────────────────────────────────┐
-    consolidate_duplicates ─> summarize_verbose ─┬─> revectorize ─┬─────────────────┤
-                                                 │                └─> associate ────┼─> log_curation_activity
-                                                 └─> sync_graph ──┴─> _concepts ────┤
-    mark_stale_confidence ─────────────────────────────────────────────────────────┘
+    reclassify_stale ────────────────────────────────────────────────────────────────────┐
+    consolidate_duplicates ─> summarize_verbose ─┬─> revectorize ─┬──────────────────────┤
+                                                 │                ├─> associate_concepts ┼─> log_curation_activity
+                                                 └─> sync_graph ──┴──────────────────────┤
+    mark_stale_confidence ───────────────────────────────────────────────────────────────┘
 
 Merging may leave long merged text, so summarizing follows it; both clear embeddings, so
 revectorizing follows them; the graph mirrors text and archive state, so it syncs after them.

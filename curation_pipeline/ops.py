@@ -38,7 +38,7 @@ from curation_pipeline.steps.stale_confidence import plan_stale_confidence
 from curation_pipeline.steps.summarize import plan_summaries
 from curation_pipeline.store import actions, activity, associations, candidates, graph, graph_age
 from curation_pipeline.store.candidates import PassState
-from curation_pipeline.store.revisions import Scope, run_changes, run_signals
+from curation_pipeline.store.revisions import Scope, run_changes, run_edges, run_signals
 
 STEP_NAMES = (
     "reclassify_stale",
@@ -82,6 +82,7 @@ def run_step(
         changes = step_markdown(
             step, run_changes(conn, scope.run_id, step),
             run_signals(conn, scope.run_id) if step == "reclassify_stale" else (),
+            run_edges(conn, scope.run_id, step) if step == "associate_concepts" else (),
         )
     context.add_output_metadata({
         **{key: _metadata_value(value) for key, value in counts.items()},
@@ -258,6 +259,10 @@ def revectorize(
         }
         if unavailable is not None:
             counts["embedder_unavailable"] = unavailable
+        usage = getattr(model, "usage", None)  # a remote embedder's requests and waits
+        if usage is not None:
+            counts.update(embed_requests=usage.requests, embed_retries=usage.retries,
+                          embed_waited_secs=round(usage.waited_secs, 3), embed_tokens=usage.prompt_tokens)
         return counts
 
     run_step(context, memory_store, "revectorize", work)

@@ -11,10 +11,10 @@ import dagster as dg
 from pydantic import Field, PrivateAttr
 import psycopg
 
-from curation_pipeline.embedder_settings import PROVIDERS, EmbedderSettings, load_embedder_settings
+from curation_pipeline.embedder_settings import EmbedderSettings, checked, load_embedder_settings
 from curation_pipeline.embeddings import Embedder, make_embedder
 from curation_pipeline.partitions import PARTITION_TAG, parse_partition_key
-from curation_pipeline.settings import Settings, SettingsError, load_settings
+from curation_pipeline.settings import Settings, load_settings
 from curation_pipeline.store.database import ensure_database, open_connection
 from curation_pipeline.store import activity
 from curation_pipeline.store.locking import namespace_lease
@@ -107,18 +107,16 @@ class EmbedderResource(dg.ConfigurableResource):
     once per run: steps 2 and 6b need its name, step 4 its model (which may take seconds to load).
     """
 
-    provider: str = Field(default_factory=lambda: load_embedder_settings().provider,
-                          description="lexical, sentence-transformers, openai or azure")
-    model: str | None = Field(default_factory=lambda: load_embedder_settings().model,
-                              description="model name or path; empty: the provider's default")
-    dimension: int = Field(default_factory=lambda: load_settings().embedding_dim)
+    provider: str = Field(load_embedder_settings().provider,
+                          description="lexical, sentence-transformers, openai or azure (CURATION_EMBEDDER)")
+    model: str = Field(load_embedder_settings().model or "",
+                       description="model name or path (CURATION_EMBEDDING_MODEL); empty: the provider's default")
+    dimension: int = Field(load_settings().embedding_dim, description="must be the store's (CURATION_EMBEDDING_DIM)")
     _built: Embedder | None = PrivateAttr(default=None)
 
     def settings(self) -> EmbedderSettings:
         base = load_embedder_settings()
-        if self.provider not in PROVIDERS:
-            raise SettingsError(f"embedder provider {self.provider!r} must be one of {', '.join(PROVIDERS)}")
-        return replace(base, provider=self.provider, model=self.model or None, dimension=self.dimension)
+        return checked(replace(base, provider=self.provider, model=self.model or None, dimension=self.dimension))
 
     def get(self) -> Embedder:
         if self._built is None:

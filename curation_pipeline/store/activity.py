@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import psycopg
 
-from curation_pipeline.store.revisions import Scope, run_changes, run_signals
+from curation_pipeline.store.revisions import Scope, run_changes, run_edges, run_signals
 
 ACTION = "curation_cycle"
 
@@ -123,7 +123,7 @@ def collect_preview(conn: psycopg.Connection, run_id: str, tenant_id: str, names
         "failed_steps": [], "errors": {},
     }
     return {**metadata, "preview": True, "changes": run_changes(conn, run_id),
-            "signals": run_signals(conn, run_id)}
+            "signals": run_signals(conn, run_id), "edges": run_edges(conn, run_id)}
 
 
 def record_preview(conn: psycopg.Connection, preview: dict) -> None:

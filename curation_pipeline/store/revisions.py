@@ -136,6 +136,21 @@ def run_changes(conn: psycopg.Connection, run_id: str, step: str | None = None) 
     ]
 
 
+def run_edges(conn: psycopg.Connection, run_id: str, step: str | None = None) -> list[dict]:
+    """The graph edges a run added (optionally one step's), oldest first."""
+    rows = conn.execute(
+        """
+        SELECT after->>'label', after->>'source_id', after->>'target_id', after->'properties', step
+        FROM graph_revisions
+        WHERE run_id = %s AND (%s::text IS NULL OR step = %s) AND kind = 'edge' AND before IS NULL
+        ORDER BY id
+        """,
+        (run_id, step, step),
+    ).fetchall()
+    return [{"label": label, "source": source, "target": target, "properties": properties, "step": step_name}
+            for label, source, target, properties, step_name in rows]
+
+
 def run_signals(conn: psycopg.Connection, run_id: str) -> list[dict]:
     """The training signals a run created."""
     rows = conn.execute(
