@@ -312,8 +312,8 @@ def associate_concepts(
     context: dg.OpExecutionContext, config: AssociateConfig, memory_store: MemoryStore,
     embedder: EmbedderResource,
 ) -> None:
-    """Step 6b: link active nodes that are similar but not duplicates (association threshold <
-    cosine <= merge threshold) with `shares_concept_with` edges; incremental like step 2.
+    """Step 6b: link active nodes that are similar (cosine above the association threshold) but
+    that step 2 will not merge, with `shares_concept_with` edges; incremental like step 2.
 
     Never with the lexical embedder: its similarity is shared words, and an edge between two
     memories that merely use the same words would be noise presented as meaning.

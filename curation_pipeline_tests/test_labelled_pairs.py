@@ -106,5 +106,5 @@ def test_the_benchmark_runs_on_a_subset(rows, quality, tmp_path, capsys):
         assert any(line.startswith(f"| {kind} |") for line in lines), kind
     for value in ("0.80", "0.85", "0.88", "0.90", "0.92 (the threshold)", "0.95"):
         assert any(line.startswith(f"| {value} |") for line in lines), value
-    assert "### Association band (similarity >= 0.80 and <= 0.92" in out
+    assert "### Association band (similarity > 0.80 and <= 0.92" in out
     assert "SentenceTransformer" not in out

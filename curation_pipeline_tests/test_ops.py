@@ -301,3 +301,35 @@ def test_a_zero_vector_written_by_an_agent_never_pairs_with_anything(db, instanc
     incremental = _consolidate(instance, **config)
     assert incremental["pass"].startswith("incremental") and incremental["pairs_merged"] == 0
     assert db.execute("SELECT count(*) FROM memory_nodes WHERE archived_at IS NOT NULL").fetchone()[0] == 0
+
+
+def test_the_graph_follows_a_merge_an_archive_a_pin_and_a_heat_change(db, instance):
+    keeper, absorbed, pinned, hot, archived = insert(
+        db,
+        node(text="Customer Dana Reyes prefers email over phone calls.", base_utility=0.9, heat=0.2),
+        node(text="Customer Dana Reyes prefers email to phone calls.", heat=0.1),
+        node(text="The deploy freeze starts on December 18."),
+        node(text="Invoices go out on the 5th of each month.", heat=0.3),
+        node(text="Ticket 4411 is waiting on the payments team."),
+    )
+    assert run_cycle(instance).success  # merges the pair and syncs every vertex
+
+    def vertex(node_id):
+        return db.execute("SELECT heat, pinned, archived, summary FROM graph_vertices WHERE node_id = %s",
+                          (node_id,)).fetchone()
+
+    assert vertex(absorbed)[2] is True and vertex(keeper)[2] is False
+    assert vertex(keeper)[3] == fetch_node(db, keeper)["pointer_summary"]
+    assert db.execute("SELECT source_id::text, target_id::text, label FROM graph_edges").fetchall() == [
+        (absorbed, keeper, "merged_into")]
+
+    # An agent pins one node, warms another and archives a third; the next cycle syncs all three.
+    db.execute("UPDATE memory_nodes SET pinned = true WHERE id = %s", (pinned,))
+    db.execute("UPDATE memory_nodes SET heat = 0.95 WHERE id = %s", (hot,))
+    db.execute("UPDATE memory_nodes SET archived_at = now() WHERE id = %s", (archived,))
+    result = run_cycle(instance)
+    assert cycle_row(db, result.run_id)["steps"]["sync_graph"]["vertices_updated"] == 3
+    assert vertex(pinned)[1] is True and vertex(hot)[0] == 0.95 and vertex(archived)[2] is True
+    # Nothing was deleted: every node still has its vertex, the merge still has its edge.
+    assert db.execute("SELECT count(*) FROM graph_vertices").fetchone()[0] == 5
+    assert db.execute("SELECT count(*) FROM graph_edges WHERE retracted_at IS NULL").fetchone()[0] == 1
