@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from curation_pipeline.embedder_settings import load_embedder_settings
 from curation_pipeline.settings import Settings, SettingsError, load_settings
 
 
@@ -39,6 +40,10 @@ def test_environment_overrides_and_paths():
         ("CURATOR_CONSOLIDATE_CAP", "-1"),
         ("CURATOR_CONSOLIDATE_CAP", "2.5"),
         ("CURATION_EMBEDDING_DIM", "0"),
+        ("CURATOR_REEMBED_CAP", "-1"),
+        ("CURATOR_ASSOCIATION_THRESHOLD", "0"),
+        ("CURATOR_ASSOCIATION_CAP", "many"),
+        ("CURATION_GRAPH_BACKEND", "neo4j"),
     ],
 )
 def test_invalid_values_name_the_variable(variable, value):
@@ -49,3 +54,29 @@ def test_invalid_values_name_the_variable(variable, value):
 def test_settings_are_immutable():
     with pytest.raises(AttributeError):
         Settings().consolidate_cap = 3
+
+
+@pytest.mark.parametrize(
+    ("environ", "message"),
+    [
+        ({"CURATION_EMBEDDER": "word2vec"}, "CURATION_EMBEDDER='word2vec' is invalid"),
+        ({"CURATION_EMBEDDING_MODEL": "all-MiniLM-L6-v2"}, "CURATION_EMBEDDER is lexical, which has no model"),
+        ({"CURATION_EMBEDDER": "azure"}, "needs CURATION_EMBEDDER_BASE_URL"),
+        ({"CURATION_EMBEDDER": "openai", "CURATION_EMBEDDER_BASE_URL": "ftp://host"}, "CURATION_EMBEDDER_BASE_URL"),
+        ({"CURATION_EMBEDDER": "openai", "CURATION_EMBEDDER_TIMEOUT_SECS": "0"}, "CURATION_EMBEDDER_TIMEOUT_SECS"),
+        ({"CURATION_EMBEDDER": "openai", "CURATION_EMBEDDER_MAX_CALLS": "0"}, "CURATION_EMBEDDER_MAX_CALLS"),
+        ({"CURATION_EMBEDDER": "openai", "CURATION_EMBEDDER_SEND_DIMENSIONS": "maybe"}, "CURATION_EMBEDDER_SEND_DIMENSIONS"),
+    ],
+)
+def test_invalid_embedder_settings_name_the_variable(environ, message):
+    with pytest.raises(SettingsError, match=message):
+        load_embedder_settings(environ)
+
+
+def test_embedder_settings_defaults_and_azure_detection():
+    assert load_embedder_settings({}).model_name is None
+    assert load_embedder_settings({"CURATION_EMBEDDER": "sentence-transformers"}).model_name == "all-MiniLM-L6-v2"
+    azure = load_embedder_settings({"CURATION_EMBEDDER": "openai",
+                                    "CURATION_EMBEDDER_BASE_URL": "https://x.openai.azure.com/"})
+    assert azure.provider == "azure" and azure.base_url == "https://x.openai.azure.com"
+    assert "secret" not in repr(load_embedder_settings({"CURATION_EMBEDDER_API_KEY": "secret"}))
