@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-# (column title, step, count key): the one number per step an operator looks at first.
-SUMMARY_COLUMNS: tuple[tuple[str, str, str], ...] = (
+# (column title, step, count keys, summed): the one number per step an operator looks at first.
+SUMMARY_COLUMNS: tuple[tuple[str, str, str | tuple[str, ...]], ...] = (
     ("signals", "reclassify_stale", "signals_created"),
     ("merged", "consolidate_duplicates", "pairs_merged"),
     ("summarized", "summarize_verbose", "summarized"),
-    ("embedded", "revectorize", "embedded"),
+    ("embedded", "revectorize", ("embedded", "reembedded")),  # new vectors and a model switch's
     ("stale", "mark_stale_confidence", "marked_stale"),
     ("graph", "sync_graph", "nodes_considered"),
     ("linked", "associate_concepts", "edges_added"),
@@ -30,7 +30,8 @@ def cycle_table(cycles: Sequence[tuple[str, str, Mapping | None]]) -> str:
             elif entry.get("status") == "failed":
                 cells.append("FAILED")
             else:
-                cells.append(str(entry.get(count, 0)))
+                keys = (count,) if isinstance(count, str) else count
+                cells.append(str(sum(int(entry.get(key) or 0) for key in keys)))
         lines.append(cells)
     return _table(lines[0], lines[1:])
 
