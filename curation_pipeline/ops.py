@@ -346,7 +346,13 @@ def associate_concepts(
                                  cap=config.cap)
         counts = {**associations.add_edges(conn, scope, plan.edges, model),
                   **_follow_in_age(conn, scope, memory_store)}
-        candidates.save_pass_state(conn, scope, PassState(start.resume_at, plan.left_over == 0, params))
+        if plan.left_over and start.incremental:
+            # Capped: the same changed nodes are searched again next cycle (their added edges are
+            # found and skipped), so the backlog drains without a full pass of the namespace.
+            state = PassState(start.position, True, params)
+        else:
+            state = PassState(start.resume_at, plan.left_over == 0, params)
+        candidates.save_pass_state(conn, scope, state)
         return {"pass": how, "nodes_compared": loaded.height, "pairs_in_band": pairs.height,
                 "pairs_left_over": plan.left_over, **counts}
 

@@ -155,6 +155,17 @@ def test_associations_are_capped_per_cycle_and_the_rest_come_next_cycle(db, inst
     assert second["pass"] == "full" and second["edges_added"] == 1 and second["pairs_left_over"] == 0
     assert len(_associations(db)) == 2
 
+    # New memories: a capped incremental pass stays incremental until its backlog is drained.
+    insert(db, *[raw(text) for text in ("The user's manager is Karen Liu.", "Karen Liu is the user's boss.",
+                                        "Hiro is left-handed.", "Hiro writes with his left hand.")])
+    passes = []
+    for _ in range(3):
+        counts = steps(db, run_cycle(instance, run_config=config))["associate_concepts"]
+        passes.append((counts["pass"], counts["edges_added"], counts.get("pairs_left_over", 0)))
+    assert passes == [("incremental (in database)", 1, 1), ("incremental (in database)", 1, 0),
+                      ("unchanged", 0, 0)]
+    assert len(_associations(db)) == 4
+
 
 def test_the_lexical_embedder_never_makes_associations(db, instance):
     # Lexically 0.80-0.92 similar (shared words, different facts): no edge from word overlap.

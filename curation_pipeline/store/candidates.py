@@ -373,6 +373,7 @@ class PassStart:
     incremental: bool  # the last pass left nothing behind with the same params
     changed: set[str]  # active nodes with a vector written since the last pass
     resume_at: SyncPosition  # where the next pass starts if this one completes
+    position: SyncPosition  # where this pass started
 
 
 def start_pass(conn: psycopg.Connection, scope: Scope, params: dict) -> PassStart:
@@ -384,4 +385,4 @@ def start_pass(conn: psycopg.Connection, scope: Scope, params: dict) -> PassStar
     incremental = (state.complete and state.params == params
                    and state.position.usable_with(xmax) == state.position)
     resume_at = SyncPosition(xmax, None, tuple(sorted(t for t in in_progress if t < xmax)))
-    return PassStart(incremental, changed, resume_at)
+    return PassStart(incremental, changed, resume_at, state.position)
