@@ -159,7 +159,9 @@ class OpenAIEmbedder:
         """Send once. Returns the vectors, raises `_Retryable` or (not retryable) `EmbeddingError`."""
         import openai
 
-        request: dict[str, Any] = {"model": self.model, "input": texts, "encoding_format": "float"}
+        limit = self.settings.max_input_chars
+        request: dict[str, Any] = {"model": self.model, "input": [text[:limit] for text in texts],
+                                   "encoding_format": "float"}
         if self.send_dimensions:
             request["dimensions"] = self.dimension
         client = self._get_client()  # outside the try: its EmbeddingError is a ValueError too

@@ -53,6 +53,11 @@ class EmbedderSettings:
     max_retry_wait_secs: float = 30.0
     breaker_failures: int = 3
     max_calls: int = 200  # HTTP requests per cycle, retries included
+    # Texts are cut to this many characters before they are sent: a text beyond the model's
+    # input limit (8,191 tokens for OpenAI's models) would fail its whole batch every cycle.
+    # Only the vector sees the cut; the memory keeps its text. 24,000 characters is about 6,000
+    # tokens of English.
+    max_input_chars: int = 24_000
 
     @property
     def model_name(self) -> str | None:
@@ -78,9 +83,10 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "max_retry_wait_secs": ("CURATION_EMBEDDER_MAX_RETRY_WAIT_SECS",),
     "breaker_failures": ("CURATION_EMBEDDER_BREAKER_FAILURES",),
     "max_calls": ("CURATION_EMBEDDER_MAX_CALLS",),
+    "max_input_chars": ("CURATION_EMBEDDER_MAX_INPUT_CHARS",),
 }
 
-_MINIMUMS = {"breaker_failures": 1, "max_calls": 1}
+_MINIMUMS = {"breaker_failures": 1, "max_calls": 1, "max_input_chars": 1}
 
 
 def _convert(variable: str, field: dataclasses.Field, raw: str):

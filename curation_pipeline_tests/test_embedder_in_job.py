@@ -82,3 +82,13 @@ def test_a_wrong_key_fails_the_step_naming_the_variable_not_the_key(db, instance
     failure = cycle_row(db, result.run_id)["errors"]["revectorize"]
     assert "CURATION_EMBEDDER_API_KEY" in failure and "sk-test-secret" not in failure
     assert len(embeddings_server.requests) == 1  # not retried
+
+
+def test_a_text_beyond_the_input_limit_is_cut_for_the_vector_only(db, instance, embeddings_server, monkeypatch):
+    monkeypatch.setenv("CURATION_EMBEDDER_MAX_INPUT_CHARS", "40")
+    long_text = "A pinned memory that is far longer than the model would accept as one input."
+    pinned = insert(db, node(text=long_text, embed=False, pinned=True))[0]
+    result = run_cycle(instance, run_config=OPENAI)
+    assert cycle_row(db, result.run_id)["steps"]["revectorize"]["embedded"] == 1
+    assert embeddings_server.requests[0]["body"]["input"] == [long_text[:40]]
+    assert fetch_node(db, pinned)["pointer_summary"] == long_text
