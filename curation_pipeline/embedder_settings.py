@@ -20,8 +20,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from curation_pipeline.llm_settings import _looks_like_azure
-from curation_pipeline.settings import SettingsError, field_kind, load_settings, parse_bool, parse_int, parse_seconds
+from curation_pipeline.llm_settings import _looks_like_azure, normalise_base_url
+from curation_pipeline.settings import SettingsError, choice, load_settings, read_service_settings
 
 PROVIDERS = ("lexical", "sentence-transformers", "openai", "azure")
 
@@ -89,41 +89,22 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
 _MINIMUMS = {"breaker_failures": 1, "max_calls": 1, "max_input_chars": 1}
 
 
-def _convert(variable: str, field: dataclasses.Field, raw: str):
-    kind = field_kind(field)
-    try:
-        if field.name == "provider":
-            if raw.lower() not in PROVIDERS:
-                raise ValueError(f"must be one of {', '.join(PROVIDERS)}")
-            return raw.lower()
-        if field.name == "send_dimensions":
-            return parse_bool(raw)
-        if field.name == "base_url":
-            from curation_pipeline.llm_settings import normalise_base_url
-
-            url = normalise_base_url(raw)
-            return url[: -len("/embeddings")] if url.endswith("/embeddings") else url
-        if kind == "int":
-            return parse_int(raw, _MINIMUMS.get(field.name, 0))
-        if kind == "float":
-            return parse_seconds(raw, positive=field.name == "timeout_secs")
-        return raw
-    except ValueError as error:
-        shown = "***" if field.name == "api_key" else repr(raw)
-        raise SettingsError(f"environment variable {variable}={shown} is invalid: {error}") from None
+def _embeddings_base_url(raw: str) -> str:
+    """A base URL, or the full `.../embeddings` endpoint: the client appends that itself."""
+    url = normalise_base_url(raw)
+    return url[: -len("/embeddings")] if url.endswith("/embeddings") else url
 
 
 def load_embedder_settings(environ: Mapping[str, str] | None = None) -> EmbedderSettings:
     """EmbedderSettings from the environment (or a mapping); empty variables count as unset."""
     environ = os.environ if environ is None else environ
-    fields = {field.name: field for field in dataclasses.fields(EmbedderSettings)}
-    values: dict = {"dimension": load_settings(environ).embedding_dim}
-    for name, variables in ENV_VARS.items():
-        for variable in variables:
-            raw = environ.get(variable, "").strip()
-            if raw:
-                values[name] = _convert(variable, fields[name], raw)
-                break
+    values = {
+        "dimension": load_settings(environ).embedding_dim,
+        **read_service_settings(
+            environ, EmbedderSettings, ENV_VARS, minimums=_MINIMUMS,
+            converters={"provider": choice(PROVIDERS), "base_url": _embeddings_base_url},
+        ),
+    }
     if values.get("provider") == "openai" and _looks_like_azure(values.get("base_url")):
         values["provider"] = "azure"
     return checked(EmbedderSettings(**values))

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from curation_pipeline.settings import SettingsError, field_kind, parse_bool, parse_int, parse_seconds
+from curation_pipeline.settings import SettingsError, choice, read_service_settings
 
 PROVIDERS = ("openai", "azure")
 
@@ -68,25 +68,6 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
 }
 
 _MINIMUMS = {"max_output_tokens": 16, "summary_chars": 2, "breaker_failures": 1}
-def _convert(variable: str, field: dataclasses.Field, raw: str):
-    kind = field_kind(field)
-    try:
-        if kind == "bool":
-            return parse_bool(raw)
-        if kind == "int":
-            return parse_int(raw, _MINIMUMS.get(field.name, 0))
-        if kind == "float":
-            return parse_seconds(raw, positive=field.name == "timeout_secs")
-        if field.name == "provider":
-            if raw.lower() not in PROVIDERS:
-                raise ValueError(f"must be one of {', '.join(PROVIDERS)}")
-            return raw.lower()
-        if field.name == "base_url":
-            return normalise_base_url(raw)
-        return raw
-    except ValueError as error:
-        shown = "***" if field.name == "api_key" else repr(raw)
-        raise SettingsError(f"environment variable {variable}={shown} is invalid: {error}") from None
 
 
 def normalise_base_url(raw: str) -> str:
@@ -113,14 +94,10 @@ def load_llm_settings(environ: Mapping[str, str] | None = None) -> LLMSettings:
     reported now rather than as a cycle of failed requests.
     """
     environ = os.environ if environ is None else environ
-    fields = {field.name: field for field in dataclasses.fields(LLMSettings)}
-    values = {}
-    for name, variables in ENV_VARS.items():
-        for variable in variables:
-            raw = environ.get(variable, "").strip()
-            if raw:
-                values[name] = _convert(variable, fields[name], raw)
-                break
+    values = read_service_settings(
+        environ, LLMSettings, ENV_VARS, minimums=_MINIMUMS,
+        converters={"provider": choice(PROVIDERS), "base_url": normalise_base_url},
+    )
     if "provider" not in values and _looks_like_azure(values.get("base_url")):
         values["provider"] = "azure"
     settings = LLMSettings(**values)

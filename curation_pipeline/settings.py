@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,6 +160,53 @@ def parse_seconds(raw: str, *, positive: bool = False) -> float:
 
 def field_kind(field: dataclasses.Field) -> str:
     return field.type if isinstance(field.type, str) else field.type.__name__
+
+
+def choice(allowed: tuple[str, ...]) -> Callable[[str], str]:
+    """A converter accepting one of `allowed`, case-insensitively."""
+    def convert(raw: str) -> str:
+        if raw.lower() not in allowed:
+            raise ValueError(f"must be one of {', '.join(allowed)}")
+        return raw.lower()
+    return convert
+
+
+def read_service_settings(
+    environ: Mapping[str, str],
+    settings_class: type,
+    env_vars: Mapping[str, tuple[str, ...]],
+    *,
+    minimums: Mapping[str, int],
+    converters: Mapping[str, Callable[[str], object]],
+) -> dict:
+    """Field values of an outside service's settings (LLM, embedder) from the environment.
+
+    Each field has variables, the first set one wins (aliases); an empty variable counts as
+    unset. Values are converted by the field's type (`converters` by field name first); a bad
+    one is a SettingsError naming the variable, and an `api_key` is never shown in it.
+    """
+    fields = {field.name: field for field in dataclasses.fields(settings_class)}
+    values = {}
+    for name, variables in env_vars.items():
+        variable = next((v for v in variables if environ.get(v, "").strip()), None)
+        if variable is None:
+            continue
+        raw, kind = environ[variable].strip(), field_kind(fields[name])
+        try:
+            if name in converters:
+                values[name] = converters[name](raw)
+            elif kind.startswith("bool"):
+                values[name] = parse_bool(raw)
+            elif kind == "int":
+                values[name] = parse_int(raw, minimums.get(name, 0))
+            elif kind == "float":
+                values[name] = parse_seconds(raw, positive=name == "timeout_secs")
+            else:
+                values[name] = raw
+        except ValueError as error:
+            shown = "***" if name == "api_key" else repr(raw)
+            raise SettingsError(f"environment variable {variable}={shown} is invalid: {error}") from None
+    return values
 
 
 def _convert(variable: str, field: dataclasses.Field, raw: str):
