@@ -78,10 +78,10 @@ def _load_namespace(conn, tenant: str, namespace: str, vectors: np.ndarray, grou
 
 
 def bench_pair_search(url: str, sizes: dict, repeats: int) -> None:
-    from curation_pipeline.steps.consolidate import find_similar_pairs
+    from curation_pipeline.core.scope import Scope
+    from curation_pipeline.core.steps.similarity import find_similar_pairs
     from curation_pipeline.store.candidates import consolidation_candidates
     from curation_pipeline.store.database import open_connection
-    from curation_pipeline.store.revisions import Scope
 
     rng = np.random.default_rng(7)
     print("\n## Step 2 pair search (exact, 384-d, float32 blocks)\n")
@@ -170,7 +170,7 @@ def _sample_reference(vectors: np.ndarray, groups: np.ndarray, pairs, rng, sampl
 
 def _bare_blocked_product(unit: np.ndarray) -> None:
     """The physical floor: the upper-triangle blocked products alone (same tiles), nothing kept."""
-    from curation_pipeline.steps.consolidate import BLOCK_ROWS as block
+    from curation_pipeline.core.steps.similarity import BLOCK_ROWS as block
 
     for start in range(0, len(unit), block):
         row_block = unit[start : start + block]
@@ -181,7 +181,7 @@ def _bare_blocked_product(unit: np.ndarray) -> None:
 def bench_repeat_cycles(url: str, sizes: list[int], changes: list[int], repeats: int) -> None:
     import dagster as dg
 
-    from curation_pipeline.definitions import defs
+    from curation_pipeline.defs.definitions import defs
     from curation_pipeline.store.database import open_connection
 
     rng = np.random.default_rng(11)
@@ -229,9 +229,13 @@ def bench_dagster_overhead(runs: int) -> None:
     """Launch partition runs the way the CLI does and time them end to end."""
     import dagster as dg
 
-    from curation_pipeline.dagster_home import prepare_dagster_home
-    from curation_pipeline.launcher import code_location_workspace, launch_partition_runs, wait_for_runs
-    from curation_pipeline.settings import load_settings
+    from curation_pipeline.cli.dagster_home import prepare_dagster_home
+    from curation_pipeline.cli.launcher import (
+        code_location_workspace,
+        launch_partition_runs,
+        wait_for_runs,
+    )
+    from curation_pipeline.config.settings import load_settings
 
     settings = load_settings()
     prepare_dagster_home(settings)
@@ -261,7 +265,7 @@ def main() -> None:
     os.environ["CURATION_HOME"] = home
     os.environ["DAGSTER_HOME"] = os.path.join(home, "dagster_home")
     os.environ.pop("DATABASE_URL", None)
-    from curation_pipeline.settings import load_settings
+    from curation_pipeline.config.settings import load_settings
     from curation_pipeline.store.database import ensure_database
 
     url = ensure_database(load_settings())

@@ -15,11 +15,12 @@ import dagster as dg
 import psycopg
 import pytest
 
-from curation_pipeline.definitions import defs
-from curation_pipeline.embeddings import LexicalEmbedder
-from curation_pipeline.job import JOB_NAME
-from curation_pipeline.partitions import PARTITIONS_DEF_NAME, partition_key
-from curation_pipeline.settings import load_settings
+from curation_pipeline.clients.embedders.lexical import LexicalEmbedder
+from curation_pipeline.config.settings import load_settings
+from curation_pipeline.core.partition_keys import partition_key
+from curation_pipeline.defs.definitions import defs
+from curation_pipeline.defs.job import JOB_NAME
+from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
 from curation_pipeline.store.database import ensure_database, open_connection
 from curation_pipeline.store.nodes_io import insert_nodes
 

@@ -14,12 +14,18 @@ import numpy as np
 import polars as pl
 import psycopg
 
-from curation_pipeline.store.revisions import PlanColumn, Scope, lock_current_versions, update_nodes
+from curation_pipeline.core.scope import Scope
+from curation_pipeline.store.revisions import (
+    PlanColumn,
+    lock_current_versions,
+    update_nodes,
+)
 
 
 def _versions(frame: pl.DataFrame, ids: Sequence[str]) -> list[int]:
-    lookup = dict(zip(frame["id"].to_list(), frame["row_version"].to_list()))
-    return [lookup[node_id] for node_id in ids]
+    """The loaded row versions of `ids`, in their order."""
+    wanted = pl.DataFrame({"id": list(ids)}, schema={"id": pl.String})
+    return wanted.join(frame.select("id", "row_version"), on="id", how="left", maintain_order="left")["row_version"].to_list()
 
 
 def _llm_reason(row: dict) -> dict:
@@ -83,17 +89,15 @@ def apply_merges(
     current = lock_current_versions(
         conn, scope, plan["keeper_id"].to_list() + plan["absorbed_id"].to_list()
     )
-    loaded_versions = dict(zip(loaded["id"].to_list(), loaded["row_version"].to_list()))
-    unchanged = pl.Series(
-        [
-            current.get(keeper) == loaded_versions[keeper]
-            and current.get(absorbed) == loaded_versions[absorbed]
-            for keeper, absorbed in zip(plan["keeper_id"], plan["absorbed_id"])
-        ],
-        dtype=pl.Boolean,
-    )
-    counts["skipped_concurrent"] = int((~unchanged).sum())
-    plan = plan.filter(unchanged)
+    # Both rows must still be at the versions the plan was made from (a locked row can't move).
+    still_as_loaded = loaded.select("id", "row_version").join(
+        pl.DataFrame(list(current.items()), schema={"id": pl.String, "row_version": pl.Int64}, orient="row"),
+        on=["id", "row_version"],
+    ).select("id")
+    unchanged = plan.join(still_as_loaded, left_on="keeper_id", right_on="id", how="semi").join(
+        still_as_loaded, left_on="absorbed_id", right_on="id", how="semi")
+    counts["skipped_concurrent"] = plan.height - unchanged.height
+    plan = unchanged
     if plan.is_empty():
         return counts
 

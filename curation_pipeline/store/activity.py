@@ -13,7 +13,8 @@ from collections.abc import Mapping
 
 import psycopg
 
-from curation_pipeline.store.revisions import Scope, run_changes, run_edges, run_signals
+from curation_pipeline.core.scope import Scope
+from curation_pipeline.store.revisions import run_changes, run_edges, run_signals
 
 ACTION = "curation_cycle"
 

@@ -13,15 +13,16 @@ import json
 import polars as pl
 import psycopg
 
-from curation_pipeline.steps.associate import ASSOCIATION_LABEL
+from curation_pipeline.core.scope import Scope
+from curation_pipeline.core.steps.associate import ASSOCIATION_LABEL
+from curation_pipeline.core.steps.similarity import id_pairs
 from curation_pipeline.store.graph import reproject_vertices
-from curation_pipeline.store.revisions import Scope
 
 
 def existing_pairs(
     conn: psycopg.Connection, scope: Scope, candidates: pl.DataFrame
-) -> frozenset[tuple[str, str]]:
-    """Which candidate pairs already have an association edge, retracted ones included. Only the
+) -> pl.DataFrame:
+    """Which candidate pairs already have an association edge (ID_PAIR_SCHEMA), retracted ones included. Only the
     candidates are looked up (by the edges' unique index), not every edge of the namespace."""
     rows = conn.execute(
         """
@@ -33,7 +34,7 @@ def existing_pairs(
         (candidates["source_id"].to_list(), candidates["target_id"].to_list(), ASSOCIATION_LABEL,
          scope.tenant_id, scope.namespace),
     ).fetchall()
-    return frozenset((a, b) for a, b in rows)
+    return id_pairs(rows)
 
 
 def add_edges(conn: psycopg.Connection, scope: Scope, edges: pl.DataFrame, model: str) -> dict:

@@ -1,4 +1,5 @@
-"""Set-based loads of each step's candidate frame for one namespace.
+"""Set-based loads of each step's candidate frame for one namespace (pass bookkeeping of the
+incremental steps: store/passes.py).
 
 SQL narrows the rows to plausible candidates so a step reads what it may act on, not the whole
 namespace; the pure planners in `curation_pipeline.steps` own the actual rules. Every frame
@@ -7,8 +8,6 @@ carries `row_version`, which the apply side uses to leave rows an agent changed 
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from datetime import UTC
 
 import numpy as np
@@ -17,11 +16,17 @@ import psycopg
 import psycopg.adapt
 import psycopg.pq
 
-from curation_pipeline.steps.consolidate import PAIR_SCHEMA
-from curation_pipeline.steps.graph_sync import SyncPosition
-from curation_pipeline.store.revisions import Scope
+from curation_pipeline.core.scope import Scope
+from curation_pipeline.core.steps import (
+    consolidate,
+    reclassify,
+    stale_confidence,
+    summarize,
+)
+from curation_pipeline.core.steps.similarity import PAIR_SCHEMA, id_pairs
 
-_UTC = pl.Datetime("us", "UTC")
+# Every frame carries the row version its writes are guarded by.
+_VERSION = {"row_version": pl.Int64}
 
 
 def _frame(cursor: psycopg.Cursor, schema: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -50,21 +55,13 @@ def reclassify_candidates(conn: psycopg.Connection, scope: Scope, min_epoch_lag:
         """,
         {"t": scope.tenant_id, "n": scope.namespace, "lag": min_epoch_lag},
     )
-    return _frame(
-        cursor,
-        {
-            "id": pl.Utf8, "pointer_summary": pl.Utf8, "memory_type": pl.Utf8,
-            "recall_count": pl.Int64, "epoch": pl.Int64, "current_epoch": pl.Int64,
-            "has_pending_signal": pl.Boolean, "row_version": pl.Int64,
-        },
-    )
+    return _frame(cursor, {**reclassify.CANDIDATE_SCHEMA, **_VERSION})
 
 
-_NODE_SCHEMA = {
-    "id": pl.Utf8, "memory_type": pl.Utf8, "embedding_model": pl.Utf8, "pointer_summary": pl.Utf8,
-    "base_utility": pl.Float64, "pinned": pl.Boolean, "confidence": pl.Utf8,
-    "recall_count": pl.Int64, "created_at": _UTC, "row_version": pl.Int64,
-}
+# Steps 2 and 6b: the planner's node columns, the vectors' model, and the row version.
+_NODE_SCHEMA = {"id": pl.Utf8, "memory_type": pl.Utf8, "embedding_model": pl.Utf8,
+                **{name: dtype for name, dtype in consolidate.NODE_SCHEMA.items()
+                   if name not in ("id", "memory_type")}, **_VERSION}
 
 
 def consolidation_candidates(
@@ -178,14 +175,14 @@ def similar_pairs_in_database(
     return rows, found
 
 
-def vetoed_pairs(conn: psycopg.Connection, scope: Scope) -> frozenset[tuple[str, str]]:
-    """Pairs whose merge an undo took back (sorted id pairs): never proposed again."""
+def vetoed_pairs(conn: psycopg.Connection, scope: Scope) -> pl.DataFrame:
+    """Pairs whose merge an undo took back (ID_PAIR_SCHEMA): never proposed again."""
     rows = conn.execute(
         "SELECT node_a::text, node_b::text FROM merge_vetoes"
         " WHERE tenant_id = %s AND namespace = %s AND lifted_by IS NULL",
         (scope.tenant_id, scope.namespace),
     ).fetchall()
-    return frozenset((a, b) if a < b else (b, a) for a, b in rows)
+    return id_pairs(rows)
 
 
 def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int) -> pl.DataFrame:
@@ -199,11 +196,7 @@ def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int) -
         """,
         (scope.tenant_id, scope.namespace, min_chars),
     )
-    return _frame(
-        cursor,
-        {"id": pl.Utf8, "pointer_summary": pl.Utf8, "recall_count": pl.Int64,
-         "pinned": pl.Boolean, "row_version": pl.Int64},
-    )
+    return _frame(cursor, {**summarize.NODE_SCHEMA, **_VERSION})
 
 
 _EMBED_SCHEMA = {"id": pl.Utf8, "pointer_summary": pl.Utf8, "row_version": pl.Int64,
@@ -269,11 +262,7 @@ def stale_confidence_candidates(
         """,
         (scope.tenant_id, scope.namespace, stale_after_days),
     )
-    return _frame(
-        cursor,
-        {"id": pl.Utf8, "confidence": pl.Utf8, "last_recalled_at": _UTC, "created_at": _UTC,
-         "row_version": pl.Int64},
-    )
+    return _frame(cursor, {**stale_confidence.NODE_SCHEMA, **_VERSION})
 
 
 def count_active(conn: psycopg.Connection, scope: Scope) -> int:
@@ -294,95 +283,3 @@ def count_missing_embeddings(conn: psycopg.Connection, scope: Scope) -> int:
 def database_now(conn: psycopg.Connection):
     """The database's clock, so planners and SQL agree on what 'now' is."""
     return conn.execute("SELECT now()").fetchone()[0].astimezone(UTC)
-
-
-@dataclass(frozen=True)
-class PassState:
-    """Where an incremental pass (step 2 or 6b) last left off (see sql/004 and sql/007)."""
-
-    position: SyncPosition
-    complete: bool  # it left nothing behind (no pair over its cap)
-    params: dict | None  # the settings it ran with: other settings mean a full pass
-
-
-# Each incremental step keeps its state in namespace_activity columns named by this prefix.
-_PASS_PREFIXES = {"consolidate_duplicates": "consolidate", "associate_concepts": "associate"}
-
-
-def pass_state(conn: psycopg.Connection, scope: Scope) -> PassState:
-    prefix = _PASS_PREFIXES[scope.step]
-    row = conn.execute(
-        f"SELECT {prefix}_txid::text::bigint, {prefix}_pending::text[]::bigint[],"
-        f" {prefix}_complete, {prefix}_params FROM namespace_activity"
-        " WHERE tenant_id = %s AND namespace = %s",
-        (scope.tenant_id, scope.namespace),
-    ).fetchone()
-    if row is None:
-        return PassState(SyncPosition(), False, None)
-    return PassState(SyncPosition(row[0], None, tuple(row[1])), row[2], row[3])
-
-
-def changed_active_ids(
-    conn: psycopg.Connection, scope: Scope, position: SyncPosition
-) -> tuple[set[str], int, list[int]]:
-    """Active nodes with a vector written since `position`, with the snapshot's xmax and running
-    transactions (one statement, so all three come from the same snapshot). A node without a
-    vector can't be compared yet; getting one is a write, so it shows up here then."""
-    row = conn.execute(
-        """
-        WITH snap AS (SELECT pg_current_snapshot() AS s)
-        SELECT (SELECT pg_snapshot_xmax(s)::text::bigint FROM snap),
-               (SELECT array(SELECT x::text::bigint FROM pg_snapshot_xip(s) AS x) FROM snap),
-               array(SELECT id::text FROM memory_nodes
-                     WHERE tenant_id = %(t)s AND namespace = %(n)s AND last_txid >= %(txid)s::text::xid8
-                       AND archived_at IS NULL AND embedding IS NOT NULL
-                     UNION  -- two index range scans on (tenant_id, namespace, last_txid), not one OR
-                     SELECT id::text FROM memory_nodes
-                     WHERE tenant_id = %(t)s AND namespace = %(n)s
-                       AND last_txid = ANY(%(pending)s::text[]::xid8[])
-                       AND archived_at IS NULL AND embedding IS NOT NULL)
-        """,
-        {"t": scope.tenant_id, "n": scope.namespace, "txid": str(position.txid),
-         "pending": [str(txid) for txid in position.pending]},
-    ).fetchone()
-    return set(row[2]), row[0], list(row[1])
-
-
-def save_pass_state(conn: psycopg.Connection, scope: Scope, state: PassState) -> None:
-    prefix = _PASS_PREFIXES[scope.step]
-    conn.execute(
-        f"""
-        INSERT INTO namespace_activity (tenant_id, namespace, {prefix}_txid, {prefix}_pending,
-                                        {prefix}_complete, {prefix}_params)
-        VALUES (%s, %s, %s::text::xid8, %s::text[]::xid8[], %s, %s::jsonb)
-        ON CONFLICT (tenant_id, namespace) DO UPDATE
-            SET {prefix}_txid = EXCLUDED.{prefix}_txid,
-                {prefix}_pending = EXCLUDED.{prefix}_pending,
-                {prefix}_complete = EXCLUDED.{prefix}_complete,
-                {prefix}_params = EXCLUDED.{prefix}_params
-        """,
-        (scope.tenant_id, scope.namespace, str(state.position.txid),
-         [str(txid) for txid in state.position.pending], state.complete, json.dumps(state.params)),
-    )
-
-
-@dataclass(frozen=True)
-class PassStart:
-    """How an incremental step's pass begins: over everything, or over what changed."""
-
-    incremental: bool  # the last pass left nothing behind with the same params
-    changed: set[str]  # active nodes with a vector written since the last pass
-    resume_at: SyncPosition  # where the next pass starts if this one completes
-    position: SyncPosition  # where this pass started
-
-
-def start_pass(conn: psycopg.Connection, scope: Scope, params: dict) -> PassStart:
-    """Only pairs that involve a node changed since a complete pass with the same settings can
-    be new; anything else (first pass, capped pass, new threshold or model, a cursor from
-    another server) means a full pass."""
-    state = pass_state(conn, scope)
-    changed, xmax, in_progress = changed_active_ids(conn, scope, state.position)
-    incremental = (state.complete and state.params == params
-                   and state.position.usable_with(xmax) == state.position)
-    resume_at = SyncPosition(xmax, None, tuple(sorted(t for t in in_progress if t < xmax)))
-    return PassStart(incremental, changed, resume_at, state.position)

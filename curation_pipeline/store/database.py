@@ -19,7 +19,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
 
-from curation_pipeline.settings import Settings
+from curation_pipeline.config.settings import Settings
 from curation_pipeline.store.migrations import apply_migrations
 
 DAGSTER_DATABASE = "dagster"

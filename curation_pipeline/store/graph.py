@@ -11,8 +11,12 @@ import json
 import polars as pl
 import psycopg
 
-from curation_pipeline.steps.graph_sync import CHANGED_SCHEMA, GraphSyncPlan, SyncPosition
-from curation_pipeline.store.revisions import Scope
+from curation_pipeline.core.scope import Scope
+from curation_pipeline.core.steps.graph_sync import (
+    CHANGED_SCHEMA,
+    GraphSyncPlan,
+    SyncPosition,
+)
 
 _CHANGED_COLUMNS = """
     id::text, tenant_id, namespace, heat, pinned, pointer_summary, archived_at IS NOT NULL,

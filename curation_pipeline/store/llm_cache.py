@@ -8,7 +8,7 @@ makes exactly the previewed changes. Entries are scoped to one tenant and namesp
 
 from __future__ import annotations
 
-from curation_pipeline.llm import CachedAnswer
+from curation_pipeline.core.answer_cache import CachedAnswer
 from curation_pipeline.store.database import open_connection
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import psycopg
 from pgvector import Vector
 
-from curation_pipeline.jsonl_format import MEMORY_NODE_COLUMNS
+from curation_pipeline.core.jsonl_rows import MEMORY_NODE_COLUMNS
 
 
 class ImportConflictError(ValueError):

@@ -17,15 +17,7 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import sql
 
-
-@dataclass(frozen=True)
-class Scope:
-    """What one step of one run may touch: a single tenant's namespace."""
-
-    run_id: str
-    tenant_id: str
-    namespace: str
-    step: str
+from curation_pipeline.core.scope import Scope
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from datetime import datetime
 
 import psycopg
 
-from curation_pipeline.triggers import NamespaceState
+from curation_pipeline.core.trigger_policy import NamespaceState
 
 _COLUMNS = "tenant_id, namespace, last_interaction_at, last_curation_started_at, last_curated_at"
 # Spelled exactly like the predicate of the index namespace_activity_pending, so the planner uses it.

@@ -14,10 +14,11 @@ from dataclasses import asdict, dataclass, field
 
 import psycopg
 
-from curation_pipeline.store.graph_age import follow_step
+from curation_pipeline.core.scope import Scope
+from curation_pipeline.core.undo_policy import decide, run_effect
 from curation_pipeline.store.graph import reproject_vertices
-from curation_pipeline.store.revisions import PlanColumn, Scope, update_nodes
-from curation_pipeline.undo import decide, run_effect
+from curation_pipeline.store.graph_age import follow_step
+from curation_pipeline.store.revisions import PlanColumn, update_nodes
 
 UNDO_STEP = "undo"
 # The node columns a run can change and an undo restores (never identity or bookkeeping).

@@ -1,0 +1,332 @@
+"""The `curation-pipeline` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+from curation_pipeline.config.settings import Settings, SettingsError, load_settings
+
+
+def _settings() -> Settings:
+    return load_settings()
+
+
+def cmd_init_db(args) -> int:
+    from curation_pipeline.cli.dagster_home import prepare_dagster_home
+    from curation_pipeline.store.database import app_database_url, redact
+
+    settings = _settings()
+    home = prepare_dagster_home(settings)
+    print(f"memory store ready: {redact(app_database_url(settings))}")
+    print(f"Dagster home: {home}")
+    return 0
+
+
+def cmd_import(args) -> int:
+    from curation_pipeline.core.jsonl_rows import parse_jsonl
+    from curation_pipeline.core.partition_keys import validate_name
+    from curation_pipeline.store.database import ensure_database, open_connection
+    from curation_pipeline.store.nodes_io import insert_nodes
+
+    settings = _settings()
+    path = Path(args.file)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            rows, errors = parse_jsonl(handle, dimension=settings.embedding_dim, validate_name=validate_name)
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"error: cannot read {path}: {error}", file=sys.stderr)
+        return 2
+    for error in errors:
+        print(f"{path}:{error.line}: {error.message}", file=sys.stderr)
+    if errors and not args.skip_invalid:
+        print(
+            f"error: {len(errors)} problem(s) in {path}; nothing was imported "
+            "(fix them, or pass --skip-invalid to import the valid lines only)",
+            file=sys.stderr,
+        )
+        return 1
+    with open_connection(ensure_database(settings)) as conn, conn.transaction():
+        count = insert_nodes(conn, rows)
+    skipped = len({error.line for error in errors})
+    print(f"imported {count} memory node(s) from {path}"
+          + (f"; skipped {skipped} invalid line(s)" if skipped else ""))
+    return 0
+
+
+def cmd_export(args) -> int:
+    from curation_pipeline.core.jsonl_rows import format_node_jsonl
+    from curation_pipeline.store.database import ensure_database, open_connection
+    from curation_pipeline.store.nodes_io import iter_nodes
+
+    settings = _settings()
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    count = 0
+    try:
+        with open_connection(ensure_database(settings)) as conn:
+            for row in iter_nodes(conn, tenant_id=args.tenant, namespace=args.namespace):
+                out.write(format_node_jsonl(row) + "\n")
+                count += 1
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    print(f"exported {count} memory node(s)", file=sys.stderr)
+    return 0
+
+
+def cmd_seed(args) -> int:
+    from curation_pipeline.demo.seeding import seed_store
+
+    count = seed_store(_settings())
+    print(f"seeded {count} memory node(s)" if count else "the demo corpus is already seeded")
+    return 0
+
+
+def cmd_namespaces(args) -> int:
+    from curation_pipeline.service.namespaces import discover_partition_keys
+
+    settings = _settings()
+    if args.action in ("enable", "disable"):
+        return _switch_namespace(settings, args.key, enabled=args.action == "enable")
+    keys, problems = discover_partition_keys(settings)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if args.action == "sync":
+        import dagster as dg
+
+        from curation_pipeline.cli.dagster_home import prepare_dagster_home
+        from curation_pipeline.defs.partitions import register_partitions
+
+        prepare_dagster_home(settings)
+        with dg.DagsterInstance.get() as instance:
+            new = register_partitions(instance, keys)
+        print(f"registered {len(new)} new namespace partition(s); {len(keys)} in all")
+    else:
+        print("\n".join(keys))
+    return 0
+
+
+def _switch_namespace(settings: Settings, key: str | None, *, enabled: bool) -> int:
+    """The per-namespace off switch: the triggers request no runs for a disabled namespace."""
+    from curation_pipeline.core.partition_keys import parse_partition_key
+    from curation_pipeline.store.database import ensure_database, open_connection
+    from curation_pipeline.store.triggers import set_curation_enabled
+
+    if key is None:
+        print("error: name the namespace: curation-pipeline namespaces enable|disable TENANT:NAMESPACE",
+              file=sys.stderr)
+        return 2
+    tenant_id, namespace = parse_partition_key(key)
+    with open_connection(ensure_database(settings)) as conn, conn.transaction():
+        set_curation_enabled(conn, tenant_id, namespace, enabled)
+    print(f"curation {'enabled' if enabled else 'disabled'} for {key}")
+    return 0
+
+
+def _run_and_report(
+    settings: Settings, keys: list[str], *, verbose: bool = False, dry_run: bool = False
+) -> int:
+    from curation_pipeline.cli.runner import run_partitions
+    from curation_pipeline.core.render.tables import cycle_table, failures
+
+    if not keys:
+        print("no namespaces to curate (import or seed some memories first)")
+        return 0
+    results = run_partitions(settings, keys, verbose=verbose, dry_run=dry_run)
+    cycles = [(r.partition_key, r.run_status, r.metadata) for r in results]
+    if dry_run:
+        from curation_pipeline.core.render.changes import preview_text
+
+        print("DRY RUN: nothing was written; this is what a real run would do now.\n")
+        for result in results:
+            print(preview_text(result.partition_key, result.metadata or {}) + "\n")
+    print(cycle_table(cycles))
+    for line in failures(cycles):
+        print(f"failed: {line}", file=sys.stderr)
+    print(f"\nruns are recorded in Dagster ({settings.dagster_home}); `curation-pipeline ui` shows them")
+    return 0 if all(r.run_status == "SUCCESS" for r in results) else 1
+
+
+def cmd_run(args) -> int:
+    from curation_pipeline.service.namespaces import discover_partition_keys
+
+    settings = _settings()
+    if args.all:
+        keys, problems = discover_partition_keys(settings)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+    else:
+        keys = list(args.partition)
+    return _run_and_report(settings, keys, verbose=args.verbose, dry_run=args.dry_run)
+
+
+def cmd_demo(args) -> int:
+    from curation_pipeline.demo.seeding import seed_store
+    from curation_pipeline.service.namespaces import discover_partition_keys
+    from curation_pipeline.store.database import app_database_url, redact
+
+    settings = _settings()
+    count = seed_store(settings)
+    print(f"memory store: {redact(app_database_url(settings))}")
+    print(f"seeded {count} memory node(s)" if count else "demo corpus already seeded")
+    keys, _ = discover_partition_keys(settings)
+    return _run_and_report(settings, keys)
+
+
+@contextmanager
+def _existing_node(raw_id: str):
+    """(connection, node id) for an existing node, or (None, None) after printing why not."""
+    from curation_pipeline.store.database import ensure_database, open_connection
+    from curation_pipeline.store.history import node_exists
+
+    try:
+        node_id = str(uuid.UUID(raw_id))
+    except ValueError:
+        print(f"error: {raw_id!r} is not a node id (a UUID)", file=sys.stderr)
+        yield None, None
+        return
+    with open_connection(ensure_database(_settings())) as conn:
+        if not node_exists(conn, node_id):
+            print(f"error: no memory node {node_id}", file=sys.stderr)
+            yield None, None
+            return
+        yield conn, node_id
+
+
+def cmd_history(args) -> int:
+    from curation_pipeline.core.render.history import format_history
+    from curation_pipeline.store.history import merged_into, node_history
+
+    with _existing_node(args.node_id) as (conn, node_id):
+        if conn is None:
+            return 2
+        print(format_history(node_id, node_history(conn, node_id), merged_into(conn, node_id)))
+    return 0
+
+
+def cmd_graph(args) -> int:
+    from curation_pipeline.core.render.graph import format_neighbourhood
+    from curation_pipeline.store.graph import neighbourhood
+    from curation_pipeline.store.graph_age import age_neighbourhood, choose_backend
+
+    with _existing_node(args.node_id) as (conn, node_id):
+        if conn is None:
+            return 2
+        # Both backends hold the same graph; read it where the configured backend keeps it.
+        backend = choose_backend(conn, _settings().graph_backend)
+        view = (age_neighbourhood if backend == "age" else neighbourhood)(conn, node_id)
+    if view is None:
+        print(f"node {node_id} is not in the graph yet (step 6 syncs it on the next cycle)")
+        return 0
+    print(format_neighbourhood(node_id, view))
+    return 0
+
+
+def cmd_undo(args) -> int:
+    from curation_pipeline.core.render.tables import undo_table
+    from curation_pipeline.service.undo import undo_run
+    from curation_pipeline.store.database import ensure_database
+
+    reports = undo_run(
+        ensure_database(_settings()), args.run, partition_key=args.namespace, force=args.force
+    )
+    print(undo_table(reports))
+    conflicts = [conflict for report in reports for conflict in report.conflicts]
+    for conflict in conflicts:
+        print(f"left alone: {conflict['kind']} {conflict['id']} changed since "
+              f"({', '.join(conflict['changed_since'])}); --force restores it anyway", file=sys.stderr)
+    print(f"undo id: {reports[0].undo_id} (undo it with `curation-pipeline undo --run {reports[0].undo_id}`)")
+    return 1 if conflicts else 0
+
+
+def cmd_ui(args) -> int:
+    from curation_pipeline.cli.ui import serve_ui
+
+    return serve_ui(_settings(), host=args.host, port=args.port)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="curation-pipeline",
+        description="Curate AI agents' long-term memory (Postgres + pgvector) with Dagster.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("init-db", help="create or migrate the memory store and Dagster home").set_defaults(func=cmd_init_db)
+
+    importer = commands.add_parser("import", help="import memory nodes from a JSONL file")
+    importer.add_argument("file")
+    importer.add_argument("--skip-invalid", action="store_true", help="import the valid lines even if some are invalid")
+    importer.set_defaults(func=cmd_import)
+
+    exporter = commands.add_parser("export", help="write every memory node (archived ones too) as JSONL")
+    exporter.add_argument("-o", "--output", help="file to write (default: standard output)")
+    exporter.add_argument("--tenant")
+    exporter.add_argument("--namespace")
+    exporter.set_defaults(func=cmd_export)
+
+    commands.add_parser("seed", help="load the demo corpus").set_defaults(func=cmd_seed)
+
+    namespaces = commands.add_parser("namespaces", help="list namespace partition keys, or register them in Dagster")
+    namespaces.add_argument("action", nargs="?", choices=["list", "sync", "enable", "disable"], default="list")
+    namespaces.add_argument("key", nargs="?", metavar="TENANT:NAMESPACE", help="for enable/disable")
+    namespaces.set_defaults(func=cmd_namespaces)
+
+    runner = commands.add_parser("run", help="run the curation job through Dagster")
+    target = runner.add_mutually_exclusive_group(required=True)
+    target.add_argument("--all", action="store_true", help="every namespace in the store")
+    target.add_argument("--partition", action="append", metavar="KEY", help="a partition key TENANT:NAMESPACE (repeatable)")
+    runner.add_argument("-v", "--verbose", action="store_true", help="show the runs' Dagster logs here too")
+    runner.add_argument("--dry-run", action="store_true", help="plan every step and show it; write nothing")
+    runner.set_defaults(func=cmd_run)
+
+    commands.add_parser("demo", help="init, seed, curate every namespace, print the counts").set_defaults(func=cmd_demo)
+
+    history = commands.add_parser("history", help="every change the curator made to a node, and why")
+    history.add_argument("node_id")
+    history.set_defaults(func=cmd_history)
+
+    graph = commands.add_parser("graph", help="a node's graph neighbourhood: keeper, merged nodes, associations")
+    graph.add_argument("node_id")
+    graph.set_defaults(func=cmd_graph)
+
+    undo = commands.add_parser("undo", help="restore every row a run changed to its prior state")
+    undo.add_argument("--run", required=True, metavar="RUN_ID", help="a curation run id, or an undo id")
+    undo.add_argument("--namespace", metavar="KEY", help="only this partition TENANT:NAMESPACE")
+    undo.add_argument("--force", action="store_true", help="also restore rows changed since by someone else")
+    undo.set_defaults(func=cmd_undo)
+
+    ui = commands.add_parser("ui", help="start the Dagster UI and daemon on this memory store")
+    ui.add_argument("--host", default="127.0.0.1")
+    ui.add_argument("--port", type=int, default=3000)
+    ui.set_defaults(func=cmd_ui)
+    return parser
+
+
+def _user_errors() -> tuple[type[Exception], ...]:
+    """Errors caused by input or setup, reported as one clear line instead of a traceback."""
+    from curation_pipeline.core.partition_keys import InvalidNameError
+    from curation_pipeline.core.vectors import EmbeddingError
+    from curation_pipeline.service.undo import NothingToUndoError
+    from curation_pipeline.store.database import DatabaseError
+    from curation_pipeline.store.locking import NamespaceBusyError
+    from curation_pipeline.store.migrations import MigrationError
+    from curation_pipeline.store.nodes_io import ImportConflictError
+
+    return (SettingsError, InvalidNameError, DatabaseError, MigrationError, ImportConflictError,
+            EmbeddingError, NothingToUndoError, NamespaceBusyError)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except _user_errors() as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # spawned Dagster processes re-import the launching script
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""`curation-pipeline ui`: the Dagster webserver and daemon on this machine's memory store.
+
+It prepares DAGSTER_HOME (the same Postgres-backed instance the CLI records runs in), keeps the
+embedded Postgres up while it runs, and starts `dagster dev` (webserver + daemon + code server)
+in its own session so that Ctrl-C or SIGTERM stops all of them together, leaving no orphans.
+
+Stopping goes through `dagster dev`'s shutdown pipe, which tells the webserver and the daemon
+to stop, and those stop by interrupting themselves with SIGINT. A process started from a
+non-interactive shell (`curation-pipeline ui &` in a script) inherits an *ignored* SIGINT, and
+so would every Dagster process under it: they would never stop. So the children always get the
+default SIGINT back, and whatever is still alive after a bounded wait is killed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from importlib import resources
+
+import psutil
+from dagster_shared.ipc import send_ipc_shutdown_message
+
+from curation_pipeline.cli.dagster_home import prepare_dagster_home
+from curation_pipeline.config.settings import Settings
+
+
+def serve_ui(settings: Settings, *, host: str = "127.0.0.1", port: int = 3000) -> int:
+    home = prepare_dagster_home(settings)
+    workspace = home / "workspace.yaml"
+    with resources.as_file(resources.files("curation_pipeline") / "instance" / "workspace.yaml") as source:
+        shutil.copyfile(source, workspace)
+    command = [
+        sys.executable, "-m", "dagster", "dev", "-w", str(workspace), "-h", host, "-p", str(port),
+    ]
+    shutdown_read, shutdown_write = os.pipe()
+    command += ["--shutdown-pipe", str(shutdown_read)]
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    # Handlers before the child exists, so no signal is lost in between. An ignored SIGINT stays
+    # ignored here (the shell asked for that), but SIGTERM always stops us.
+    signal.signal(signal.SIGTERM, stop)
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, stop)
+    # A new session: the children get signals only from us, not from the terminal, so the
+    # shutdown order below is the only one.
+    process = subprocess.Popen(
+        command, cwd=home, start_new_session=True, pass_fds=[shutdown_read],
+        preexec_fn=_default_signals,
+    )
+    os.close(shutdown_read)
+    print(f"Dagster UI: http://{host}:{port}  (DAGSTER_HOME={home}); Ctrl-C stops it", flush=True)
+    try:
+        code = process.wait()
+    except KeyboardInterrupt:
+        code = 0
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the clean-up short
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    stop_dagster(process, shutdown_write)
+    return code
+
+
+def _default_signals() -> None:
+    """In the child, before exec: the default SIGINT and SIGTERM, whatever we inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def stop_dagster(process: subprocess.Popen, shutdown_write: int, timeout_s: float = 40.0) -> None:
+    """Ask `dagster dev` to shut down its webserver and daemon, wait for it, then kill every
+    process it left: in its process group, or descended from it (a run worker, say)."""
+    descendants = _descendants(process.pid)
+    try:
+        send_ipc_shutdown_message(shutdown_write)
+    except OSError:
+        pass  # dagster dev is already gone (the pipe has no reader)
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        pass
+    descendants += _descendants(process.pid)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            pass
+        for child in descendants:
+            try:
+                child.send_signal(sig)
+            except psutil.Error:
+                pass
+        _, alive = psutil.wait_procs(descendants, timeout=5)
+        if not alive and process.poll() is not None:
+            break
+    process.wait()
+
+
+def _descendants(pid: int) -> list[psutil.Process]:
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []

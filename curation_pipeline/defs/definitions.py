@@ -1,0 +1,30 @@
+"""The one Definitions object of the code location (workspace.yaml loads this module)."""
+
+from __future__ import annotations
+
+import warnings
+
+import dagster as dg
+
+# Dagster 1.13 warns about its own internal use of the beta `owners` parameter whenever it binds
+# resources to a sensor; nothing of ours sets owners, and the warning lands in every CLI output.
+warnings.filterwarnings("ignore", message=r"Parameter `owners` of initializer `SensorDefinition")
+
+from curation_pipeline.config.settings import load_settings
+from curation_pipeline.defs.job import curate_namespace
+from curation_pipeline.defs.llm_resource import LLMResource
+from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
+from curation_pipeline.defs.schedules import build_curation_schedule
+from curation_pipeline.defs.sensors import build_discovery_sensor, build_idle_sensor
+from curation_pipeline.defs.undo_job import undo_curation_run
+
+# Read once at load: the schedule's cron comes from CURATOR_INTERVAL_SECS, and an interval no
+# cron can express stops the code location from loading, with the variable named.
+_trigger_settings = load_settings()
+
+defs = dg.Definitions(
+    jobs=[curate_namespace, undo_curation_run],
+    schedules=[build_curation_schedule(_trigger_settings)],
+    sensors=[build_idle_sensor(_trigger_settings), build_discovery_sensor(_trigger_settings)],
+    resources={"memory_store": MemoryStore(), "embedder": EmbedderResource(), "llm": LLMResource()},
+)

@@ -1,0 +1,61 @@
+"""The `curate_namespace` job: the seven steps (and 6b) wired by what each needs to run after.
+
+    reclassify_stale ────────────────────────────────────────────────────────────────────┐
+    consolidate_duplicates ─> summarize_verbose ─┬─> revectorize ─┬──────────────────────┤
+                                                 │                ├─> associate_concepts ┼─> log_curation_activity
+                                                 └─> sync_graph ──┴──────────────────────┤
+    mark_stale_confidence ───────────────────────────────────────────────────────────────┘
+
+Merging may leave long merged text, so summarizing follows it; both clear embeddings, so
+revectorizing follows them; the graph mirrors text and archive state, so it syncs after them.
+Associations need the fresh vectors and the synced vertices, so they come after both.
+Steps 1 and 5 need nothing from the others: if any step fails, the independent ones still run
+(Dagster skips only a failed op's dependents), and the cycle row records the failure.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from curation_pipeline.defs.ops import (
+    associate_concepts,
+    consolidate_duplicates,
+    log_curation_activity,
+    mark_stale_confidence,
+    reclassify_stale,
+    record_failed_step,
+    revectorize,
+    summarize_verbose,
+    sync_graph,
+)
+from curation_pipeline.defs.partitions import namespace_partitions
+
+JOB_NAME = "curate_namespace"
+
+
+@dg.job(
+    name=JOB_NAME,
+    partitions_def=namespace_partitions,
+    # Steps are short and share one namespace lock: separate processes would only add seconds
+    # of start-up per step.
+    executor_def=dg.in_process_executor,
+    description=(
+        "One curation cycle of one tenant/namespace: 1 reclassify_stale, 2 consolidate_duplicates, "
+        "3 summarize_verbose, 4 revectorize, 5 mark_stale_confidence, 6 sync_graph, "
+        "6b associate_concepts, 7 log_curation_activity. Nothing is deleted; every change is "
+        "recorded in node_revisions and can be undone (curation-pipeline undo --run RUN_ID)."
+    ),
+    hooks={record_failed_step},
+)
+def curate_namespace():
+    merged = consolidate_duplicates()
+    summarized = summarize_verbose(after_merges=merged)
+    embedded = revectorize(after_rewrites=summarized)
+    synced = sync_graph(after_rewrites=summarized)
+    log_curation_activity(
+        reclassified=reclassify_stale(),
+        revectorized=embedded,
+        confidence_marked=mark_stale_confidence(),
+        graph_synced=synced,
+        associated=associate_concepts(after_sync=synced, after_embedding=embedded),
+    )

@@ -1,0 +1,162 @@
+"""The seven curation steps (and 6b) as thin Dagster ops: each calls one service function.
+
+A step's work is plain Python in `curation_pipeline.service.steps` (load -> plan -> LLM ->
+guarded apply); an op adds only what Dagster needs: its config, its resources, and the step's
+counts and changes as output metadata. Ops hand each other nothing but ordering (Nothing
+dependencies): every step reads the fresh state of the database, so re-executing one failed step
+alone needs nothing from the failed run.
+"""
+
+# No `from __future__ import annotations`: Dagster reads these annotations at definition time.
+from collections.abc import Callable, Mapping
+
+import dagster as dg
+
+from curation_pipeline.config.op_config import (
+    AssociateConfig,
+    ConsolidateConfig,
+    GraphSyncConfig,
+    ReclassifyConfig,
+    RevectorizeConfig,
+    StaleConfidenceConfig,
+    SummarizeConfig,
+)
+from curation_pipeline.core.render.changes import cycle_markdown, step_markdown
+from curation_pipeline.defs.llm_resource import LLMResource
+from curation_pipeline.defs.partitions import PARTITION_TAG
+from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
+from curation_pipeline.service.step_run import StepRun, record_step_failure, run_step
+from curation_pipeline.service.steps.associate import (
+    associate_concepts as associate_step,
+)
+from curation_pipeline.service.steps.consolidate import (
+    consolidate_duplicates as consolidate_step,
+)
+from curation_pipeline.service.steps.cycle import close_cycle
+from curation_pipeline.service.steps.graph_sync import sync_graph as sync_graph_step
+from curation_pipeline.service.steps.reclassify import (
+    reclassify_stale as reclassify_step,
+)
+from curation_pipeline.service.steps.revectorize import revectorize as revectorize_step
+from curation_pipeline.service.steps.stale_confidence import (
+    mark_stale_confidence as stale_step,
+)
+from curation_pipeline.service.steps.summarize import (
+    summarize_verbose as summarize_step,
+)
+
+
+def _run_info(run: dg.DagsterRun) -> dict:
+    """What the cycle row says about the run: its partition and, for a re-execution, its parent."""
+    info = {"partition": run.tags.get(PARTITION_TAG)}
+    if run.parent_run_id:
+        info.update(parent_run_id=run.parent_run_id, root_run_id=run.root_run_id)
+    return info
+
+
+def _metadata_value(value):
+    return value if isinstance(value, (int, float, str, bool)) else str(value)
+
+
+def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore,
+           work: Callable[[StepRun], Mapping]) -> None:
+    """Run one step's service function in the run's namespace session; show what it did."""
+    session = memory_store.session()
+    run = StepRun(session, session.scope(context.op.name), _run_info(context.dagster_run))
+    outcome = run_step(run, work)
+    context.add_output_metadata({
+        **{key: _metadata_value(value) for key, value in outcome.counts.items()},
+        "dry_run": session.dry_run,
+        "changes": dg.MetadataValue.md(
+            step_markdown(outcome.step, outcome.changes, outcome.signals, outcome.edges)
+        ),
+    })
+    context.log.info(f"{outcome.step} {session.tenant_id}/{session.namespace}: {outcome.counts}")
+
+
+@dg.failure_hook(required_resource_keys={"memory_store"})
+def record_failed_step(context: dg.HookContext) -> None:
+    """Mark the cycle `partial` with the failed step and its error, whatever failed: the step's
+    work, its config or a resource. Runs in the run's process right after the op fails."""
+    run = context.instance.get_run_by_id(context.run_id)
+    store: MemoryStore = context.resources.memory_store
+    try:
+        record_step_failure(store.session(), context.op.name, context.op_exception, _run_info(run))
+    except Exception as secondary:  # the database (or the session itself) may be what failed
+        context.log.error(f"could not record the failure of {context.op.name}: {secondary}")
+
+
+@dg.op(out=dg.Out(dg.Nothing), tags={"step": "1"})
+def reclassify_stale(context: dg.OpExecutionContext, config: ReclassifyConfig,
+                     memory_store: MemoryStore) -> None:
+    """Step 1: queue a `reclassify_pending` training signal for never-recalled, long-idle nodes."""
+    run_op(context, memory_store, lambda run: reclassify_step(run, config))
+
+
+@dg.op(out=dg.Out(dg.Nothing), tags={"step": "2"})
+def consolidate_duplicates(context: dg.OpExecutionContext, config: ConsolidateConfig,
+                           memory_store: MemoryStore, llm: LLMResource,
+                           embedder: EmbedderResource) -> None:
+    """Step 2: merge near-duplicate pairs (cosine > threshold) within a namespace, memory type
+    and embedding model; the LLM merges the texts when enabled and the fact guard accepts."""
+    run_op(context, memory_store, lambda run: consolidate_step(
+        run, config, model=embedder.get().name, llm=llm.client_for(run)))
+
+
+@dg.op(ins={"after_merges": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing), tags={"step": "3"})
+def summarize_verbose(context: dg.OpExecutionContext, config: SummarizeConfig,
+                      memory_store: MemoryStore, llm: LLMResource) -> None:
+    """Step 3: condense verbose nodes (an LLM summary the fact guard accepted; without the LLM
+    path: cut at a word boundary). The full text is kept in revisions."""
+    run_op(context, memory_store, lambda run: summarize_step(run, config, llm=llm.client_for(run)))
+
+
+@dg.op(ins={"after_rewrites": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing), tags={"step": "4"})
+def revectorize(context: dg.OpExecutionContext, config: RevectorizeConfig,
+                memory_store: MemoryStore, embedder: EmbedderResource) -> None:
+    """Step 4: embed active nodes without a vector, re-embed (capped) those of another model."""
+    run_op(context, memory_store, lambda run: revectorize_step(run, config, embedder=embedder.get()))
+
+
+@dg.op(out=dg.Out(dg.Nothing), tags={"step": "5"})
+def mark_stale_confidence(context: dg.OpExecutionContext, config: StaleConfidenceConfig,
+                          memory_store: MemoryStore) -> None:
+    """Step 5: confidence := stale for nodes not recalled within the window (never verified ones)."""
+    run_op(context, memory_store, lambda run: stale_step(run, config))
+
+
+@dg.op(ins={"after_rewrites": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing), tags={"step": "6"})
+def sync_graph(context: dg.OpExecutionContext, config: GraphSyncConfig,
+               memory_store: MemoryStore) -> None:
+    """Step 6: upsert graph vertices for every node changed since the last sync (capped)."""
+    run_op(context, memory_store, lambda run: sync_graph_step(run, config))
+
+
+@dg.op(ins={"after_sync": dg.In(dg.Nothing), "after_embedding": dg.In(dg.Nothing)},
+       out=dg.Out(dg.Nothing), tags={"step": "6b"})
+def associate_concepts(context: dg.OpExecutionContext, config: AssociateConfig,
+                       memory_store: MemoryStore, embedder: EmbedderResource) -> None:
+    """Step 6b: link similar nodes that step 2 will not merge with `shares_concept_with` edges
+    (never with the lexical embedder: its similarity is shared words, not meaning)."""
+    run_op(context, memory_store, lambda run: associate_step(run, config, model=embedder.semantic_model_name()))
+
+
+@dg.op(
+    ins={
+        "reclassified": dg.In(dg.Nothing),
+        "revectorized": dg.In(dg.Nothing),
+        "confidence_marked": dg.In(dg.Nothing),
+        "graph_synced": dg.In(dg.Nothing),
+        "associated": dg.In(dg.Nothing),
+    },
+    tags={"step": "7"},
+)
+def log_curation_activity(context: dg.OpExecutionContext, memory_store: MemoryStore) -> dict:
+    """Step 7: close the cycle's activity row and show its counts in the Dagster UI."""
+    metadata = close_cycle(memory_store.session(), _run_info(context.dagster_run))
+    context.add_output_metadata({
+        "status": metadata["status"],
+        "duration_s": float(metadata.get("duration_s") or 0.0),
+        "counts": dg.MetadataValue.md(cycle_markdown(metadata)),
+    })
+    return {"status": metadata["status"]}

@@ -1,0 +1,122 @@
+"""Dagster resources: the memory store (a namespace session per run) and the embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import dagster as dg
+import psycopg
+from pydantic import Field, PrivateAttr
+
+from curation_pipeline.clients.embedders.base import Embedder
+from curation_pipeline.clients.embedders.factory import make_embedder
+from curation_pipeline.config.embedder import (
+    EmbedderSettings,
+    checked,
+    load_embedder_settings,
+)
+from curation_pipeline.config.settings import Settings, load_settings
+from curation_pipeline.core.partition_keys import parse_partition_key
+from curation_pipeline.defs.partitions import PARTITION_TAG
+from curation_pipeline.service.session import NamespaceSession, open_namespace_session
+from curation_pipeline.store.database import ensure_database, open_connection
+
+
+class MemoryStore(dg.ConfigurableResource):
+    """The Postgres + pgvector memory store (DATABASE_URL, else the embedded server).
+
+    Within a partition run it opens the namespace's session (service/session.py) for the whole
+    run (Dagster sets the resource up once per run with the in-process executor): the run holds
+    the namespace's lease from its first step to its last, so two runs never interleave their
+    steps on one namespace; a second run waits up to `lock_timeout_s`, then fails clearly.
+    """
+
+    database_url: str | None = None
+    curation_home: str | None = None
+    lock_timeout_s: int = Field(120, ge=0, description="how long a run waits for another run of its namespace")
+    dry_run: bool = Field(
+        False,
+        description="plan and show every step but write nothing: the run's changes are made in "
+        "one transaction that is rolled back, and only a curation_preview activity row remains",
+    )
+    _session: NamespaceSession | None = PrivateAttr(default=None)
+
+    @contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["MemoryStore"]:
+        partition = context.run.tags.get(PARTITION_TAG) if context.run else None
+        if partition is None:
+            if self.dry_run:  # e.g. undo_curation_run: a silently real run would be worse
+                raise dg.Failure(
+                    description="dry_run is only supported for curation runs of one namespace "
+                    "(a partition of curate_namespace); this run would have written for real"
+                )
+            yield self
+            return
+        tenant_id, namespace = parse_partition_key(partition)
+        with open_namespace_session(
+            self.url(), self.settings(), context.run.run_id, tenant_id, namespace,
+            lock_timeout_s=self.lock_timeout_s, dry_run=self.dry_run,
+        ) as session:
+            self._session = session
+            try:
+                yield self
+            finally:
+                self._session = None
+
+    def session(self) -> NamespaceSession:
+        """The run's hold on its namespace (only within a partition run)."""
+        if self._session is None:
+            raise dg.Failure(description="this run has no namespace: launch it for a partition TENANT:NAMESPACE")
+        return self._session
+
+    def settings(self) -> Settings:
+        settings = load_settings()
+        if self.database_url:
+            settings = replace(settings, database_url=self.database_url)
+        if self.curation_home:
+            settings = replace(settings, curation_home=Path(self.curation_home))
+        return settings
+
+    def url(self) -> str:
+        return ensure_database(self.settings())
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        if self._session is not None:
+            with self._session.connection() as conn:
+                yield conn
+            return
+        with open_connection(self.url()) as conn:
+            yield conn
+
+
+class EmbedderResource(dg.ConfigurableResource):
+    """The embedder (embedder_settings.py). Its vectors must fit the store's column (`dimension`).
+
+    Only the non-secret choices are resource config, so the launchpad can switch them for one
+    run; the API key and connection details come from the environment. The embedder is built
+    once per run: steps 2 and 6b need its name, step 4 its model (which may take seconds to load).
+    """
+
+    provider: str = Field(load_embedder_settings().provider,
+                          description="lexical, sentence-transformers, openai or azure (CURATION_EMBEDDER)")
+    model: str = Field(load_embedder_settings().model or "",
+                       description="model name or path (CURATION_EMBEDDING_MODEL); empty: the provider's default")
+    dimension: int = Field(load_settings().embedding_dim, description="must be the store's (CURATION_EMBEDDING_DIM)")
+    _built: Embedder | None = PrivateAttr(default=None)
+
+    def settings(self) -> EmbedderSettings:
+        base = load_embedder_settings()
+        return checked(replace(base, provider=self.provider, model=self.model or None, dimension=self.dimension))
+
+    def get(self) -> Embedder:
+        if self._built is None:
+            self._built = make_embedder(self.settings(), batch_size=load_settings().embed_batch_size)
+        return self._built
+
+    def semantic_model_name(self) -> str | None:
+        """The embedder's name if its similarity means shared meaning; None for the lexical one."""
+        return self.get().name if self.settings().is_semantic else None

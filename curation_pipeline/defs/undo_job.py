@@ -1,0 +1,43 @@
+"""`undo_curation_run`: undo a run from the Dagster UI (launchpad config: the run id).
+
+Not partitioned: a run id already says which namespaces it touched; `namespace` narrows it.
+"""
+
+# No `from __future__ import annotations`: Dagster reads these annotations at definition time.
+import dagster as dg
+from pydantic import Field
+
+from curation_pipeline.core.render.tables import undo_table
+from curation_pipeline.defs.resources import MemoryStore
+from curation_pipeline.service.undo import undo_run
+
+
+class UndoConfig(dg.Config):
+    run_id: str = Field(description="the curation run (or undo) to undo")
+    namespace: str | None = Field(None, description="only this partition key TENANT:NAMESPACE")
+    force: bool = Field(False, description="also restore rows changed since by someone else")
+
+
+@dg.op
+def undo_run_op(context: dg.OpExecutionContext, config: UndoConfig, memory_store: MemoryStore) -> None:
+    """Restore every row the run changed; rows changed since are listed and left (unless force)."""
+    reports = undo_run(
+        memory_store.url(), config.run_id, partition_key=config.namespace, force=config.force,
+        undo_id=context.run_id, lock_timeout_s=memory_store.lock_timeout_s,
+    )
+    conflicts = [conflict for report in reports for conflict in report.conflicts]
+    context.add_output_metadata({
+        "undone_run_id": config.run_id,
+        "summary": dg.MetadataValue.md(f"```\n{undo_table(reports)}\n```"),
+        "conflicts": dg.MetadataValue.json(conflicts),
+    })
+    for conflict in conflicts:
+        context.log.warning(
+            f"left alone: {conflict['kind']} {conflict['id']} changed since "
+            f"({', '.join(conflict['changed_since'])}); rerun with force to restore it anyway"
+        )
+
+
+@dg.job(executor_def=dg.in_process_executor, description="Undo a curation run (or an undo).")
+def undo_curation_run():
+    undo_run_op()

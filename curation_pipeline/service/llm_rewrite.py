@@ -1,0 +1,137 @@
+"""The LLM pass between planning and applying steps 2 and 3.
+
+The planners stay pure and offline; these functions take their plans, ask the LLM for a better
+text per planned row, judge each answer with the fact guard and return the plan to apply plus
+the step's LLM counts. They run before the step's writes, so no row is locked while the service
+works, and an outage can only make a row fall back, never half-apply anything.
+
+- Merge (step 2): an accepted answer replaces the offline merged text (method `llm`); a rejected
+  or missing one keeps the offline merge, which keeps every sentence (method `offline`, with the
+  guard's or the service's reason). Pairs whose keeper text would not change (a pinned keeper,
+  a pure duplicate) are not sent: there is nothing to merge.
+- Summary (step 3): an accepted answer replaces the text (method `llm`). A rejected answer, or
+  no answer at all (outage, breaker, budget), leaves the node as it is: the offline summary is a
+  truncation that drops facts from the active memory, which the LLM path exists to prevent. The
+  reason is recorded in the cycle row (`llm_not_summarized`). Without the LLM path the offline
+  truncation applies, as in the reference.
+
+Each row's outcome travels to the revision reason as the JSON column `llm_reason`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+
+from curation_pipeline.clients.llm import LLMClient, StepTally
+from curation_pipeline.core.fact_guard import Verdict, judge, sentences_not_covered
+from curation_pipeline.core.prompts import (
+    MERGE_FIELD,
+    SUMMARY_FIELD,
+    merge_request,
+    summary_request,
+)
+from curation_pipeline.core.steps.consolidate import new_sentences
+from curation_pipeline.core.text import split_sentences
+
+_NOTES_KEPT = 30  # the step caps are 20 and 30, so every note of a default cycle fits
+
+
+def _texts(loaded: pl.DataFrame) -> dict[str, str]:
+    return dict(zip(loaded["id"].to_list(), loaded["pointer_summary"].fill_null("").to_list()))
+
+
+def _ask(client: LLMClient, tally: StepTally, request: dict, purpose: str, *, field: str,
+         inputs: list[str], max_chars: int, must_keep: list[str] = ()) -> tuple[Verdict | None, dict]:
+    """One request, judged. Returns (verdict or None if there was no answer, reason fields).
+
+    `must_keep`: sentences whose plain content the answer must also keep (the token checks of
+    the guard see names and numbers, not "is allergic to peanuts")."""
+    completion = client.complete(request, purpose)
+    tally.add(completion)
+    reason = {"model": completion.model or client.model,
+              "llm_input_tokens": completion.input_tokens,
+              "llm_output_tokens": completion.output_tokens}
+    if completion.outcome == "cached":
+        reason["llm_cached"] = True
+    if completion.text is None:
+        tally.unavailable += 1
+        reason.update(llm_outcome=completion.outcome, llm_error=completion.error)
+        return None, reason
+    verdict = judge(completion.text, field=field, inputs=inputs, max_chars=max_chars)
+    dropped = sentences_not_covered(must_keep, verdict.text) if verdict.accepted else []
+    if dropped:
+        verdict = Verdict(False, f"drops the content of {dropped[0]!r}")
+    if verdict.accepted:
+        tally.accepted += 1
+    else:
+        tally.rejected += 1
+    reason.update(guard=verdict.label, guard_reason=verdict.reason)
+    return verdict, reason
+
+
+def rewrite_merges(client: LLMClient | None, plan: pl.DataFrame, loaded: pl.DataFrame,
+                   *, max_chars: int) -> tuple[pl.DataFrame, dict]:
+    """Step 2's plan with LLM merged texts where the guard accepted them."""
+    if client is None:
+        return plan, {}
+    tally = StepTally()
+    texts = _texts(loaded)
+    rows = []
+    for row in plan.iter_rows(named=True):
+        keeper, absorbed = texts[row["keeper_id"]], texts[row["absorbed_id"]]
+        if not row["keeper_text_changed"]:
+            rows.append({**row, "llm_reason": None})
+            continue
+        request = merge_request(client.model, keeper, absorbed, max_chars=max_chars,
+                                max_output_tokens=client.settings.max_output_tokens)
+        verdict, reason = _ask(client, tally, request, "merge", field=MERGE_FIELD,
+                               inputs=[keeper, absorbed], max_chars=max_chars,
+                               must_keep=split_sentences(keeper) + new_sentences(keeper, absorbed))
+        if verdict is not None and verdict.accepted:
+            # Sentence counts describe the offline merge; the guard vouches for the LLM's.
+            row = {**row, "merged_text": verdict.text, "keeper_text_changed": verdict.text != keeper,
+                   "added_sentences": None, "omitted_sentences": 0}
+            reason["method"] = "llm"
+        else:
+            reason["method"] = "offline"
+            tally.notes.append({"keeper_id": row["keeper_id"], "absorbed_id": row["absorbed_id"],
+                                **_why_not(reason)})
+        rows.append({**row, "llm_reason": json.dumps(reason)})
+    schema = {**plan.schema, "llm_reason": pl.String}
+    return pl.DataFrame(rows, schema=schema), {**tally.counts(client), **_notes("llm_fallbacks", tally)}
+
+
+def rewrite_summaries(client: LLMClient | None, plan: pl.DataFrame, loaded: pl.DataFrame,
+                      *, max_chars: int) -> tuple[pl.DataFrame, dict]:
+    """Step 3's plan: with the LLM path on, only the rows with an accepted LLM summary."""
+    if client is None:
+        return plan, {}
+    tally = StepTally()
+    texts = _texts(loaded)
+    rows = []
+    for row in plan.iter_rows(named=True):
+        original = texts[row["id"]]
+        request = summary_request(client.model, original, max_chars=max_chars,
+                                  max_output_tokens=client.settings.max_output_tokens)
+        verdict, reason = _ask(client, tally, request, "summary", field=SUMMARY_FIELD,
+                               inputs=[original], max_chars=max_chars)
+        if verdict is not None and verdict.accepted:
+            rows.append({**row, "summary": verdict.text, "llm_reason": json.dumps({**reason, "method": "llm"})})
+        else:
+            tally.notes.append({"id": row["id"], **_why_not(reason)})
+    schema = {**plan.schema, "llm_reason": pl.String}
+    counts = {**tally.counts(client), "llm_left_unchanged": len(plan) - len(rows),
+              **_notes("llm_not_summarized", tally)}
+    return pl.DataFrame(rows, schema=schema), counts
+
+
+def _why_not(reason: dict) -> dict:
+    if "guard_reason" in reason:
+        return {"guard": "rejected", "reason": reason["guard_reason"]}
+    return {"llm_outcome": reason.get("llm_outcome"), "reason": reason.get("llm_error")}
+
+
+def _notes(key: str, tally: StepTally) -> dict:
+    return {key: tally.notes[:_NOTES_KEPT]} if tally.notes else {}

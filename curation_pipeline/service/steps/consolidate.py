@@ -1,0 +1,72 @@
+"""Step 2, `consolidate_duplicates`: merge near-duplicate pairs within a namespace, memory type
+and embedding model (the configured one: other vectors wait for step 4 to re-embed them).
+
+load (pass state, pair search, merge plan: core/steps/consolidate.py) -> the LLM's merged texts,
+judged by the fact guard, with no transaction open (service/llm_rewrite.py) -> apply under the
+rows' versions, and save where the next pass starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from curation_pipeline.clients.llm import LLMClient
+from curation_pipeline.core.steps.consolidate import (
+    archive_allowance,
+    group_of_row,
+    select_merges,
+)
+from curation_pipeline.core.steps.incremental import PassStart
+from curation_pipeline.service.llm_rewrite import rewrite_merges
+from curation_pipeline.service.similar_pairs import PairSearch, search_pairs
+from curation_pipeline.service.step_run import StepRun, run_phases
+from curation_pipeline.store import actions, candidates, passes
+
+
+@dataclass
+class _Planned:
+    start: PassStart
+    search: PairSearch | None = None  # None: nothing changed since a complete pass
+    plan: pl.DataFrame | None = None
+    left_over: int = 0
+    allowance: int = 0
+    llm_counts: dict | None = None
+
+
+def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient | None) -> dict:
+    """`model` is the configured embedder's name: only its vectors are compared (building an
+    embedder loads no model, so a broken embedder fails step 4, not this step)."""
+    params = {"similarity_threshold": config.similarity_threshold, "model": model}
+
+    def load(conn) -> _Planned:
+        start = passes.begin_pass(conn, run.scope, params)
+        if start.nothing_changed:
+            return _Planned(start)
+        allowance = archive_allowance(candidates.count_active(conn, run.scope), config.max_archive_fraction)
+        search = search_pairs(
+            conn, run.scope, start, model=model, threshold=config.similarity_threshold,
+            in_database_max_changed=config.in_database_search_max_changed, groups=group_of_row,
+        )
+        result = select_merges(search.nodes, search.pairs, cap=min(config.cap, allowance),
+                               max_chars=config.max_chars, vetoed=candidates.vetoed_pairs(conn, run.scope))
+        return _Planned(start, search, result.plan, result.left_over, allowance)
+
+    def rewrite(planned: _Planned) -> _Planned:
+        if planned.search is not None:
+            planned.plan, planned.llm_counts = rewrite_merges(llm, planned.plan, planned.search.nodes,
+                                                              max_chars=config.max_chars)
+        return planned
+
+    def apply(conn, planned: _Planned) -> dict:
+        if planned.search is None:
+            passes.save_pass_state(conn, run.scope, planned.start.finished(complete=True))
+            return {"pass": "unchanged", "nodes_compared": 0, "focus_nodes": 0, **actions.no_merges()}
+        counts = actions.apply_merges(conn, run.scope, planned.plan, planned.search.nodes)
+        passes.save_pass_state(conn, run.scope, planned.start.finished(complete=planned.left_over == 0))
+        return {"pass": planned.search.how, "nodes_compared": planned.search.nodes.height,
+                "focus_nodes": planned.search.focus_nodes, "archive_allowance": planned.allowance,
+                "pairs_left_over": planned.left_over, **counts, **(planned.llm_counts or {})}
+
+    return run_phases(run, load, apply, prepare=rewrite if llm is not None else None)

@@ -1,0 +1,33 @@
+"""Step 3, `summarize_verbose`: condense verbose nodes; the full text is kept in revisions.
+
+With the LLM path on, a summary the fact guard accepted replaces the text; without it the text
+is cut at a word boundary (planning: core/steps/summarize.py, LLM pass: service/llm_rewrite.py).
+"""
+
+from __future__ import annotations
+
+from curation_pipeline.clients.llm import LLMClient
+from curation_pipeline.core.steps.summarize import plan_summaries
+from curation_pipeline.service.llm_rewrite import rewrite_summaries
+from curation_pipeline.service.step_run import StepRun, run_phases
+from curation_pipeline.store import actions, candidates
+
+
+def summarize_verbose(run: StepRun, config, *, llm: LLMClient | None) -> dict:
+    def load(conn):
+        loaded = candidates.verbose_candidates(conn, run.scope, config.min_chars)
+        plan = plan_summaries(loaded, min_chars=config.min_chars, recall_below=config.recall_below,
+                              cap=config.cap, summary_chars=config.summary_chars)
+        return loaded, plan, {}
+
+    def rewrite(planned):
+        loaded, plan, _ = planned
+        plan, llm_counts = rewrite_summaries(llm, plan, loaded, max_chars=llm.settings.summary_chars)
+        return loaded, plan, llm_counts
+
+    def apply(conn, planned):
+        loaded, plan, llm_counts = planned
+        return {"candidates": loaded.height, **actions.apply_summaries(conn, run.scope, plan, loaded),
+                **llm_counts}
+
+    return run_phases(run, load, apply, prepare=rewrite if llm is not None else None)

@@ -1,0 +1,53 @@
+"""Undo a whole run (or its part in one namespace), namespace by namespace under each lease.
+
+Used by `curation-pipeline undo` and the `undo_curation_run` Dagster job.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from curation_pipeline.config.settings import load_settings
+from curation_pipeline.core.partition_keys import parse_partition_key
+from curation_pipeline.store.database import open_connection
+from curation_pipeline.store.locking import namespace_lease
+from curation_pipeline.store.undo import (
+    UndoReport,
+    namespaces_changed_by,
+    undo_in_namespace,
+)
+
+
+class NothingToUndoError(ValueError):
+    """The run id (or namespace) names no recorded change."""
+
+
+def undo_run(
+    url: str,
+    run_id: str,
+    *,
+    partition_key: str | None = None,
+    force: bool = False,
+    undo_id: str | None = None,
+    lock_timeout_s: int = 120,
+) -> list[UndoReport]:
+    """Restore what `run_id` changed; one transaction (and one report) per namespace."""
+    undo_id = undo_id or f"undo-{uuid.uuid4()}"
+    with open_connection(url) as conn:
+        namespaces = namespaces_changed_by(conn, run_id)
+        conn.rollback()
+    if partition_key is not None:
+        wanted = parse_partition_key(partition_key)
+        namespaces = [ns for ns in namespaces if ns == wanted]
+    if not namespaces:
+        where = f" in {partition_key}" if partition_key else ""
+        raise NothingToUndoError(f"run {run_id} changed nothing{where} that could be undone")
+    reports = []
+    for tenant_id, namespace in namespaces:
+        with namespace_lease(url, tenant_id, namespace, lock_timeout_s), \
+                open_connection(url) as conn, conn.transaction():
+            reports.append(undo_in_namespace(
+                conn, run_id=run_id, undo_id=undo_id, tenant_id=tenant_id, namespace=namespace,
+                force=force, graph_backend=load_settings().graph_backend,
+            ))
+    return reports

@@ -1,0 +1,85 @@
+"""The incremental passes' bookkeeping (steps 2 and 6b): their saved state and what changed since.
+
+Decisions are pure (core/steps/incremental.py); this module only reads and writes them. Each step
+keeps its state in `namespace_activity` columns named by its prefix.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import psycopg
+from psycopg import sql
+
+from curation_pipeline.core.scope import Scope
+from curation_pipeline.core.steps.graph_sync import SyncPosition
+from curation_pipeline.core.steps.incremental import PassStart, PassState, start_pass
+
+_PASS_PREFIXES = {"consolidate_duplicates": "consolidate", "associate_concepts": "associate"}
+
+
+def _columns(scope: Scope) -> dict[str, sql.Identifier]:
+    prefix = _PASS_PREFIXES[scope.step]
+    return {name: sql.Identifier(f"{prefix}_{name}") for name in ("txid", "pending", "complete", "params")}
+
+
+def load_pass_state(conn: psycopg.Connection, scope: Scope) -> PassState:
+    c = _columns(scope)
+    row = conn.execute(
+        sql.SQL("SELECT {txid}::text::bigint, {pending}::text[]::bigint[], {complete}, {params}"
+                " FROM namespace_activity WHERE tenant_id = %s AND namespace = %s").format(**c),
+        (scope.tenant_id, scope.namespace),
+    ).fetchone()
+    if row is None:
+        return PassState(SyncPosition(), False, None)
+    return PassState(SyncPosition(row[0], None, tuple(row[1])), row[2], row[3])
+
+
+def changed_active_ids(
+    conn: psycopg.Connection, scope: Scope, position: SyncPosition
+) -> tuple[set[str], int, list[int]]:
+    """Active nodes with a vector written since `position`, with the snapshot's xmax and running
+    transactions (one statement, so all three come from the same snapshot). A node without a
+    vector can't be compared yet; getting one is a write, so it shows up here then."""
+    row = conn.execute(
+        """
+        WITH snap AS (SELECT pg_current_snapshot() AS s)
+        SELECT (SELECT pg_snapshot_xmax(s)::text::bigint FROM snap),
+               (SELECT array(SELECT x::text::bigint FROM pg_snapshot_xip(s) AS x) FROM snap),
+               array(SELECT id::text FROM memory_nodes
+                     WHERE tenant_id = %(t)s AND namespace = %(n)s AND last_txid >= %(txid)s::text::xid8
+                       AND archived_at IS NULL AND embedding IS NOT NULL
+                     UNION  -- two index range scans on (tenant_id, namespace, last_txid), not one OR
+                     SELECT id::text FROM memory_nodes
+                     WHERE tenant_id = %(t)s AND namespace = %(n)s
+                       AND last_txid = ANY(%(pending)s::text[]::xid8[])
+                       AND archived_at IS NULL AND embedding IS NOT NULL)
+        """,
+        {"t": scope.tenant_id, "n": scope.namespace, "txid": str(position.txid),
+         "pending": [str(txid) for txid in position.pending]},
+    ).fetchone()
+    return set(row[2]), row[0], list(row[1])
+
+
+def begin_pass(conn: psycopg.Connection, scope: Scope, params: Mapping) -> PassStart:
+    """Read the saved state and what changed since (one snapshot), and decide how to search."""
+    state = load_pass_state(conn, scope)
+    changed, xmax, in_progress = changed_active_ids(conn, scope, state.position)
+    return start_pass(state, params, changed, snapshot_xmax=xmax, in_progress=in_progress)
+
+
+def save_pass_state(conn: psycopg.Connection, scope: Scope, state: PassState) -> None:
+    c = _columns(scope)
+    conn.execute(
+        sql.SQL("""
+        INSERT INTO namespace_activity (tenant_id, namespace, {txid}, {pending}, {complete}, {params})
+        VALUES (%s, %s, %s::text::xid8, %s::text[]::xid8[], %s, %s::jsonb)
+        ON CONFLICT (tenant_id, namespace) DO UPDATE
+            SET {txid} = EXCLUDED.{txid}, {pending} = EXCLUDED.{pending},
+                {complete} = EXCLUDED.{complete}, {params} = EXCLUDED.{params}
+        """).format(**c),
+        (scope.tenant_id, scope.namespace, str(state.position.txid),
+         [str(txid) for txid in state.position.pending], state.complete,
+         json.dumps(None if state.params is None else dict(state.params))),
+    )

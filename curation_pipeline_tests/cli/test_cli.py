@@ -1,0 +1,156 @@
+"""The command line: import (with every error reported, nothing half-imported), export, seed,
+and bad input to `run`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from curation_pipeline.cli.main import main
+from curation_pipeline.config.settings import load_settings
+from curation_pipeline.core.jsonl_rows import format_node_jsonl
+from curation_pipeline.demo.seeding import seed_store
+from curation_pipeline_tests.conftest import node
+
+GOOD = {"tenant_id": "acme", "namespace": "support", "pointer_summary": "Dana prefers email."}
+
+
+def _write(path, lines):
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_import_reports_every_invalid_line_and_imports_nothing(db, tmp_path, capsys):
+    lines = [
+        json.dumps(GOOD),
+        json.dumps({"namespace": "support", "pointer_summary": "no tenant"}),
+        json.dumps({**GOOD, "embedding": [0.1, 0.2]}),
+        '{"tenant_id": "acme", "namespace": "support", "pointer_summary": "x", "embedding": [NaN' + ", 0.0" * 383 + "]}",
+        json.dumps({**GOOD, "confidence": "certain"}),
+        json.dumps({**GOOD, "last_recalled_at": "yesterday"}),
+        "{not json",
+    ]
+    code = main(["import", _write(tmp_path / "memories.jsonl", lines)])
+    err = capsys.readouterr().err
+    assert code == 1
+    for line_number, reason in [(2, "tenant_id"), (3, "384"), (4, "NaN"), (5, "confidence"),
+                                (6, "last_recalled_at"), (7, "invalid JSON")]:
+        assert any(
+            f"memories.jsonl:{line_number}:" in line and reason in line for line in err.splitlines()
+        ), (line_number, reason, err)
+    assert "nothing was imported" in err
+    assert db.execute("SELECT count(*) FROM memory_nodes").fetchone()[0] == 0
+
+
+def test_import_skip_invalid_imports_only_the_valid_lines(db, tmp_path, capsys):
+    path = _write(tmp_path / "m.jsonl", [json.dumps(GOOD), json.dumps({**GOOD, "pinned": "yes"})])
+    assert main(["import", path, "--skip-invalid"]) == 0
+    assert "imported 1 memory node(s)" in capsys.readouterr().out
+    assert db.execute("SELECT tenant_id, namespace, pointer_summary FROM memory_nodes").fetchall() == [
+        ("acme", "support", "Dana prefers email.")
+    ]
+    assert db.execute("SELECT current_epoch FROM namespace_activity").fetchone()[0] == 0
+
+
+def test_import_refuses_ids_that_already_exist_and_keeps_the_store_unchanged(db, tmp_path, capsys):
+    row = node(text="Original.")
+    path = _write(tmp_path / "m.jsonl", [format_node_jsonl(row)])
+    assert main(["import", path]) == 0
+    clash = _write(tmp_path / "again.jsonl", [json.dumps(GOOD), format_node_jsonl({**row, "pointer_summary": "Changed."})])
+    assert main(["import", clash]) == 2
+    assert "already exist" in capsys.readouterr().err
+    assert db.execute("SELECT pointer_summary FROM memory_nodes").fetchall() == [("Original.",)]
+
+
+def test_import_refuses_a_merge_target_in_another_namespace(db, tmp_path, capsys):
+    keeper = node(namespace="other", text="Keeper.")
+    archived = node(text="Archived.", archived_at=keeper["created_at"], merged_into=keeper["id"])
+    path = _write(tmp_path / "m.jsonl", [format_node_jsonl(keeper), format_node_jsonl(archived)])
+    assert main(["import", path]) == 2
+    assert "another namespace" in capsys.readouterr().err
+    assert db.execute("SELECT count(*) FROM memory_nodes").fetchone()[0] == 0
+
+
+def test_export_round_trips_every_node_including_archived_ones(db, tmp_path):
+    keeper = node(text="Keeper text.")
+    archived = node(text="Old text.", archived_at=keeper["created_at"], merged_into=keeper["id"])
+    missing = node(text="No vector.", embed=False)
+    source = _write(tmp_path / "in.jsonl", [format_node_jsonl(r) for r in (keeper, archived, missing)])
+    assert main(["import", source]) == 0
+    assert main(["export", "-o", str(tmp_path / "out.jsonl")]) == 0
+    exported = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    by_id = {row["id"]: row for row in exported}
+    assert set(by_id) == {keeper["id"], archived["id"], missing["id"]}
+    assert by_id[archived["id"]]["merged_into"] == keeper["id"]
+    assert by_id[missing["id"]]["embedding"] is None
+    assert len(by_id[keeper["id"]]["embedding"]) == 384
+
+    # The export imports into an empty store unchanged.
+    db.execute("TRUNCATE memory_nodes, namespace_activity CASCADE")
+    assert main(["import", str(tmp_path / "out.jsonl")]) == 0
+    assert main(["export", "-o", str(tmp_path / "again.jsonl")]) == 0
+    assert (tmp_path / "again.jsonl").read_text() == (tmp_path / "out.jsonl").read_text()
+
+
+def test_seeding_twice_does_not_duplicate_the_corpus(db):
+    first = seed_store(load_settings())
+    assert first > 0 and seed_store(load_settings()) == 0
+    assert db.execute("SELECT count(*) FROM memory_nodes").fetchone()[0] == first
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "--partition", "not-a-key"], "TENANT:NAMESPACE"),
+        (["import", "/nonexistent/file.jsonl"], "cannot read"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(db, capsys, argv, message):
+    assert main(argv) != 0
+    assert message in capsys.readouterr().err
+
+
+def test_a_bad_setting_is_named(capsys, monkeypatch):
+    monkeypatch.setenv("CURATOR_CONSOLIDATE_CAP", "many")
+    assert main(["seed"]) == 2
+    assert "CURATOR_CONSOLIDATE_CAP" in capsys.readouterr().err
+
+
+def test_demo_command_curates_every_seeded_namespace(tmp_path):
+    """The README's first command, end to end, in a fresh CURATION_HOME."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CURATION_HOME": str(tmp_path / "home")}
+    completed = subprocess.run(
+        [sys.executable, "-m", "curation_pipeline.cli.main", "demo"],
+        env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    table = completed.stdout
+    assert "seeded 504 memory node(s)" in table
+    rows = [line.split() for line in table.splitlines() if line.startswith(("acme:", "globex:", "initech:"))]
+    assert len(rows) == 6
+    assert all(row[1] == "SUCCESS" and row[2] == "success" for row in rows)
+    assert all(int(row[4]) > 0 for row in rows)  # every namespace merged something
+
+
+def test_a_namespace_can_be_switched_off_and_on(db, capsys):
+    assert main(["namespaces", "disable", "acme:support"]) == 0
+    assert db.execute(
+        "SELECT curation_enabled FROM namespace_activity WHERE tenant_id = 'acme' AND namespace = 'support'"
+    ).fetchone()[0] is False
+    assert main(["namespaces", "enable", "acme:support"]) == 0
+    assert db.execute("SELECT curation_enabled FROM namespace_activity").fetchone()[0] is True
+    assert main(["namespaces", "disable"]) == 2
+    assert main(["namespaces", "disable", "no-colon"]) == 2
+
+
+def test_importing_into_a_namespace_counts_as_activity(db, tmp_path):
+    path = _write(tmp_path / "m.jsonl", [json.dumps(GOOD)])
+    assert main(["import", path]) == 0
+    db.execute("UPDATE namespace_activity SET last_interaction_at = now() - interval '1 day'")
+    again = _write(tmp_path / "n.jsonl", [json.dumps({**GOOD, "pointer_summary": "Another memory."})])
+    assert main(["import", again]) == 0
+    age = db.execute("SELECT now() - last_interaction_at FROM namespace_activity").fetchone()[0]
+    assert age.total_seconds() < 60

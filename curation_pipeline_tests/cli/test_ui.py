@@ -1,0 +1,90 @@
+"""`curation-pipeline ui` starts the webserver and the daemon, and stops all of it cleanly.
+
+Started the way a user would (the real command, real processes), including from a
+non-interactive shell, where a background job inherits an ignored SIGINT. Every wait is bounded
+and the test kills whatever it started if something goes wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import psutil
+import pytest
+
+START_TIMEOUT_S = 120
+STOP_TIMEOUT_S = 90
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _ignore_sigint() -> None:
+    """What a non-interactive shell does to `command &`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _wait_until_serving(ui: subprocess.Popen, port: int) -> list[psutil.Process]:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        assert ui.poll() is None, "curation-pipeline ui exited while starting"
+        processes = psutil.Process(ui.pid).children(recursive=True)
+        command_lines = [" ".join(p.cmdline()) for p in processes if p.is_running()]
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/server_info", timeout=2) as answer:
+                serving = answer.status == 200
+        except OSError:
+            serving = False
+        if serving and any("dagster._daemon" in line for line in command_lines):
+            return processes
+        time.sleep(1)
+    raise AssertionError(f"the UI did not answer on port {port} within {START_TIMEOUT_S}s")
+
+
+@pytest.mark.parametrize(
+    ("started_with_sigint_ignored", "stop_signal"),
+    [(True, signal.SIGTERM), (False, signal.SIGINT)],
+    ids=["background-job-SIGTERM", "terminal-Ctrl-C"],
+)
+def test_ui_serves_webserver_and_daemon_and_stops_without_orphans(
+    curation_home, tmp_path, started_with_sigint_ignored, stop_signal
+):
+    port = _free_port()
+    # A memory store of its own: the daemon it starts must not curate other tests' namespaces
+    # or record runs in their Dagster storage.
+    env = {**os.environ, "CURATION_HOME": str(tmp_path / "home"), "DAGSTER_HOME": str(tmp_path / "dagster_home")}
+    log = open(tmp_path / "ui.log", "wb")
+    ui = subprocess.Popen(
+        [sys.executable, "-m", "curation_pipeline.cli.main", "ui", "--port", str(port)],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        preexec_fn=_ignore_sigint if started_with_sigint_ignored else None,
+    )
+    try:
+        started = _wait_until_serving(ui, port)
+        names = " ".join(" ".join(p.cmdline()) for p in started if p.is_running())
+        assert "dagster_webserver" in names and "dagster._daemon" in names
+
+        ui.send_signal(stop_signal)
+        code = ui.wait(timeout=STOP_TIMEOUT_S)
+
+        assert code == 0
+        left = [p for p in started if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+        assert left == [], f"orphans: {[' '.join(p.cmdline()) for p in left]}"
+    finally:
+        if ui.poll() is None:
+            os.killpg(ui.pid, signal.SIGKILL)
+            ui.wait()
+        log.close()
+    output = (tmp_path / "ui.log").read_text(errors="replace")
+    assert f"Dagster UI: http://127.0.0.1:{port}" in output
+    # Stopped through dagster dev's own shutdown (webserver and daemon told to stop), not killed.
+    assert "Dagster services shut down." in output, output[-3000:]

@@ -1,0 +1,262 @@
+"""Undo: restores what a run changed, leaves what others changed since, and is undoable."""
+
+from __future__ import annotations
+
+import pytest
+
+from curation_pipeline.service.undo import NothingToUndoError, undo_run
+from curation_pipeline.store.database import open_connection
+from curation_pipeline_tests.conftest import fetch_node, insert, node, run_cycle
+
+PARAPHRASES = (
+    "Customer Dana Reyes prefers email over phone calls.",
+    "Customer Dana Reyes prefers email to phone calls.",
+)
+VERBOSE = ("The onboarding call with Initech covered SSO setup, billing contacts and data "
+           "retention. " * 7).strip()
+
+
+def _content(db) -> dict:
+    """Every row's content, for 'exactly as before' comparisons."""
+    nodes = db.execute(
+        "SELECT id::text, pointer_summary, embedding::text, embedding_model, confidence,"
+        " archived_at, merged_into, pinned, heat FROM memory_nodes ORDER BY id"
+    ).fetchall()
+    signals = db.execute(
+        "SELECT memory_id::text, signal_type FROM training_signals WHERE status = 'pending' ORDER BY 1"
+    ).fetchall()
+    vertices = db.execute(
+        "SELECT node_id::text, heat, pinned, summary, archived FROM graph_vertices ORDER BY 1"
+    ).fetchall()
+    edges = db.execute(
+        "SELECT source_id::text, target_id::text, label FROM graph_edges WHERE retracted_at IS NULL ORDER BY 1, 2"
+    ).fetchall()
+    return {"nodes": nodes, "signals": signals, "vertices": vertices, "edges": edges}
+
+
+@pytest.fixture
+def curated(db, instance, database_url):
+    """A namespace synced once, then curated once by a run that merges, summarizes, embeds,
+    marks stale, signals and adds a graph edge."""
+    from datetime import timedelta
+
+    from curation_pipeline_tests.conftest import NOW
+
+    ids = insert(
+        db,
+        node(text=PARAPHRASES[0], base_utility=0.9),
+        node(text=PARAPHRASES[1], recall_count=0, epoch=0),
+        node(text=VERBOSE, recall_count=0),
+        node(text="Old fact.", last_recalled_at=NOW - timedelta(days=60)),
+    )
+    db.execute("UPDATE namespace_activity SET current_epoch = 500")
+    assert run_cycle(instance, op_selection=["sync_graph"]).success
+    start = _content(db)
+    result = run_cycle(instance)
+    assert result.success
+    return {"ids": ids, "start": start, "run_id": result.run_id, "url": database_url}
+
+
+def test_undo_restores_every_row_signal_vertex_and_edge_the_run_changed(db, curated):
+    after_run = _content(db)
+    assert after_run != curated["start"]
+    assert len(after_run["edges"]) == 1 and after_run["signals"]
+
+    [report] = undo_run(curated["url"], curated["run_id"])
+
+    assert _content(db) == curated["start"]
+    assert report.conflicts == [] and report.signals_withdrawn == 1 and report.edges_retracted == 1
+    # Nothing was deleted: the signal is marked withdrawn, the edge retracted.
+    assert db.execute("SELECT status, withdrawn_by FROM training_signals").fetchall() == [
+        ("withdrawn", report.undo_id)
+    ]
+    assert db.execute("SELECT count(*) FROM graph_edges WHERE retracted_by = %s", (report.undo_id,)).fetchone()[0] == 1
+    # The undo is recorded like a run.
+    assert db.execute(
+        "SELECT count(*) FROM node_revisions WHERE run_id = %s AND step = 'undo'", (report.undo_id,)
+    ).fetchone()[0] == len(report.nodes_restored) > 0
+    assert db.execute(
+        "SELECT metadata->>'undone_run_id' FROM activity_log WHERE action = 'curation_undo'"
+    ).fetchone()[0] == curated["run_id"]
+
+
+def test_undoing_twice_is_a_no_op(db, curated):
+    undo_run(curated["url"], curated["run_id"])
+    revisions = db.execute("SELECT count(*) FROM node_revisions").fetchone()[0]
+    [again] = undo_run(curated["url"], curated["run_id"])
+    assert again.nodes_restored == [] and again.conflicts == []
+    assert again.nodes_already_undone > 0
+    assert (again.signals_withdrawn, again.edges_retracted, again.vertices_restored) == (0, 0, 0)
+    assert db.execute("SELECT count(*) FROM node_revisions").fetchone()[0] == revisions
+    assert _content(db) == curated["start"]
+
+
+def test_an_undo_can_be_undone_and_then_undone_again(db, curated):
+    after_run = _content(db)
+    [first] = undo_run(curated["url"], curated["run_id"])
+    [redo] = undo_run(curated["url"], first.undo_id)
+    assert _content(db) == after_run
+    assert redo.signals_restored == 1 and redo.edges_restored == 1
+    [again] = undo_run(curated["url"], redo.undo_id)
+    assert _content(db) == curated["start"]
+    assert again.conflicts == []
+
+
+def test_a_row_an_agent_changed_since_is_listed_and_left_alone_unless_forced(db, curated):
+    keeper = curated["ids"][0]
+    db.execute("UPDATE memory_nodes SET pointer_summary = 'Agent rewrote this.' WHERE id = %s", (keeper,))
+    # An agent merely recalling a summarized node does not block undoing its summary.
+    db.execute("UPDATE memory_nodes SET recall_count = 42 WHERE id = %s", (curated["ids"][2],))
+
+    [report] = undo_run(curated["url"], curated["run_id"])
+    assert report.conflicts == [{"kind": "node", "id": keeper, "changed_since": ["pointer_summary"]}]
+    assert fetch_node(db, keeper)["pointer_summary"] == "Agent rewrote this."
+    summarized = fetch_node(db, curated["ids"][2])
+    assert summarized["pointer_summary"] == VERBOSE and summarized["recall_count"] == 42
+    absorbed = fetch_node(db, curated["ids"][1])
+    assert absorbed["archived_at"] is None and absorbed["merged_into"] is None
+
+    [forced] = undo_run(curated["url"], curated["run_id"], force=True)
+    assert forced.nodes_forced == [keeper]
+    assert fetch_node(db, keeper)["pointer_summary"] == PARAPHRASES[0]
+
+
+def test_undo_of_one_namespace_leaves_the_others(db, instance, database_url):
+    insert(db, node(text=PARAPHRASES[0]), node(text=PARAPHRASES[1]),
+           node(namespace="other", text=PARAPHRASES[0]), node(namespace="other", text=PARAPHRASES[1]))
+    run_a, run_b = run_cycle(instance), run_cycle(instance, namespace="other")
+    assert run_a.success and run_b.success
+    [report] = undo_run(database_url, run_b.run_id, partition_key="acme:other")
+    assert report.namespace == "other"
+    archived = dict(db.execute(
+        "SELECT namespace, count(*) FILTER (WHERE archived_at IS NOT NULL) FROM memory_nodes GROUP BY 1"
+    ).fetchall())
+    assert archived == {"support": 1, "other": 0}
+
+
+def test_undo_of_an_unknown_run_says_so(db, database_url):
+    with pytest.raises(NothingToUndoError, match="changed nothing"):
+        undo_run(database_url, "no-such-run")
+
+
+def test_history_explains_every_change_and_the_nodes_merged_in(db, curated, capsys):
+    from curation_pipeline.cli.main import main
+
+    keeper, absorbed = curated["ids"][0], curated["ids"][1]
+    assert main(["history", keeper]) == 0
+    out = capsys.readouterr().out
+    assert f"run {curated['run_id']}  step consolidate_duplicates" in out
+    assert "similarity=0.9" in out and "method=offline" in out
+    assert f"pointer_summary: {PARAPHRASES[0]} -> {PARAPHRASES[0]} {PARAPHRASES[1]}" in out
+    assert "step revectorize" in out and "embedding: computed" in out
+    assert f"merged into it:\n  {absorbed} run {curated['run_id']}: {PARAPHRASES[1]}" in out
+
+    [report] = undo_run(curated["url"], curated["run_id"])
+    assert main(["history", keeper]) == 0
+    out = capsys.readouterr().out
+    assert f"step undo\n    why: undo_of={curated['run_id']}" in out
+    assert "(merge since undone)" in out
+
+
+def test_cli_undo_lists_conflicts_and_exits_nonzero(db, curated, capsys):
+    from curation_pipeline.cli.main import main
+
+    db.execute("UPDATE memory_nodes SET pointer_summary = 'Agent rewrote this.' WHERE id = %s", (curated["ids"][0],))
+    assert main(["undo", "--run", curated["run_id"]]) == 1
+    captured = capsys.readouterr()
+    assert f"left alone: node {curated['ids'][0]} changed since (pointer_summary)" in captured.err
+    assert "acme/support" in captured.out and "undo id: undo-" in captured.out
+    assert main(["undo", "--run", "no-such-run"]) == 2
+    assert main(["undo", "--run", curated["run_id"], "--namespace", "acme:elsewhere"]) == 2
+
+
+def test_an_operator_can_undo_a_run_from_dagster(db, curated, instance):
+    from curation_pipeline.defs.definitions import defs
+
+    result = defs.get_job_def("undo_curation_run").execute_in_process(
+        run_config={"ops": {"undo_run_op": {"config": {"run_id": curated["run_id"]}}}},
+        instance=instance,
+    )
+    assert result.success
+    assert _content(db) == curated["start"]
+    # The undo is recorded under the Dagster run's id, so it can be undone the same way.
+    assert db.execute(
+        "SELECT count(*) FROM node_revisions WHERE run_id = %s AND step = 'undo'", (result.run_id,)
+    ).fetchone()[0] > 0
+    redo = defs.get_job_def("undo_curation_run").execute_in_process(
+        run_config={"ops": {"undo_run_op": {"config": {"run_id": result.run_id}}}}, instance=instance,
+    )
+    assert redo.success and _content(db) != curated["start"]
+
+
+def test_an_agent_write_between_two_steps_of_the_run_survives_its_undo(db, instance, database_url, monkeypatch):
+    from curation_pipeline.store import candidates
+
+    keeper, _ = insert(db, node(text=PARAPHRASES[0], base_utility=0.9, recall_count=1),
+                       node(text=PARAPHRASES[1]))
+    real_load = candidates.missing_embedding_candidates
+
+    def load_after_an_agent_recall(*args, **kwargs):
+        # Between step 2 (which rewrote the keeper) and step 4 (which re-embeds it).
+        with open_connection(database_url, autocommit=True) as agent:
+            agent.execute("UPDATE memory_nodes SET recall_count = 7, heat = 0.9 WHERE id = %s", (keeper,))
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(candidates, "missing_embedding_candidates", load_after_an_agent_recall)
+    run = run_cycle(instance)
+    assert run.success
+    assert db.execute("SELECT count(*) FROM node_revisions WHERE node_id = %s", (keeper,)).fetchone()[0] == 2
+
+    [report] = undo_run(database_url, run.run_id)
+    restored = fetch_node(db, keeper)
+    assert report.conflicts == [] and keeper in report.nodes_restored
+    assert restored["pointer_summary"] == PARAPHRASES[0]
+    assert (restored["recall_count"], restored["heat"]) == (7, 0.9)  # the agent's recall stays
+
+
+def test_a_merge_made_again_after_its_undo_brings_its_edge_back(db, curated, instance):
+    [report] = undo_run(curated["url"], curated["run_id"])
+    assert report.edges_retracted == 1
+    # An operator lifts the undo's veto on the pair, so the next cycle merges it again.
+    db.execute("UPDATE merge_vetoes SET lifted_by = 'operator', lifted_at = now()")
+    again = run_cycle(instance)
+    assert again.success
+    assert db.execute(
+        "SELECT count(*) FROM graph_edges WHERE retracted_at IS NULL AND label = 'merged_into'"
+    ).fetchone()[0] == 1
+    # ... and undoing that run retracts it again.
+    [second] = undo_run(curated["url"], again.run_id)
+    assert second.edges_restored + second.edges_retracted == 1
+    assert db.execute("SELECT count(*) FROM graph_edges WHERE retracted_at IS NULL").fetchone()[0] == 0
+
+
+def test_an_undone_merge_stays_undone_until_its_undo_is_undone(db, curated, instance):
+    absorbed = curated["ids"][1]
+    [report] = undo_run(curated["url"], curated["run_id"])
+    assert report.merges_vetoed == 1
+    for _ in range(2):  # later cycles, full or incremental, do not merge the pair again
+        assert run_cycle(instance).success
+        assert fetch_node(db, absorbed)["archived_at"] is None
+
+    [redo] = undo_run(curated["url"], report.undo_id)
+    assert redo.vetoes_lifted == 1
+    assert fetch_node(db, absorbed)["merged_into"] is not None
+    assert db.execute("SELECT count(*) FROM merge_vetoes WHERE lifted_by IS NULL").fetchone()[0] == 0
+
+
+def test_graph_shows_a_nodes_keeper_and_the_nodes_merged_into_it(db, curated, capsys):
+    from curation_pipeline.cli.main import main
+
+    keeper, absorbed = curated["ids"][0], curated["ids"][1]
+    assert main(["graph", keeper]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"node {keeper} (acme/support, active")
+    assert f"merged into it:\n  {absorbed}  {PARAPHRASES[1]}" in out
+    assert main(["graph", absorbed]) == 0
+    out = capsys.readouterr().out
+    assert "archived" in out.splitlines()[0] and f"keeper: {keeper}" in out
+    # After the merge is undone its edge is retracted and no longer shown.
+    undo_run(curated["url"], curated["run_id"])
+    assert main(["graph", absorbed]) == 0
+    assert "no edges" in capsys.readouterr().out
+    assert main(["graph", "not-a-uuid"]) == 2
