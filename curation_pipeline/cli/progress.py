@@ -1,0 +1,83 @@
+"""Progress of long command-line work: a live bar on a terminal, plain lines otherwise.
+
+`run --all` over many namespaces, and `import`, `seed` and `export` of large inputs, show how
+far they got while they work. On a terminal that is a tqdm bar on standard error (tqdm comes with
+Dagster); when standard error is a file or a pipe (CI logs, `2> log`), a bar would be noise, so
+a plain line is written every `every_secs` seconds and once at the end.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from tqdm import tqdm
+
+
+class Progress:
+    """Counts work done out of an (optional) total; `failed` counts failures among it.
+
+    Use as a context manager; `advance(n)` after each piece of work.
+    """
+
+    def __init__(self, label: str, *, total: int | None = None, unit: str = "item",
+                 stream: TextIO | None = None, every_secs: float = 5.0) -> None:
+        self.label, self.total, self.unit = label, total, unit
+        self.stream = stream if stream is not None else sys.stderr
+        self.every_secs = every_secs
+        self.done = 0
+        self.failed = 0
+        self._started = time.monotonic()
+        self._last_line = self._started
+        self._bar = None
+        if _is_terminal(self.stream):
+            self._bar = tqdm(total=total, desc=label, unit=f" {unit}", file=self.stream,
+                             dynamic_ncols=True, leave=True)
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self._started
+
+    def advance(self, count: int = 1, *, failed: int = 0) -> None:
+        self.done += count
+        self.failed += failed
+        if self._bar is not None:
+            self._bar.update(count)
+            if self.failed:
+                self._bar.set_postfix_str(f"{self.failed} failed", refresh=False)
+            return
+        now = time.monotonic()
+        if now - self._last_line >= self.every_secs:
+            self._last_line = now
+            self._write_line()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        else:
+            self._write_line()
+
+    def line(self) -> str:
+        """`label: done/total unit (rate/s), N failed, elapsed` as one plain line."""
+        elapsed = self.elapsed
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        of_total = f"/{self.total}" if self.total is not None else ""
+        failed = f", {self.failed} failed" if self.failed else ""
+        return (f"{self.label}: {self.done}{of_total} {self.unit}(s) ({rate:,.1f}/s){failed}, "
+                f"{elapsed:.1f} s elapsed")
+
+    def _write_line(self) -> None:
+        print(self.line(), file=self.stream, flush=True)
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
