@@ -97,11 +97,12 @@ def run_cycle(
     *,
     run_config: dict | None = None,
     op_selection: list[str] | None = None,
+    job_name: str = JOB_NAME,
 ) -> dg.ExecuteInProcessResult:
     key = partition_key(tenant_id, namespace)
     if not instance.has_dynamic_partition(PARTITIONS_DEF_NAME, key):
         instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, [key])
-    return defs.get_job_def(JOB_NAME).execute_in_process(
+    return defs.get_job_def(job_name).execute_in_process(
         partition_key=key, instance=instance, run_config=run_config or {},
         op_selection=op_selection, raise_on_error=False,
     )

@@ -4,18 +4,17 @@ memory store's server, so CLI runs, UI runs and schedules share one history."""
 from __future__ import annotations
 
 import os
-import shutil
 from importlib import resources
 from pathlib import Path
 
-from curation_pipeline.config.settings import Settings
+from curation_pipeline.config.store import StoreSettings
 from curation_pipeline.store.database import dagster_storage_url, ensure_database
 
 STORAGE_URL_VARIABLE = "CURATION_DAGSTER_STORAGE_URL"
 MANAGED_MARKER = "# Managed by curation-pipeline"
 
 
-def prepare_dagster_home(settings: Settings) -> Path:
+def prepare_dagster_home(settings: StoreSettings) -> Path:
     """Create DAGSTER_HOME with our dagster.yaml and point this process (and the run processes
     it starts, which inherit the environment) at it; returns the directory."""
     app_url = ensure_database(settings)
@@ -31,10 +30,13 @@ def prepare_dagster_home(settings: Settings) -> Path:
 
 def _install_instance_config(target: Path) -> None:
     """Write our dagster.yaml, unless the file there is someone's own (no marker line)."""
-    template = resources.files("curation_pipeline") / "instance" / "dagster.yaml"
+    text = (resources.files("curation_pipeline") / "instance" / "dagster.yaml").read_text(encoding="utf-8")
     if target.exists():
         current = target.read_text(encoding="utf-8")
-        if not current.startswith(MANAGED_MARKER) or current == template.read_text(encoding="utf-8"):
+        if not current.startswith(MANAGED_MARKER) or current == text:
             return
-    with resources.as_file(template) as source:
-        shutil.copyfile(source, target)
+    # Written aside and renamed into place: a command started at the same moment on a fresh
+    # home reads the old file or the new one, never a half-written one.
+    partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, target)

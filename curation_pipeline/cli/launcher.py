@@ -70,13 +70,15 @@ def launch_partition_runs(
     *,
     run_config: Mapping | None = None,
     tags: Mapping[str, str] | None = None,
+    job_name: str = JOB_NAME,
 ) -> list[str]:
-    """Create and launch one run of the curation job per partition key; returns the run ids."""
+    """Create and launch one run of the curation job (or `job_name`, e.g. the preview job) per
+    partition key; returns the run ids."""
     location = workspace.get_code_location(LOCATION_NAME)
     repository = next(iter(location.get_repositories().values()))
-    remote_job = repository.get_full_job(JOB_NAME)
+    remote_job = repository.get_full_job(job_name)
     partition_set = next(
-        ps for ps in repository.get_partition_sets() if ps.job_name == JOB_NAME
+        ps for ps in repository.get_partition_sets() if ps.job_name == job_name
     )
     execution_plan = location.get_execution_plan(
         remote_job, dict(run_config or {}), step_keys_to_execute=None, known_state=None,
@@ -85,7 +87,7 @@ def launch_partition_runs(
     run_ids = []
     for key in partition_keys:
         partition_tags = location.get_partition_tags_from_repo(
-            repository.handle, JOB_NAME, key, instance
+            repository.handle, job_name, key, instance
         )
         if not isinstance(partition_tags, PartitionTagsSnap):
             raise RuntimeError(f"cannot compute tags for partition {key!r}: {partition_tags.error}")
@@ -97,7 +99,7 @@ def launch_partition_runs(
             **(tags or {}),
         }
         run = instance.create_run(
-            job_name=JOB_NAME,
+            job_name=job_name,
             run_id=None,
             run_config=dict(run_config or {}),
             resolved_op_selection=None,

@@ -26,61 +26,102 @@ def cmd_init_db(args) -> int:
     return 0
 
 
+PRINTED_PROBLEMS = 50
+"""How many of an import's problems are printed (all are counted, and all bad lines skipped)."""
+
+
 def cmd_import(args) -> int:
-    from curation_pipeline.core.jsonl_rows import parse_jsonl
+    from curation_pipeline.cli.progress import Progress
     from curation_pipeline.core.partition_keys import validate_name
+    from curation_pipeline.service.node_import import import_jsonl_file
     from curation_pipeline.store.database import ensure_database, open_connection
-    from curation_pipeline.store.nodes_io import insert_nodes
 
     settings = _settings()
     path = Path(args.file)
-    try:
-        with path.open(encoding="utf-8") as handle:
-            rows, errors = parse_jsonl(handle, dimension=settings.embedding_dim, validate_name=validate_name)
-    except (OSError, UnicodeDecodeError) as error:
-        print(f"error: cannot read {path}: {error}", file=sys.stderr)
+    if not path.exists() or path.is_dir():  # fail before starting the database
+        reason = "it is a directory" if path.is_dir() else "no such file"
+        print(f"error: cannot read {path}: {reason}", file=sys.stderr)
         return 2
-    for error in errors:
+    with open_connection(ensure_database(settings)) as conn:
+        try:
+            report = import_jsonl_file(
+                conn, path, dimension=settings.embedding_dim, validate_name=validate_name,
+                skip_invalid=args.skip_invalid, keep_problems=PRINTED_PROBLEMS,
+                progress=lambda label, total: Progress(label, total=total, unit="row"),
+            )
+        except OSError as error:
+            print(f"error: cannot read {path}: {error}", file=sys.stderr)
+            return 2
+    problems = report.problems
+    for error in problems.first():
         print(f"{path}:{error.line}: {error.message}", file=sys.stderr)
-    if errors and not args.skip_invalid:
+    if problems.not_shown:
+        print(f"... and {problems.not_shown} more problem(s)", file=sys.stderr)
+    bad_lines = len(problems.bad_lines)
+    if not report.written:
         print(
-            f"error: {len(errors)} problem(s) in {path}; nothing was imported "
+            f"error: {problems.count} problem(s) on {bad_lines} line(s) of {path}; nothing was imported "
             "(fix them, or pass --skip-invalid to import the valid lines only)",
             file=sys.stderr,
         )
         return 1
-    with open_connection(ensure_database(settings)) as conn, conn.transaction():
-        count = insert_nodes(conn, rows)
-    skipped = len({error.line for error in errors})
-    print(f"imported {count} memory node(s) from {path}"
-          + (f"; skipped {skipped} invalid line(s)" if skipped else ""))
+    print(f"imported {report.imported} memory node(s) from {path}"
+          + (f"; skipped {bad_lines} invalid line(s)" if bad_lines else ""))
     return 0
 
 
 def cmd_export(args) -> int:
+    import os
+    import tempfile
+    from contextlib import nullcontext
+
+    from curation_pipeline.cli.progress import Progress
     from curation_pipeline.core.jsonl_rows import format_node_jsonl
     from curation_pipeline.store.database import ensure_database, open_connection
-    from curation_pipeline.store.nodes_io import iter_nodes
+    from curation_pipeline.store.nodes_io import count_nodes, iter_nodes
 
     settings = _settings()
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    count = 0
+    target = Path(args.output) if args.output else None
     try:
-        with open_connection(ensure_database(settings)) as conn:
-            for row in iter_nodes(conn, tenant_id=args.tenant, namespace=args.namespace):
-                out.write(format_node_jsonl(row) + "\n")
-                count += 1
-    finally:
-        if out is not sys.stdout:
+        # A file is written under a temporary name and renamed when complete: a failed export
+        # never leaves a half-written file behind, nor half overwrites an earlier export.
+        out = (tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent,
+                                           prefix=f".{target.name}.", suffix=".tmp", delete=False)
+               if target else sys.stdout)
+    except OSError as error:
+        print(f"error: cannot write {target}: {error}", file=sys.stderr)
+        return 2
+    # On a terminal the exported lines themselves show the progress; a bar would garble them.
+    quiet = out is sys.stdout and sys.stdout.isatty()
+    try:
+        with open_connection(ensure_database(settings)) as conn, \
+                open(os.devnull, "w") if quiet else nullcontext() as silenced:
+            total = count_nodes(conn, tenant_id=args.tenant, namespace=args.namespace)
+            with Progress("exporting", total=total, unit="row", stream=silenced) as progress:
+                for row in iter_nodes(conn, tenant_id=args.tenant, namespace=args.namespace):
+                    out.write(format_node_jsonl(row) + "\n")
+                    progress.advance()
+        if target:
             out.close()
-    print(f"exported {count} memory node(s)", file=sys.stderr)
+            os.replace(out.name, target)
+    except BaseException as error:
+        if target:
+            out.close()
+            Path(out.name).unlink(missing_ok=True)
+        if isinstance(error, ValueError):  # a stored value JSON cannot carry (NaN, naive time)
+            print(f"error: {error}; " + (f"{target} was not written" if target else "the export is incomplete"),
+                  file=sys.stderr)
+            return 2
+        raise
+    print(f"exported {progress.done} memory node(s)" + (f" to {target}" if target else ""), file=sys.stderr)
     return 0
 
 
 def cmd_seed(args) -> int:
+    from curation_pipeline.cli.progress import Progress
     from curation_pipeline.demo.seeding import seed_store
 
-    count = seed_store(_settings())
+    count = seed_store(_settings(), progress=lambda label, total: Progress(label, total=total, unit="row"))
     print(f"seeded {count} memory node(s)" if count else "the demo corpus is already seeded")
     return 0
 
@@ -129,14 +170,21 @@ def _switch_namespace(settings: Settings, key: str | None, *, enabled: bool) -> 
 def _run_and_report(
     settings: Settings, keys: list[str], *, verbose: bool = False, dry_run: bool = False
 ) -> int:
+    from curation_pipeline.cli.progress import Progress
     from curation_pipeline.cli.runner import run_partitions
     from curation_pipeline.core.render.tables import cycle_table, failures
 
     if not keys:
         print("no namespaces to curate (import or seed some memories first)")
         return 0
-    results = run_partitions(settings, keys, verbose=verbose, dry_run=dry_run)
-    cycles = [(r.partition_key, r.run_status, r.metadata) for r in results]
+    # Runs take seconds each: a plain line per finished run, not every few seconds.
+    with Progress("previewing" if dry_run else "curating", total=len(keys), unit="namespace",
+                  every_secs=0) as progress:
+        results = run_partitions(
+            settings, keys, verbose=verbose, dry_run=dry_run,
+            on_finished=lambda result: progress.advance(failed=0 if result.succeeded else 1),
+        )
+    cycles = [(r.partition_key, r.run_id, r.run_status, r.metadata) for r in results]
     if dry_run:
         from curation_pipeline.core.render.changes import preview_text
 
@@ -146,8 +194,9 @@ def _run_and_report(
     print(cycle_table(cycles))
     for line in failures(cycles):
         print(f"failed: {line}", file=sys.stderr)
-    print(f"\nruns are recorded in Dagster ({settings.dagster_home}); `curation-pipeline ui` shows them")
-    return 0 if all(r.run_status == "SUCCESS" for r in results) else 1
+    print(f"\nruns are recorded in Dagster ({settings.dagster_home}); `curation-pipeline ui` shows them"
+          + ("" if dry_run else "; undo one with `curation-pipeline undo --run RUN_ID`"))
+    return 0 if all(r.succeeded for r in results) else 1
 
 
 def cmd_run(args) -> int:
@@ -174,6 +223,40 @@ def cmd_demo(args) -> int:
     print(f"seeded {count} memory node(s)" if count else "demo corpus already seeded")
     keys, _ = discover_partition_keys(settings)
     return _run_and_report(settings, keys)
+
+
+def cmd_health(args) -> int:
+    from curation_pipeline.core.partition_keys import parse_partition_key
+    from curation_pipeline.core.render.tables import health_table
+    from curation_pipeline.store.database import ensure_database, open_connection
+    from curation_pipeline.store.health import recorded_cycles
+
+    tenant_id, namespace = parse_partition_key(args.partition) if args.partition else (None, None)
+    with open_connection(ensure_database(_settings())) as conn:
+        cycles = recorded_cycles(conn, tenant_id=tenant_id, namespace=namespace, last=args.last)
+    if not cycles:
+        print("no curation cycle recorded yet" + (f" for {args.partition}" if args.partition else ""))
+        return 0
+    print(health_table(cycles))
+    # The latest cycle of each namespace decides the exit code: a failed check is worth an alert.
+    latest = {(c["tenant_id"], c["namespace"]): c for c in cycles}
+    failing = [(c, check) for c in latest.values() for check in c["checks"] if not check.get("passed")]
+    for cycle, check in failing:
+        print(f"failed check: {cycle['tenant_id']}:{cycle['namespace']} {check['name']}: "
+              f"{check['description']}", file=sys.stderr)
+    return 1 if failing else 0
+
+
+def cmd_runs(args) -> int:
+    from curation_pipeline.cli.run_history import recent_runs
+    from curation_pipeline.core.render.tables import runs_table
+
+    runs = recent_runs(_settings(), partition=args.partition, limit=args.limit)
+    if not runs:
+        print("no curation or undo run recorded yet" + (f" for {args.partition}" if args.partition else ""))
+        return 0
+    print(runs_table(runs))
+    return 0
 
 
 @contextmanager
@@ -227,6 +310,7 @@ def cmd_graph(args) -> int:
 
 def cmd_undo(args) -> int:
     from curation_pipeline.core.render.tables import undo_table
+    from curation_pipeline.core.render.undo import forced_lines, left_alone_lines
     from curation_pipeline.service.undo import undo_run
     from curation_pipeline.store.database import ensure_database
 
@@ -234,18 +318,26 @@ def cmd_undo(args) -> int:
         ensure_database(_settings()), args.run, partition_key=args.namespace, force=args.force
     )
     print(undo_table(reports))
-    conflicts = [conflict for report in reports for conflict in report.conflicts]
-    for conflict in conflicts:
-        print(f"left alone: {conflict['kind']} {conflict['id']} changed since "
-              f"({', '.join(conflict['changed_since'])}); --force restores it anyway", file=sys.stderr)
+    for line in forced_lines(reports):
+        print(line)
+    left_alone = left_alone_lines(reports)
+    for line in left_alone:
+        print(line, file=sys.stderr)
     print(f"undo id: {reports[0].undo_id} (undo it with `curation-pipeline undo --run {reports[0].undo_id}`)")
-    return 1 if conflicts else 0
+    return 1 if left_alone else 0
 
 
 def cmd_ui(args) -> int:
     from curation_pipeline.cli.ui import serve_ui
 
     return serve_ui(_settings(), host=args.host, port=args.port)
+
+
+def _positive(raw: str) -> int:
+    value = int(raw)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -283,6 +375,16 @@ def build_parser() -> argparse.ArgumentParser:
     runner.set_defaults(func=cmd_run)
 
     commands.add_parser("demo", help="init, seed, curate every namespace, print the counts").set_defaults(func=cmd_demo)
+
+    health = commands.add_parser("health", help="each namespace's health over its last cycles, and failed checks")
+    health.add_argument("--partition", metavar="KEY", help="only this partition TENANT:NAMESPACE")
+    health.add_argument("--last", type=_positive, default=5, metavar="N", help="cycles per namespace (default 5)")
+    health.set_defaults(func=cmd_health)
+
+    runs = commands.add_parser("runs", help="recent curation, preview and undo runs with their key counts")
+    runs.add_argument("--partition", metavar="KEY", help="only this partition TENANT:NAMESPACE")
+    runs.add_argument("--limit", type=_positive, default=20, metavar="N", help="how many (default 20)")
+    runs.set_defaults(func=cmd_runs)
 
     history = commands.add_parser("history", help="every change the curator made to a node, and why")
     history.add_argument("node_id")

@@ -31,6 +31,7 @@ class Progress:
         self._started = time.monotonic()
         self._last_line = self._started
         self._bar = None
+        self._written: tuple[int, int] | None = None  # (done, failed) of the last plain line
         if _is_terminal(self.stream):
             self._bar = tqdm(total=total, desc=label, unit=f" {unit}", file=self.stream,
                              dynamic_ncols=True, leave=True)
@@ -62,7 +63,7 @@ class Progress:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-        else:
+        elif self._written != (self.done, self.failed):  # the last line already says it all
             self._write_line()
 
     def line(self) -> str:
@@ -76,6 +77,7 @@ class Progress:
 
     def _write_line(self) -> None:
         print(self.line(), file=self.stream, flush=True)
+        self._written = (self.done, self.failed)
 
 
 def _is_terminal(stream: TextIO) -> bool:

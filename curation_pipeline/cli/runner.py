@@ -2,12 +2,14 @@
 
 Used by `curation-pipeline run` and `demo`: register the namespaces as dynamic partitions,
 launch one run per partition from the code location (so the UI shows them like its own runs),
-wait, and collect each cycle's activity row.
+keep up to `max_parallel` of them running, and collect each cycle's activity row as its run
+finishes (`on_finished` hears of each one then: the command line's progress).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import dagster as dg
@@ -16,16 +18,17 @@ from curation_pipeline.cli.dagster_home import prepare_dagster_home
 from curation_pipeline.cli.launcher import (
     code_location_workspace,
     launch_partition_runs,
-    wait_for_runs,
 )
 from curation_pipeline.config.settings import Settings
 from curation_pipeline.core.partition_keys import parse_partition_key
+from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.defs.partitions import register_partitions
+from curation_pipeline.defs.previews import PREVIEW_JOB_NAME
 from curation_pipeline.store import activity
 from curation_pipeline.store.database import ensure_database, open_connection
 
 QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-DRY_RUN = {"resources": {"memory_store": {"config": {"dry_run": True}}}}
+FINISHED = frozenset({dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED})
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,10 @@ class CycleResult:
     run_id: str
     run_status: str
     metadata: Mapping | None
+
+    @property
+    def succeeded(self) -> bool:
+        return self.run_status == dg.DagsterRunStatus.SUCCESS.value
 
 
 def run_partitions(
@@ -44,34 +51,63 @@ def run_partitions(
     max_parallel: int = 4,
     verbose: bool = False,
     dry_run: bool = False,
+    on_finished: Callable[[CycleResult], None] | None = None,
+    timeout_s: float = 1800,
 ) -> list[CycleResult]:
-    """Curate each partition once through Dagster and return what every cycle did.
+    """Curate (or, with `dry_run`, preview) each partition once through Dagster and return what
+    every cycle did, in the order of `keys`.
 
     Unless `verbose`, run processes log only warnings to this terminal; every event is still
     stored in Dagster and shown in the UI.
     """
     if not verbose:
         run_config = {**QUIET_CONSOLE, **(run_config or {})}
-    if dry_run:
-        run_config = {**(run_config or {}), **DRY_RUN}
     keys = list(dict.fromkeys(keys))  # one run per namespace, even if named twice
     for key in keys:
         parse_partition_key(key)  # a clear error before anything is launched
     prepare_dagster_home(settings)
-    results = []
+    job_name = PREVIEW_JOB_NAME if dry_run else JOB_NAME
+    results: dict[str, CycleResult] = {}
     with dg.DagsterInstance.get() as instance:
         register_partitions(instance, keys)
         with code_location_workspace(instance) as workspace:
-            # Each run is a process; launching in waves keeps a large --all from forking hundreds.
-            for start in range(0, len(keys), max_parallel):
-                wave = list(keys[start : start + max_parallel])
-                run_ids = launch_partition_runs(instance, workspace, wave, run_config=run_config)
-                statuses = wait_for_runs(instance, run_ids)
-                results.extend(
-                    _collect(settings, key, run_id, statuses[run_id].value, preview=dry_run)
-                    for key, run_id in zip(wave, run_ids)
-                )
-    return results
+            def launch(key: str) -> str:
+                [run_id] = launch_partition_runs(instance, workspace, [key], run_config=run_config,
+                                                 job_name=job_name)
+                return run_id
+
+            # Each run is a process: at most `max_parallel` at a time keeps a large --all from
+            # forking hundreds, and the next one starts as soon as one ends.
+            for key, run_id, status in _as_they_finish(instance, keys, launch, max_parallel, timeout_s):
+                result = _collect(settings, key, run_id, status.value, preview=dry_run)
+                results[key] = result
+                if on_finished is not None:
+                    on_finished(result)
+    return [results[key] for key in keys]
+
+
+def _as_they_finish(
+    instance: dg.DagsterInstance, keys: Sequence[str], launch: Callable[[str], str],
+    max_parallel: int, timeout_s: float, poll_s: float = 0.2,
+) -> Iterator[tuple[str, str, dg.DagsterRunStatus]]:
+    """(key, run id, final status) of each run as it finishes, launching the next key then."""
+    waiting = list(keys)
+    running: dict[str, str] = {}  # run id -> key
+    deadline = time.monotonic() + timeout_s
+    while waiting or running:
+        while waiting and len(running) < max_parallel:
+            key = waiting.pop(0)
+            running[launch(key)] = key
+        finished = [run for run in instance.get_runs(dg.RunsFilter(run_ids=list(running)))
+                    if run.status in FINISHED]
+        for run in finished:
+            yield running.pop(run.run_id), run.run_id, run.status
+        if finished:
+            deadline = time.monotonic() + timeout_s
+        elif time.monotonic() > deadline:
+            raise TimeoutError(f"no run finished for {timeout_s:.0f} s: {sorted(running.values())}")
+        else:
+            time.sleep(poll_s)
 
 
 def _collect(settings: Settings, key: str, run_id: str, run_status: str, *, preview: bool) -> CycleResult:

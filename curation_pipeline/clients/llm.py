@@ -1,52 +1,63 @@
-"""The LLM behind steps 2 and 3: one request in, one answer text (or a reason there is none) out.
+"""The LLM behind steps 2 and 3: one prompt in, one answer text (or a reason there is none) out.
 
-`LLMClient` wraps the official `openai` client (Responses API) with what a curation cycle
-needs and the SDK does not decide for us:
+`LLMClient` sends a `Prompt` (core/prompts.py) through the official `openai` client, over the
+API chosen by `CURATOR_LLM_API`: the Responses API (`text.format`) or Chat Completions
+(`response_format`), both with the same strict JSON schema. Around each request:
 
-- **bounded retries** of timeouts, 429 (waiting what Retry-After says, unless that is longer
-  than `max_retry_wait_secs`), 5xx, lost connections and malformed bodies, with doubling
-  backoff; the SDK's own retries are off so every request is counted;
-- a **circuit breaker**: after `breaker_failures` requests in a row failed (each after its
-  retries), the client sends nothing more for the rest of the cycle and callers use the offline
-  path;
-- a **budget** of HTTP requests and tokens per cycle: a request that might not fit is not sent;
+- **retries, Retry-After, circuit breaker and call budget** come from `clients/resilience.py`,
+  the layer the OpenAI embedder uses too (its docstring says why tenacity);
+- a **token budget** per cycle: a request whose worst case (estimated input + the output cap)
+  might not fit is not sent. Worst cases of requests in flight are reserved until their answer
+  says what they cost, so concurrent requests cannot pass the budget together;
 - a **cache** keyed by a hash of the exact request (and the endpoint), so an identical request is
-  never sent twice (see `store/llm_cache.py`).
+  never sent twice (see `store/llm_cache.py`); two identical requests in flight at once wait for
+  one another rather than both being sent;
+- errors that name the setting to fix: a 404 (no such API at that server, or no such model), a
+  server that refuses JSON-schema output, and one that ignores it (answers that are not JSON)
+  all name `CURATOR_LLM_API`. A 404 or a refused schema opens the breaker at once: every other
+  request of the cycle would meet the same error.
 
-One client lives for one cycle (a run of one namespace): budget and breaker are per cycle.
-`complete` never raises for anything the service does; it returns a `Completion` whose `text`
-is None when there is no answer, with the reason in `outcome` / `error`.
+One client lives for one cycle (a run of one namespace): budget and breaker are per cycle. It is
+safe to call from several threads (steps 2 and 3 send up to `CURATOR_LLM_CONCURRENCY` requests
+at once). `complete` never raises for anything the service does; it returns a `Completion` whose
+`text` is None when there is no answer, with the reason in `outcome` / `error`.
 """
 
 from __future__ import annotations
 
-import email.utils
 import json
-import random
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-# openai is imported where it is used: importing it costs about half a second, which every
-# run process would pay at start-up even with the LLM path off (the default).
+from curation_pipeline.clients.openai_sdk import OPENAI_API, is_retryable_status, short
+from curation_pipeline.clients.resilience import (
+    BreakerOpen,
+    CallReport,
+    GaveUp,
+    OverBudget,
+    Policy,
+    Resilience,
+    Retryable,
+    retry_after_secs,
+)
 from curation_pipeline.config.llm import LLMSettings
 from curation_pipeline.core.answer_cache import AnswerCache, CachedAnswer, request_hash
-
-if TYPE_CHECKING:
-    import openai
+from curation_pipeline.core.prompts import CHAT, Prompt, chat_request, responses_request
 
 # Outcomes of one `complete` call.
 ANSWERED = "answered"  # a fresh answer from the service
 CACHED = "cached"  # the answer to an identical earlier request
 FAILED = "failed"  # every attempt failed (or a non-retryable error)
-INCOMPLETE = "incomplete"  # the service stopped early (e.g. max_output_tokens); not retried
+INCOMPLETE = "incomplete"  # the service stopped early (e.g. the output cap); not retried
+NOT_JSON = "not_json"  # the answer ignored the JSON schema: the server does not enforce it
+REFUSED = "refused"  # the model declined to answer (refusal, content filter); not retried
 BREAKER_OPEN = "breaker_open"  # not sent: too many failures earlier in this cycle
 OVER_BUDGET = "over_budget"  # not sent: the cycle's call or token budget is used up
 
-
-class MalformedResponse(Exception):
-    """A 2xx body that is not a Responses API answer."""
+API_NAMES = {"responses": "Responses API", "chat": "Chat Completions API"}
 
 
 @dataclass
@@ -63,59 +74,45 @@ class Completion:
     error: str | None = None
 
 
-@dataclass
-class CycleUsage:
-    """Running totals of one cycle, shared by the steps of a run."""
+class _NotRetried(Exception):
+    """A failure another attempt cannot get past (a 4xx, a configuration error, an answer that
+    ignored the schema); it counts towards the breaker."""
 
-    requests: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    consecutive_failures: int = 0
-    breaker_open: bool = False
+    def __init__(self, message: str, outcome: str = FAILED) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+
+
+class CycleUsage:
+    """Running totals of one cycle, shared by the steps of a run (and their threads)."""
+
+    def __init__(self, resilience: Resilience) -> None:
+        self._resilience = resilience
+        self.lock = threading.Lock()
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.reserved_tokens = 0  # worst cases of the requests in flight
 
     @property
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
+    @property
+    def requests(self) -> int:
+        return self._resilience.requests
 
-def retry_after_secs(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
-    """Seconds the server asked us to wait: `retry-after-ms`, or `retry-after` in seconds or as
-    an HTTP date. None when absent or unreadable."""
-    if not headers:
-        return None
-    raw_ms = headers.get("retry-after-ms")
-    if raw_ms:
-        try:
-            return max(0.0, float(raw_ms) / 1000.0)
-        except ValueError:
-            pass
-    raw = headers.get("retry-after")
-    if not raw:
-        return None
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        pass
-    try:
-        moment = email.utils.parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, moment.timestamp() - (time.time() if now is None else now))
+    @property
+    def consecutive_failures(self) -> int:
+        return self._resilience.consecutive_failures
+
+    @property
+    def breaker_open(self) -> bool:
+        return self._resilience.breaker_open
 
 
-def _estimated_input_tokens(request: Mapping[str, Any]) -> int:
+def estimated_input_tokens(request: Mapping[str, Any]) -> int:
     # ~3 characters a token errs on the high side for English and JSON: the budget is a ceiling.
     return len(json.dumps(request, ensure_ascii=False)) // 3 + 1
-
-
-def answer_text(response: object) -> tuple[str | None, str]:
-    """(output text, status) of a Responses API answer; MalformedResponse if it is not one."""
-    from openai.types.responses import Response
-
-    if not isinstance(response, Response) or not isinstance(response.output, list):
-        raise MalformedResponse(f"not a Responses API answer ({type(response).__name__})")
-    status = response.status or "completed"  # some compatible servers leave it out
-    return (response.output_text if status == "completed" else None), status
 
 
 class LLMClient:
@@ -127,138 +124,210 @@ class LLMClient:
         settings: LLMSettings,
         *,
         cache: AnswerCache | None = None,
-        usage: CycleUsage | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._client = client
         self.settings = settings
+        self.api: str = settings.api
         self.cache = cache if settings.cache else None
-        self.usage = usage or CycleUsage()
-        self._sleep = sleep
-        self.endpoint = f"{settings.provider}:{settings.base_url or 'https://api.openai.com/v1'}"
+        self.resilience = Resilience(Policy.of(settings, "requests this cycle; CURATOR_LLM_MAX_CALLS"), sleep=sleep)
+        self.usage = CycleUsage(self.resilience)
+        self.where = settings.base_url or OPENAI_API
+        self.endpoint = f"{settings.provider}:{self.where}"
+        # OpenAI's and Azure's reasoning models refuse the older `max_tokens`; the compatible
+        # servers do not all know `max_completion_tokens` (Ollama).
+        openai_or_azure = settings.provider == "azure" or settings.base_url is None
+        self._token_limit_field = "max_completion_tokens" if openai_or_azure else "max_tokens"
+        self._key_locks: dict[str, threading.Lock] = {}
+        self._key_locks_lock = threading.Lock()
 
     @property
     def model(self) -> str:
         return self.settings.model
 
-    def complete(self, request: Mapping[str, Any], purpose: str) -> Completion:
+    @property
+    def concurrency(self) -> int:
+        return self.settings.concurrency
+
+    def request(self, prompt: Prompt) -> dict:
+        """The SDK call's arguments for `prompt` in the configured API."""
+        if self.api == CHAT:
+            return chat_request(self.model, prompt, token_limit_field=self._token_limit_field)
+        return responses_request(self.model, prompt)
+
+    def complete(self, prompt: Prompt) -> Completion:
+        request = self.request(prompt)
         key = request_hash(request, self.endpoint)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                return Completion(CACHED, text=hit.text, model=hit.model)
-        if self.usage.breaker_open:
-            return Completion(BREAKER_OPEN, model=self.model, error="circuit breaker open")
-        completion = self._send_with_retries(request)
-        if completion.outcome == ANSWERED and self.cache is not None:
-            self.cache.put(key, CachedAnswer(completion.text or "", self.model, purpose,
-                                             completion.input_tokens, completion.output_tokens))
-        return completion
+        # One identical request at a time: the second finds the first's answer in the cache.
+        with self._lock_for(key):
+            if self.cache is not None:
+                hit = self.cache.get(key)
+                if hit is not None:
+                    return Completion(CACHED, text=hit.text, model=hit.model)
+            completion = self._send(request)
+            if completion.outcome == ANSWERED and self.cache is not None:
+                self.cache.put(key, CachedAnswer(completion.text or "", self.model, prompt.purpose,
+                                                 completion.input_tokens, completion.output_tokens))
+            return completion
 
-    def _fits_budget(self, request: Mapping[str, Any]) -> str | None:
-        s, u = self.settings, self.usage
-        if u.requests >= s.max_calls:
-            return f"call budget used up ({u.requests} of {s.max_calls} requests)"
-        worst_case = _estimated_input_tokens(request) + s.max_output_tokens
-        if u.tokens + worst_case > s.max_tokens:
-            return f"token budget used up ({u.tokens} of {s.max_tokens} tokens used, next may need {worst_case})"
-        return None
+    # ------------------------------------------------------------------------------------------
 
-    def _send_with_retries(self, request: Mapping[str, Any]) -> Completion:
+    def _lock_for(self, key: str) -> threading.Lock:
+        with self._key_locks_lock:
+            return self._key_locks.setdefault(key, threading.Lock())
+
+    def _send(self, request: dict) -> Completion:
+        report = CallReport()
         result = Completion(FAILED, model=self.model)
-        for attempt in range(self.settings.max_retries + 1):
-            over = self._fits_budget(request)
-            if over is not None:
-                # Not a failure of the service: the breaker is not involved.
-                result.outcome, result.error = OVER_BUDGET, over
-                return result
-            self.usage.requests += 1
-            result.requests += 1
-            wait, retryable = self._attempt(request, result)
-            if result.outcome in (ANSWERED, INCOMPLETE):
-                self.usage.consecutive_failures = 0
-                return result
-            if not retryable:
-                break
-            if wait is None:
-                wait = self.settings.backoff_secs * (2 ** attempt) * (1 + random.random() / 4)
-            if wait > self.settings.max_retry_wait_secs:
-                result.error += f" (asked to wait {wait:.0f} s, more than {self.settings.max_retry_wait_secs:.0f} s)"
-                break
-            if attempt < self.settings.max_retries:
-                self._sleep(wait)
-                result.waited_secs += wait
-        self.usage.consecutive_failures += 1
-        if self.usage.consecutive_failures >= self.settings.breaker_failures:
-            self.usage.breaker_open = True
+        reserved = [0]  # the worst case the attempt under way holds in the token budget
+
+        def gate() -> str | None:
+            # Called under the resilience lock, just before the request is counted.
+            worst = estimated_input_tokens(request) + self.settings.max_output_tokens
+            with self.usage.lock:
+                committed = self.usage.tokens + self.usage.reserved_tokens
+                if committed + worst > self.settings.max_tokens:
+                    return (f"token budget used up ({committed} of {self.settings.max_tokens} tokens "
+                            f"used or reserved, next may need {worst}; CURATOR_LLM_MAX_TOKENS)")
+                self.usage.reserved_tokens += worst
+            reserved[0] = worst
+            return None
+
+        def attempt() -> None:
+            spent = [0, 0]  # what this attempt's reply says it cost
+            try:
+                self._attempt(request, result, spent)
+            finally:
+                result.input_tokens += spent[0]
+                result.output_tokens += spent[1]
+                with self.usage.lock:
+                    self.usage.reserved_tokens -= reserved[0]
+                    self.usage.input_tokens += spent[0]
+                    self.usage.output_tokens += spent[1]
+                reserved[0] = 0
+
+        try:
+            self.resilience.call(attempt, gate=gate, report=report)
+        except BreakerOpen as refused:
+            result.outcome, result.error = BREAKER_OPEN, str(refused)
+        except OverBudget as refused:
+            result.outcome, result.error = OVER_BUDGET, str(refused)
+        except GaveUp as failure:
+            result.outcome, result.error = FAILED, failure.last_error
+        except _NotRetried as failure:
+            result.outcome, result.error = failure.outcome, str(failure)
+        result.requests, result.waited_secs = report.requests, report.waited_secs
         return result
 
-    def _attempt(self, request: Mapping[str, Any], result: Completion) -> tuple[float | None, bool]:
-        """Send once; fill `result`. Returns (server-requested wait or None, retryable)."""
+    def _attempt(self, request: dict, result: Completion, spent: list[int]) -> None:
+        """Send once. Returns with `result` holding an answer (or an incomplete or refused one),
+        or raises `Retryable` or `_NotRetried`. `spent` gets the tokens the reply reports."""
         import openai
 
         try:
-            response = self._client.responses.create(**request, timeout=self.settings.timeout_secs)
-        except openai.APITimeoutError:
-            result.error = f"timed out after {self.settings.timeout_secs:g} s"
-            return None, True
+            if self.api == CHAT:
+                response = self._client.chat.completions.create(**request, timeout=self.settings.timeout_secs)
+            else:
+                response = self._client.responses.create(**request, timeout=self.settings.timeout_secs)
+        except openai.APITimeoutError:  # before APIConnectionError: it is a subclass
+            raise Retryable(f"timed out after {self.settings.timeout_secs:g} s") from None
         except openai.APIConnectionError as error:
-            result.error = f"connection error: {error}"
-            return None, True
+            raise Retryable(f"connection error: {error}") from None
         except openai.APIStatusError as error:
-            result.error = f"HTTP {error.status_code}: {_short(str(error))}"
-            wait = retry_after_secs(error.response.headers if error.response is not None else None)
-            retryable = error.status_code in (408, 409, 429) or error.status_code >= 500
-            return wait, retryable
+            detail = f"HTTP {error.status_code}: {short(str(error))}"
+            if is_retryable_status(error.status_code):
+                headers = error.response.headers if error.response is not None else None
+                raise Retryable(detail, retry_after_secs(headers)) from None
+            raise _NotRetried(self._advice(error.status_code, detail)) from None
         except (openai.APIResponseValidationError, ValueError, TypeError, AttributeError) as error:
-            result.error = f"malformed response: {type(error).__name__}: {_short(str(error))}"
-            return None, True
+            # A 2xx whose body is not JSON (cut off, garbled, an HTML error page).
+            raise Retryable(f"malformed response: {type(error).__name__}: {short(str(error))}") from None
         try:
-            text, status = answer_text(response)
-        except MalformedResponse as error:
-            result.error = f"malformed response: {error}"
-            return None, True
-        usage = response.usage
-        if usage is not None:
-            result.input_tokens += int(usage.input_tokens or 0)
-            result.output_tokens += int(usage.output_tokens or 0)
-            self.usage.input_tokens += int(usage.input_tokens or 0)
-            self.usage.output_tokens += int(usage.output_tokens or 0)
+            text, status, model, used = (_chat_answer if self.api == CHAT else _responses_answer)(response)
+        except (TypeError, ValueError, AttributeError, IndexError) as error:
+            raise Retryable(f"malformed response: {short(str(error) or type(error).__name__)}") from None
+        spent[0], spent[1] = used
         if status == "completed":
-            result.outcome, result.text, result.error = ANSWERED, text, None
-            result.model = response.model or self.model
-            return None, False
-        if status == "incomplete":
-            details = response.incomplete_details
-            result.outcome = INCOMPLETE
-            result.error = f"incomplete answer ({details.reason if details else 'no reason given'})"
-            return None, False
-        result.error = f"answer status {status!r}"
-        return None, True
+            self._finish_answer(result, text, model)
+        elif status == "incomplete":
+            result.outcome, result.error = INCOMPLETE, f"incomplete answer ({text or 'no reason given'})"
+        elif status == "refused":
+            result.outcome, result.error = REFUSED, f"the model declined: {short(text or '')}"
+        else:
+            raise Retryable(f"answer status {status!r}")
+
+    def _finish_answer(self, result: Completion, text: str | None, model: str | None) -> None:
+        if text is None:
+            raise Retryable("malformed response: an answer without text")
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        if not isinstance(parsed, dict):
+            # Strict JSON-schema output cannot produce this: the server ignored the schema.
+            other = "responses" if self.api == CHAT else "chat"
+            error = (f"the answer is not the JSON object the schema asks for: the server at "
+                            f"{self.where} does not enforce JSON-schema output on the "
+                            f"{API_NAMES[self.api]} (CURATOR_LLM_API={self.api}); use a server that "
+                            f"does, or CURATOR_LLM_API={other} if it enforces it there")
+            raise _NotRetried(error, NOT_JSON)
+        result.outcome, result.text, result.error = ANSWERED, text, None
+        result.model = model or self.model
+
+    def _advice(self, status: int, detail: str) -> str:
+        """A non-retryable HTTP error, with what to check; configuration errors open the breaker."""
+        api = API_NAMES[self.api]
+        other = "responses" if self.api == CHAT else "chat"
+        if status == 404:
+            message = (f"{detail}; no {api} or no model {self.model!r} at {self.where}: check "
+                       f"CURATOR_LLM_API={self.api} (CURATOR_LLM_API={other} if the server "
+                       f"serves the other API) and CURATOR_LLM_MODEL")
+        elif status in (400, 422) and any(word in detail for word in ("response_format", "json_schema", "text.format")):
+            message = (f"{detail}; the server refuses JSON-schema output on the {api}: set "
+                       f"CURATOR_LLM_API={other} if it supports it there, or use a model/server that does")
+        elif status in (401, 403):
+            message = f"{detail}; the server refused the key: check CURATOR_LLM_API_KEY"
+        else:
+            return detail
+        self.resilience.trip(message)
+        return message
 
 
-def _short(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _responses_answer(response: Any) -> tuple[str | None, str, str | None, tuple[int, int]]:
+    """(text, status, model, (input, output tokens)) of a Responses API answer."""
+    from openai.types.responses import Response
+
+    if not isinstance(response, Response) or not isinstance(response.output, list):
+        raise TypeError(f"not a Responses API answer ({type(response).__name__})")
+    usage = response.usage
+    used = (int(usage.input_tokens or 0), int(usage.output_tokens or 0)) if usage is not None else (0, 0)
+    status = response.status or "completed"  # some compatible servers leave it out
+    if status == "completed":
+        return response.output_text, status, response.model, used
+    if status == "incomplete":
+        details = response.incomplete_details
+        return (details.reason if details else None), status, response.model, used
+    return None, status, response.model, used
 
 
-def make_openai_client(settings: LLMSettings) -> openai.OpenAI:
-    import openai
+def _chat_answer(response: Any) -> tuple[str | None, str, str | None, tuple[int, int]]:
+    """(text, status, model, (input, output tokens)) of a Chat Completions answer, in the
+    Responses API's terms: finish_reason "length" is an incomplete answer."""
+    from openai.types.chat import ChatCompletion
 
-    """The SDK client for the configured provider; its own retries off (LLMClient retries)."""
-    common = {"max_retries": 0, "timeout": settings.timeout_secs}
-    if settings.provider == "azure":
-        base = settings.base_url or ""
-        if base.rstrip("/").endswith("/openai/v1"):
-            # Azure's v1 API is OpenAI-compatible at <endpoint>/openai/v1, key in `api-key`.
-            key = settings.api_key or ""
-            return openai.OpenAI(base_url=base, api_key=key or "unused",
-                                 default_headers={"api-key": key}, **common)
-        # Classic Azure: <endpoint>/openai/responses?api-version=..., the deployment is `model`.
-        return openai.AzureOpenAI(azure_endpoint=base, api_key=settings.api_key,
-                                  api_version=settings.azure_api_version, **common)
-    # A local OpenAI-compatible server often wants no key, but the SDK insists on one.
-    api_key = settings.api_key or (None if settings.base_url is None else "unused")
-    return openai.OpenAI(base_url=settings.base_url, api_key=api_key, **common)
+    if not isinstance(response, ChatCompletion) or not response.choices:
+        raise TypeError(f"not a Chat Completions answer ({type(response).__name__})")
+    usage = response.usage
+    used = (int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0)) if usage is not None else (0, 0)
+    choice = response.choices[0]
+    message = choice.message
+    if getattr(message, "refusal", None):
+        return message.refusal, "refused", response.model, used
+    if choice.finish_reason == "length":
+        return "max_tokens", "incomplete", response.model, used
+    if choice.finish_reason == "content_filter":
+        return "content filter", "refused", response.model, used
+    return message.content, "completed", response.model, used
 
 
 @dataclass
@@ -285,6 +354,7 @@ class StepTally:
     def counts(self, client: LLMClient) -> dict:
         return {
             "llm_model": client.model,
+            "llm_api": client.api,
             "llm_requests": self.requests,
             "llm_cache_hits": self.cache_hits,
             "llm_input_tokens": self.input_tokens,

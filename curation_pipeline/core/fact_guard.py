@@ -2,15 +2,19 @@
 
 An answer is accepted only if it is valid against its schema, not empty, within its length
 limit, free of `[merged: ...]` artifacts, keeps every *fact token* of its inputs and introduces
-no fact token that none of its inputs has. Fact tokens are the things a rewrite must never lose
-or invent: URLs, e-mail addresses, dates and times, code identifiers, numbers and proper names.
+no fact token that none of its inputs has, changes the meaning of no sentence it keeps (the
+negations, modals, quantifiers, comparisons, antonyms and the roles of names of each sentence,
+compared with the input sentences it comes from: meaning_check.py), and, for a merge, keeps the
+content of every input sentence. Fact tokens are the things a rewrite must never lose or invent:
+URLs, e-mail addresses, dates and times, code identifiers, numbers and proper names.
 
 The guard is deliberately strict: a false rejection costs only the LLM's better wording (a merge
 falls back to the offline merge, which keeps every sentence; a summary leaves the node as it
-is), while a false acceptance loses a fact for good. So "March 5, 2024" does not stand in for
-"2024-03-05", and numbers written as words are not matched to digits. The guard checks tokens,
-not meaning: a reworded claim with all its tokens passes; that is what the instructions and the
-revision history (full previous text, undo) are for.
+is), while a false acceptance loses or flips a fact for good. So "March 5, 2024" does not stand
+in for "2024-03-05", numbers written as words are not matched to digits, and a rewording that
+moves a marker out of its class ("must" -> "should") is refused. The meaning check compares
+words, not meaning: a reversal it has no word for still passes; that is what the instructions
+and the revision history (full previous text, undo) are for.
 
 Proper names are recognised as capitalised words (and acronyms) other than common function words
 ("The", "However", ...). They are compared case-insensitively and as whole words, so a name that
@@ -24,8 +28,16 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-from curation_pipeline.core.text import has_merge_marker, strip_merge_markers
+from curation_pipeline.core.meaning_check import meaning_changes
+from curation_pipeline.core.prompts import MERGE_FIELD
+from curation_pipeline.core.sentence_tokens import FUNCTION_WORDS, tokenize
+from curation_pipeline.core.text import (
+    has_merge_marker,
+    split_sentences,
+    strip_merge_markers,
+)
 
 # Kinds, in extraction order: each kind's matches are masked before the next kind is looked for,
 # so the "2024" of a date or the "acme" of an e-mail is not counted again as a number or name.
@@ -57,6 +69,7 @@ _IDENTIFIER = re.compile(
         r"\bv\d+(?:\.\d+)+\b",  # v1.2.3
         r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?",  # dotted.name, module.func()
         r"\b[A-Za-z_]\w*\(\)",  # call()
+        r"(?<![\w.])\d+(?:\.\d+)+[A-Za-z]+\b",  # a decimal with its unit: 2.3x, 1.5GB
         r"\b\w*_\w+\b",  # snake_case, CONSTANT_CASE
         r"\b[a-z]+[A-Z]\w*\b",  # camelCase
         r"\b[A-Z][a-z0-9]+[A-Z]\w*\b",  # PascalCase with an inner capital
@@ -68,23 +81,12 @@ _NUMBER = re.compile(r"(?<![\w.,])[-+]?\d+(?:[.,]\d+)*%?")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 # Capitalised words that are not names: sentence starters and function words.
-_NOT_NAMES = frozenset("""
-a an the this that these those it its i we you he she they me us him her them my our your his
-their there here what which who whom whose when where why how if then else so and or but nor
-not no yes also both either neither each every all any some most many much more less few
-in on at by for from to of with without about above below after before during since until
-into onto over under between among through per via as is are was were be been being has have
-had do does did can could should would will shall may might must please note however although
-though because while whereas therefore thus hence meanwhile moreover furthermore besides
-otherwise instead still yet just only even again always never often sometimes usually
-today tomorrow yesterday now later soon once twice first second third last next previous
-new old other another same such very really quite rather too ok okay hi hello dear thanks
-everyone everybody someone somebody anyone anybody nobody everything something anything nothing
-""".split())
+_NOT_NAMES = FUNCTION_WORDS
 
 # Kinds compared case-insensitively; identifiers and URLs are case-sensitive.
 _CASELESS = {"email", "date", "name", "number"}
 _MAX_LISTED = 5
+_MAX_CHANGES = 3
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,8 @@ def _clean(kind: str, token: str) -> str:
     if kind == "url":
         return token.rstrip(".,;:!?)]}'\"").rstrip("/")
     if kind == "identifier":
-        return token.strip("`").strip()
+        # A path that ends a sentence ("see /v1/exports.") does not own the full stop.
+        return token.strip("`").strip() if token.startswith("`") else token.rstrip(".")
     if kind == "number":
         token = token.lstrip("+")
         return token.replace(",", "") if re.fullmatch(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?", token) else token
@@ -214,8 +217,14 @@ def _listed(kind_tokens: Sequence[tuple[str, str]]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-def judge(raw_output: str | None, *, field: str, inputs: Sequence[str], max_chars: int) -> Verdict:
-    """Accept or reject one LLM answer against the texts it was made from."""
+def judge(raw_output: str | None, *, field: str, inputs: Sequence[str], max_chars: int,
+          kind: Literal["merge", "summary"] | None = None) -> Verdict:
+    """Accept or reject one LLM answer against the texts it was made from.
+
+    `kind` is "merge" (every input sentence must be kept) or "summary" (sentences may be
+    dropped, not changed); by default it follows `field` (the merge schema's field or not).
+    """
+    kind = kind or ("merge" if field == MERGE_FIELD else "summary")
     try:
         text = parse_answer(raw_output, field).strip()
     except SchemaViolation as error:
@@ -239,20 +248,22 @@ def judge(raw_output: str | None, *, field: str, inputs: Sequence[str], max_char
             missing=tuple(token for _, token in missing),
             introduced=tuple(token for _, token in introduced),
         )
-    return Verdict(True, "all facts kept, none introduced", text=text)
-
-
-# Words too common to carry a fact; everything else of four letters or more counts.
-_COMMON_WORDS = frozenset(
-    "that this with from have been were will would should could their there they them then than "
-    "what when where which while about also into onto over under some such very more most only "
-    "just each every other both does done your yours ours".split()
-)
-_CONTENT_WORD = re.compile(r"[^\W\d_]{4,}", re.UNICODE)
+    changes = meaning_changes(inputs, text, kind=kind)
+    if changes:
+        more = len(changes) - _MAX_CHANGES
+        return Verdict(False, "; ".join(changes[:_MAX_CHANGES]) + (f"; and {more} more" if more > 0 else ""))
+    if kind == "merge":
+        every_sentence = [s for t in inputs for s in split_sentences(strip_merge_markers(t))]
+        dropped = sentences_not_covered(every_sentence, text)
+        if dropped:
+            return Verdict(False, f"drops the content of {dropped[0]!r}")
+    return Verdict(True, "all facts kept, none introduced, no sentence changed", text=text)
 
 
 def content_words(text: str) -> set[str]:
-    return {word for word in (w.casefold() for w in _CONTENT_WORD.findall(text)) if word not in _COMMON_WORDS}
+    """The roots of the words that say what a text is about (sentence_tokens.py): no function
+    words ("the", "not", "over"), so "deals" ~ "deal" and "approval" ~ "approved"."""
+    return {key for token in tokenize(text) if token.kind in ("word", "cjk") for key in token.keys}
 
 
 def sentences_not_covered(sentences: Sequence[str], output: str, *, min_share: float = 0.75) -> list[str]:

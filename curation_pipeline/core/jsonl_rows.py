@@ -1,70 +1,72 @@
-"""Memory nodes as JSON Lines: validation for ``curation-pipeline import`` and formatting for export.
+"""Memory nodes as JSON Lines: one pydantic model of a row, validation per line, and export.
 
-One line = one JSON object = one row of ``memory_nodes``. Import is all-or-report: ``parse_jsonl``
-never stops at the first bad line. It returns every valid row, normalised and ready to insert,
-plus one ``LineError`` per problem found, so that an operator can fix a whole file in one pass
-(and the caller can refuse to write anything while there is any error).
+One line = one JSON object = one row of ``memory_nodes``, described once by ``MemoryNodeRow``
+(column types, defaults, validators). Validation never stops at the first problem:
 
-Every problem of a line is reported, not just the first: each column is checked on its own, so
-a line with a bad ``heat`` and an unknown ``confidence`` yields two errors. Only a line that is
-not valid JSON, or not a JSON object, stops at that one error (there are no columns to check).
+* every line is checked, and ``iter_jsonl`` yields one ``ParsedLine`` per non-blank line with
+  either the normalised row or its errors, so an operator can fix a whole file in one pass;
+* every problem of a line is reported, not just the first: pydantic validates each column on its
+  own, so a line with a bad ``heat`` and an unknown ``confidence`` yields two errors. Only a line
+  that is not UTF-8, not JSON or not a JSON object stops at that one error (there are no columns
+  to check).
 
-Normalised rows always carry every column of ``MEMORY_NODE_COLUMNS``:
+An error names its line, its column (``embedding[3]`` for one vector component) and the reason,
+which the command line prints as ``FILE:LINE: column: reason``. Rules that span lines (duplicate
+ids, merge targets, ids already in the store) are in ``core/import_links.py``.
+
+Normalised rows carry every column of ``MEMORY_NODE_COLUMNS``, in that order:
 
 * timestamps are timezone-aware ``datetime`` in UTC (a timestamp without an offset is an
   error: guessing the zone would silently shift recall ages by hours);
 * ``id`` and ``merged_into`` are ``uuid.UUID``;
-* ``embedding`` is a ``list[float]`` or ``None``;
-* defaults are filled in, except for the columns in ``DATABASE_DEFAULTED_COLUMNS`` (``id``,
-  ``created_at``, ``updated_at``): ``None`` there means "let the database choose" (a generated
-  uuid, ``now()``), and the importer should leave such a column out of its insert.
+* ``embedding`` is a ``list[float]`` or ``None``; every component fits the float32 the vector
+  column stores, and the vector has a direction in float32 (pgvector computes cosine there);
+* JSON ``null`` and an absent column both mean the column's default, except for the columns in
+  ``DATABASE_DEFAULTED_COLUMNS`` (``id``, ``created_at``, ``updated_at``): ``None`` there means
+  "let the importer choose" (a generated uuid, the import time).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import unicodedata
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 __all__ = [
     "CONFIDENCE_LEVELS",
     "DATABASE_DEFAULTED_COLUMNS",
     "LineError",
     "MEMORY_NODE_COLUMNS",
+    "MemoryNodeRow",
     "NameValidator",
+    "ParsedLine",
+    "RowContext",
     "format_node_jsonl",
+    "iter_jsonl",
     "parse_jsonl",
+    "parse_line",
     "validate_name_minimal",
 ]
 
-MEMORY_NODE_COLUMNS: tuple[str, ...] = (
-    "id",
-    "tenant_id",
-    "namespace",
-    "memory_type",
-    "pointer_summary",
-    "embedding",
-    "embedding_model",
-    "base_utility",
-    "heat",
-    "pinned",
-    "recall_count",
-    "last_recalled_at",
-    "epoch",
-    "confidence",
-    "archived_at",
-    "merged_into",
-    "created_at",
-    "updated_at",
-)
-
-DATABASE_DEFAULTED_COLUMNS: frozenset[str] = frozenset({"id", "created_at", "updated_at"})
 CONFIDENCE_LEVELS: tuple[str, ...] = ("default", "verified", "stale")
+DATABASE_DEFAULTED_COLUMNS: frozenset[str] = frozenset({"id", "created_at", "updated_at"})
 
 DEFAULT_MEMORY_TYPE = "semantic"
 DEFAULT_BASE_UTILITY = 0.5
@@ -73,32 +75,36 @@ DEFAULT_CONFIDENCE = "default"
 IMPORTED_EMBEDDING_MODEL = "imported"
 """``embedding_model`` recorded for an imported vector whose model the file does not name."""
 
-_TIMESTAMP_COLUMNS = ("last_recalled_at", "archived_at", "created_at", "updated_at")
-_COUNTER_COLUMNS = ("recall_count", "epoch")
 # Counters must fit a Postgres ``integer`` (the narrowest column type they could have), so an
 # absurd value is reported here instead of failing the whole import transaction later.
 _MAX_COUNTER = 2**31 - 1
 _MAX_NAME_LENGTH = 200
 _MAX_MEMORY_TYPE_LENGTH = 100
+_UTF8_BOM = "\ufeff"
 
 NameValidator = Callable[[str, str], None]
 """``validate_name(kind, value)``: raise ``ValueError`` with a message if ``value`` is not a valid
 name of that kind ("tenant" or "namespace")."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LineError:
-    """One problem found on one line of a JSONL file (``line`` is 1-based)."""
+    """One problem found on one line of a JSONL file (``line`` is 1-based).
+
+    ``column`` is ``None`` for a problem of the whole line (not UTF-8, not JSON, not an object).
+    """
 
     line: int
-    message: str
+    column: str | None
+    reason: str
+
+    @property
+    def message(self) -> str:
+        """``column: reason`` (or just the reason for a whole-line problem)."""
+        return f"{self.column}: {self.reason}" if self.column else self.reason
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}"
-
-
-class _ColumnError(ValueError):
-    """A single column of a single row is invalid; the message names the column."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -113,8 +119,8 @@ def _has_control_character(value: str) -> bool:
 def validate_name_minimal(kind: str, value: str) -> None:
     """The fallback tenant/namespace check: a clean, non-empty string of at most 200 characters.
 
-    The partitions module applies the stricter rules of a Dagster partition key; this one only
-    refuses what could never be a sensible name anywhere.
+    ``core/partition_keys.validate_name`` applies the stricter rules of a Dagster partition key;
+    this one only refuses what could never be a sensible name anywhere.
     """
     if not isinstance(value, str):
         raise ValueError(f"{kind} must be a string, got {type(value).__name__}")
@@ -129,8 +135,8 @@ def validate_name_minimal(kind: str, value: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Column parsers: each takes the raw JSON value and returns the normalised one or raises
-# _ColumnError. They are called only for present, non-null values.
+# Column types: pydantic checks the JSON type (strict: no "7" for 7, no 1 for true); these
+# validators add what pydantic cannot know.
 # --------------------------------------------------------------------------------------------
 
 
@@ -140,49 +146,32 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _parse_uuid(column: str, value: Any) -> uuid.UUID:
+def _uuid_from_text(value: Any) -> Any:
     if not isinstance(value, str):
-        raise _ColumnError(f"{column} must be a UUID string, got {_describe(value)}")
+        raise ValueError(f"must be a UUID string, got {_describe(value)}")
     try:
         return uuid.UUID(value)
     except ValueError:
-        raise _ColumnError(f"{column} is not a valid UUID: {_describe(value)}") from None
+        raise ValueError(f"is not a valid UUID: {_describe(value)}") from None
 
 
-def _parse_timestamp(column: str, value: Any) -> datetime:
+def _timestamp_from_text(value: Any) -> Any:
     if not isinstance(value, str):
-        raise _ColumnError(f"{column} must be an ISO-8601 timestamp string, got {_describe(value)}")
+        raise ValueError(f"must be an ISO-8601 timestamp string, got {_describe(value)}")
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
-        raise _ColumnError(f"{column} is not an ISO-8601 timestamp: {_describe(value)}") from None
+        raise ValueError(f"is not an ISO-8601 timestamp: {_describe(value)}") from None
     if parsed.tzinfo is None or parsed.utcoffset() is None:
-        raise _ColumnError(
-            f"{column} {_describe(value)} has no timezone offset; add one (e.g. 'Z' or '+02:00')"
-        )
-    return parsed.astimezone(UTC)
-
-
-def _parse_finite_float(column: str, value: Any) -> float:
-    # bool is a subclass of int: true/false is not a number here.
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _ColumnError(f"{column} must be a number, got {_describe(value)}")
-    number = float(value)
-    if not math.isfinite(number):
-        raise _ColumnError(f"{column} must be a finite number, got {number}")
-    return number
-
-
-def _parse_counter(column: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MAX_COUNTER:
-        raise _ColumnError(f"{column} must be a non-negative integer, got {_describe(value)}")
-    return value
-
-
-def _parse_bool(column: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise _ColumnError(f"{column} must be true or false, got {_describe(value)}")
-    return value
+        raise ValueError(f"{_describe(value)} has no timezone offset; add one (e.g. 'Z' or '+02:00')")
+    try:
+        # Rows are kept in UTC. 0001-01-01T00:00+14:00 is still in year 0 in UTC, and
+        # 9999-12-31T23:59-10:00 already in year 10000: neither is a datetime Python can hold.
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(
+            f"{_describe(value)} is out of range: in UTC it falls outside the years 1 to 9999"
+        ) from None
 
 
 def _is_valid_unicode(value: str) -> bool:
@@ -194,220 +183,328 @@ def _is_valid_unicode(value: str) -> bool:
     return True
 
 
-def _parse_text(column: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise _ColumnError(f"{column} must be a string, got {_describe(value)}")
+def _storable_text(value: str) -> str:
     if not value.strip():
-        raise _ColumnError(f"{column} must not be empty")
+        raise ValueError("must not be empty")
     if "\x00" in value:
-        raise _ColumnError(f"{column} contains a NUL character, which Postgres text cannot store")
+        raise ValueError("contains a NUL character, which Postgres text cannot store")
     if not _is_valid_unicode(value):
-        raise _ColumnError(f"{column} contains an unpaired surrogate, which is not valid Unicode")
+        raise ValueError("contains an unpaired surrogate, which is not valid Unicode")
     return value
 
 
-def _parse_memory_type(column: str, value: Any) -> str:
-    text = _parse_text(column, value)
-    if text != text.strip() or len(text) > _MAX_MEMORY_TYPE_LENGTH or _has_control_character(text):
-        raise _ColumnError(
-            f"{column} must be a short name without surrounding whitespace or control "
-            f"characters, got {_describe(value)}"
-        )
-    return text
-
-
-def _parse_confidence(column: str, value: Any) -> str:
-    if value not in CONFIDENCE_LEVELS or not isinstance(value, str):
-        raise _ColumnError(
-            f"{column} must be one of {', '.join(CONFIDENCE_LEVELS)}, got {_describe(value)}"
+def _short_name(value: str) -> str:
+    if value != value.strip() or len(value) > _MAX_MEMORY_TYPE_LENGTH or _has_control_character(value):
+        raise ValueError(
+            "must be a short name without surrounding whitespace or control characters, "
+            f"got {_describe(value)}"
         )
     return value
 
 
-def _parse_embedding(column: str, value: Any, dimension: int) -> list[float]:
-    if not isinstance(value, list):
-        raise _ColumnError(f"{column} must be a list of numbers, got {_describe(value)}")
-    if len(value) != dimension:
-        raise _ColumnError(f"{column} has dimension {len(value)}, expected {dimension}")
-    vector: list[float] = []
-    for index, component in enumerate(value):
-        if isinstance(component, bool) or not isinstance(component, (int, float)):
-            raise _ColumnError(f"{column}[{index}] must be a number, got {_describe(component)}")
-        number = float(component)
-        if math.isnan(number):
-            raise _ColumnError(f"{column}[{index}] is NaN")
-        if math.isinf(number):
-            raise _ColumnError(f"{column}[{index}] is infinite")
-        vector.append(number)
-    if not any(vector):
-        raise _ColumnError(f"{column} is all zeros (a zero vector has no cosine similarity)")
-    return vector
+Uuid = Annotated[uuid.UUID, BeforeValidator(_uuid_from_text)]
+Timestamp = Annotated[datetime, BeforeValidator(_timestamp_from_text)]
+Text = Annotated[str, AfterValidator(_storable_text)]
+Counter = Annotated[int, Field(ge=0, le=_MAX_COUNTER)]
+
+
+class ComponentError(ValueError):
+    """A problem of one vector component: reported as ``embedding[index]``."""
+
+    def __init__(self, index: int, reason: str) -> None:
+        super().__init__(reason)
+        self.index = index
+
+
+_FLOAT32 = np.finfo(np.float32)
+
+
+def _check_float32_vector(vector: list[float]) -> None:
+    """The vector column stores float32, and pgvector computes cosine in float32: refuse what
+    would overflow there, or lose its direction (a zero vector, or a squared norm that under- or
+    overflows, gives no cosine or a wrong one)."""
+    values = np.asarray(vector, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        as_float32 = values.astype(np.float32)
+        squared_norm = np.dot(as_float32, as_float32)
+    overflowing = np.flatnonzero(~np.isfinite(as_float32))
+    if overflowing.size:
+        index = int(overflowing[0])
+        more = f" (and {overflowing.size - 1} more component(s))" if overflowing.size > 1 else ""
+        raise ComponentError(
+            index,
+            f"{float(values[index])!r} overflows float32, the type the vector column stores "
+            f"(largest magnitude {float(_FLOAT32.max):.8g}){more}",
+        )
+    if not as_float32.any():
+        raise ValueError(
+            "is all zeros in float32, the type the vector column stores "
+            "(a zero vector has no cosine similarity)"
+        )
+    if not np.isfinite(squared_norm) or squared_norm == 0:
+        raise ValueError(
+            "has no usable length in float32: its squared norm "
+            f"{'overflows' if squared_norm else 'underflows to zero'}, so pgvector cannot compute "
+            "its cosine similarity (scale it: cosine similarity ignores length)"
+        )
 
 
 # --------------------------------------------------------------------------------------------
-# Row validation
+# The row
 # --------------------------------------------------------------------------------------------
 
 
-class _RowChecker:
-    """Validates one decoded JSON object, collecting every column error instead of stopping."""
+@dataclass(frozen=True)
+class RowContext:
+    """What a row is validated against: the store's vector width and its name rules."""
 
-    def __init__(self, raw: Mapping[str, Any], dimension: int, validate_name: NameValidator) -> None:
-        self.raw = raw
-        self.dimension = dimension
-        self.validate_name = validate_name
-        self.errors: list[str] = []
+    dimension: int | None = None
+    validate_name: NameValidator = validate_name_minimal
 
-    def optional(self, column: str, parse: Callable[[str, Any], Any], default: Any = None) -> Any:
-        value = self.raw.get(column)
-        if value is None:  # absent and JSON null both mean "use the default"
-            return default
-        try:
-            return parse(column, value)
-        except _ColumnError as error:
-            self.errors.append(str(error))
-            return default
 
-    def required_name(self, column: str, kind: str) -> str | None:
-        value = self.raw.get(column)
-        if value is None:
-            self.errors.append(f"missing {column}")
-            return None
-        if not isinstance(value, str):
-            self.errors.append(f"{column} must be a string, got {_describe(value)}")
-            return None
+class MemoryNodeRow(BaseModel):
+    """One row of ``memory_nodes`` as a JSONL line carries it.
+
+    Validate with ``model_validate(mapping_without_nulls, context=RowContext(...))``; the fields
+    are declared in the table's column order, so ``model_dump()`` is a row ready to insert.
+    """
+
+    model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
+
+    id: Uuid | None = None
+    tenant_id: str
+    namespace: str
+    memory_type: Annotated[Text, AfterValidator(_short_name)] = DEFAULT_MEMORY_TYPE
+    pointer_summary: Text
+    embedding: list[float] | None = None
+    embedding_model: Text | None = None
+    base_utility: float = DEFAULT_BASE_UTILITY
+    heat: float = DEFAULT_HEAT
+    pinned: bool = False
+    recall_count: Counter = 0
+    last_recalled_at: Timestamp | None = None
+    epoch: Counter = 0
+    confidence: Literal["default", "verified", "stale"] = DEFAULT_CONFIDENCE
+    archived_at: Timestamp | None = None
+    merged_into: Uuid | None = None
+    created_at: Timestamp | None = None
+    updated_at: Timestamp | None = None
+
+    @field_validator("tenant_id", "namespace")
+    @classmethod
+    def _valid_name(cls, value: str, info: ValidationInfo) -> str:
         if not _is_valid_unicode(value):
-            self.errors.append(f"{column} contains an unpaired surrogate, which is not valid Unicode")
-            return None
-        try:
-            self.validate_name(kind, value)
-        except ValueError as error:
-            self.errors.append(f"invalid {column}: {error}")
-            return None
+            raise ValueError("contains an unpaired surrogate, which is not valid Unicode")
+        kind = "tenant" if info.field_name == "tenant_id" else "namespace"
+        _context(info).validate_name(kind, value)  # raises ValueError with its own message
         return value
 
-    def required_text(self, column: str) -> str | None:
-        if self.raw.get(column) is None:
-            self.errors.append(f"missing {column}")
+    @field_validator("embedding")
+    @classmethod
+    def _storable_vector(cls, value: list[float] | None, info: ValidationInfo) -> list[float] | None:
+        if value is None:
             return None
-        return self.optional(column, _parse_text)
+        dimension = _context(info).dimension
+        if dimension is not None and len(value) != dimension:
+            raise ValueError(f"has dimension {len(value)}, expected {dimension}")
+        _check_float32_vector(value)
+        return value
 
-    def check(self) -> dict[str, Any]:
-        unknown = sorted(set(self.raw) - set(MEMORY_NODE_COLUMNS))
-        for column in unknown:
-            self.errors.append(
-                f"unknown column {column!r} (known columns: {', '.join(MEMORY_NODE_COLUMNS)})"
-            )
-
-        row: dict[str, Any] = {
-            "id": self.optional("id", _parse_uuid),
-            "tenant_id": self.required_name("tenant_id", "tenant"),
-            "namespace": self.required_name("namespace", "namespace"),
-            "memory_type": self.optional("memory_type", _parse_memory_type, DEFAULT_MEMORY_TYPE),
-            "pointer_summary": self.required_text("pointer_summary"),
-            "embedding": self.optional(
-                "embedding", lambda column, value: _parse_embedding(column, value, self.dimension)
-            ),
-            "embedding_model": self.optional("embedding_model", _parse_text),
-            "base_utility": self.optional("base_utility", _parse_finite_float, DEFAULT_BASE_UTILITY),
-            "heat": self.optional("heat", _parse_finite_float, DEFAULT_HEAT),
-            "pinned": self.optional("pinned", _parse_bool, False),
-            "confidence": self.optional("confidence", _parse_confidence, DEFAULT_CONFIDENCE),
-            "merged_into": self.optional("merged_into", _parse_uuid),
-        }
-        for column in _COUNTER_COLUMNS:
-            row[column] = self.optional(column, _parse_counter, 0)
-        for column in _TIMESTAMP_COLUMNS:
-            row[column] = self.optional(column, _parse_timestamp)
-
-        self._check_cross_column_rules(row)
-        # Fixed column order makes rows uniform for COPY and easy to compare in tests.
-        return {column: row[column] for column in MEMORY_NODE_COLUMNS}
-
-    def _check_cross_column_rules(self, row: dict[str, Any]) -> None:
-        if row["embedding"] is not None and row["embedding_model"] is None:
-            row["embedding_model"] = IMPORTED_EMBEDDING_MODEL
-        if self.raw.get("merged_into") is not None and self.raw.get("archived_at") is None:
-            # A merged node is by definition archived; an active node pointing elsewhere would
+    @field_validator("merged_into")
+    @classmethod
+    def _merged_node_is_archived(cls, value: uuid.UUID | None, info: ValidationInfo) -> uuid.UUID | None:
+        # info.data holds the columns before this one that are valid; an invalid archived_at is
+        # already reported on its own.
+        if value is not None and "archived_at" in info.data and info.data["archived_at"] is None:
+            # A merged node is by definition archived: an active node pointing elsewhere would
             # be both a live memory and a redirect.
-            self.errors.append("merged_into is set but archived_at is not (only archived nodes can be merged)")
-        if row["merged_into"] is not None and row["merged_into"] == row["id"]:
-            self.errors.append("merged_into points to the node itself")
+            raise ValueError("is set but archived_at is not (only archived nodes can be merged)")
+        if value is not None and value == info.data.get("id"):
+            raise ValueError("points to the node itself")
+        return value
+
+    @model_validator(mode="after")
+    def _name_the_model_of_an_unnamed_vector(self) -> MemoryNodeRow:
+        if self.embedding is not None and self.embedding_model is None:
+            self.embedding_model = IMPORTED_EMBEDDING_MODEL
+        return self
+
+
+MEMORY_NODE_COLUMNS: tuple[str, ...] = tuple(MemoryNodeRow.model_fields)
+
+
+def _context(info: ValidationInfo) -> RowContext:
+    return info.context if isinstance(info.context, RowContext) else RowContext()
+
+
+# --------------------------------------------------------------------------------------------
+# Errors: pydantic's error list -> (column, reason)
+# --------------------------------------------------------------------------------------------
+
+_REASONS = {
+    "string_type": "must be a string",
+    "float_type": "must be a number",
+    "int_type": "must be an integer",
+    "bool_type": "must be true or false",
+    "list_type": "must be a list of numbers",
+    "finite_number": "must be a finite number (not NaN or infinity)",
+    "greater_than_equal": "must be at least {ge}",
+    "less_than_equal": "must be at most {le}",
+    "literal_error": "must be one of {expected}",
+}
+
+
+def _column(location: tuple[Any, ...]) -> str | None:
+    if not location:
+        return None
+    column = str(location[0])
+    return column + "".join(f"[{part}]" for part in location[1:])
+
+
+def _column_errors(error: ValidationError) -> list[tuple[str | None, str]]:
+    problems: list[tuple[str | None, str]] = []
+    for detail in error.errors(include_url=False):
+        location = tuple(detail["loc"])
+        kind = detail["type"]
+        context = detail.get("ctx") or {}
+        if kind == "missing":
+            reason = "missing (a required column)"
+        elif kind == "extra_forbidden":
+            reason = f"unknown column (known columns: {', '.join(MEMORY_NODE_COLUMNS)})"
+        elif kind == "value_error":
+            cause = context.get("error")
+            if isinstance(cause, ComponentError):
+                location = (*location, cause.index)
+            reason = str(cause) if cause is not None else detail["msg"]
+        elif kind in _REASONS:
+            reason = f"{_REASONS[kind].format(**context)}, got {_describe(detail['input'])}"
+        else:  # anything else pydantic may say, in its own words
+            reason = f"{detail['msg']}, got {_describe(detail['input'])}"
+        problems.append((_column(location), reason))
+    return problems
+
+
+# --------------------------------------------------------------------------------------------
+# Lines
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedLine:
+    """One non-blank line: its normalised row, or every problem found on it.
+
+    ``named_id`` is the id the line names when it is a valid UUID, even if the line is invalid,
+    so that a line merged into it can say "that node's line is invalid" instead of "no such node".
+    """
+
+    line: int
+    row: dict[str, Any] | None
+    errors: tuple[LineError, ...] = ()
+    named_id: uuid.UUID | None = None
 
 
 class _DuplicateKeyError(ValueError):
-    def __init__(self, keys: list[str]) -> None:
-        super().__init__(", ".join(repr(key) for key in keys))
-        self.keys = keys
+    pass
 
 
 def _object_without_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     # Plain json.loads keeps the last of two equal keys silently; in an import that is a typo
     # or a broken generator, and picking one of the values would be a guess.
-    keys = [key for key, _ in pairs]
-    duplicates = sorted({key for key in keys if keys.count(key) > 1})
-    if duplicates:
-        raise _DuplicateKeyError(duplicates)
-    return dict(pairs)
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        keys = [key for key, _ in pairs]
+        duplicates = sorted({key for key in keys if keys.count(key) > 1})
+        raise _DuplicateKeyError(", ".join(repr(key) for key in duplicates))
+    return document
 
 
-def _decode_line(text: str) -> Any:
-    """``json.loads`` refusing duplicate keys.
+def _named_id(raw: Mapping[str, Any]) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(raw["id"]) if isinstance(raw.get("id"), str) else None
+    except ValueError:
+        return None
 
-    NaN and Infinity literals are still decoded (to floats) on purpose: the column checks then
-    report them with the column and index they appear at, which is more useful than a syntax
-    error.
+
+def parse_line(line_number: int, line: str | bytes, context: RowContext) -> ParsedLine | None:
+    """Validate one line; ``None`` for a blank line. Bytes are decoded as UTF-8 here, per line,
+    so one undecodable line is one error and not a failed file."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return ParsedLine(line_number, None, (LineError(
+                line_number, None,
+                f"invalid UTF-8 (byte {error.object[error.start]:#04x} at position {error.start + 1} of the line)",
+            ),))
+    text = line.removeprefix(_UTF8_BOM) if line_number == 1 else line  # tolerate a UTF-8 BOM
+    if not text.strip():
+        return None
+
+    def whole_line(reason: str) -> ParsedLine:
+        return ParsedLine(line_number, None, (LineError(line_number, None, reason),))
+
+    try:
+        # NaN and Infinity literals are decoded (to floats) on purpose: the column checks then
+        # report them with the column and index they appear at.
+        raw = json.loads(text, object_pairs_hook=_object_without_duplicate_keys)
+    except json.JSONDecodeError as error:
+        return whole_line(f"invalid JSON: {error.msg} at column {error.colno}")
+    except _DuplicateKeyError as error:
+        return whole_line(f"key(s) {error} appear more than once")
+    except RecursionError:
+        return whole_line("invalid JSON: nested too deeply")
+    if not isinstance(raw, dict):
+        return whole_line(f"expected a JSON object, got {type(raw).__name__}")
+
+    # JSON null and an absent column both mean "the column's default".
+    present = {column: value for column, value in raw.items() if value is not None}
+    try:
+        row = MemoryNodeRow.model_validate(present, context=context)
+    except ValidationError as error:
+        errors = tuple(LineError(line_number, column, reason) for column, reason in _column_errors(error))
+        return ParsedLine(line_number, None, errors, _named_id(present))
+    return ParsedLine(line_number, row.model_dump(), (), row.id)
+
+
+def iter_jsonl(
+    lines: Iterable[str | bytes],
+    *,
+    dimension: int | None,
+    validate_name: NameValidator = validate_name_minimal,
+) -> Iterator[ParsedLine]:
+    """One ``ParsedLine`` per non-blank line, streamed (blank lines still count for numbering).
+
+    ``lines`` are ``str`` or ``bytes`` (a file opened in binary mode: each line is decoded on its
+    own). ``dimension`` is the vector width every embedding must have.
     """
-    return json.loads(text, object_pairs_hook=_object_without_duplicate_keys)
+    if isinstance(lines, (str, bytes)):
+        raise TypeError("iter_jsonl() takes an iterable of lines, not a single string")
+    context = RowContext(dimension, validate_name)
+    for line_number, line in enumerate(lines, start=1):
+        parsed = parse_line(line_number, line, context)
+        if parsed is not None:
+            yield parsed
 
 
 def parse_jsonl(
-    lines: Iterable[str],
+    lines: Iterable[str | bytes],
     *,
-    dimension: int,
+    dimension: int | None,
     validate_name: NameValidator = validate_name_minimal,
 ) -> tuple[list[dict[str, Any]], list[LineError]]:
-    """Validate JSONL memory nodes; return ``(valid normalised rows, errors)``.
+    """``(valid normalised rows, every error)`` of a small input, each line on its own.
 
-    ``dimension`` is the configured vector width every embedding must have. Blank lines are
-    skipped (they still count for line numbers). All lines are checked and every error of every
-    line is reported (see the module docstring); a line with any error yields no row. An ``id``
-    that already appeared on an earlier valid line is an error on the later line.
+    Rules between lines (duplicate ids, merge targets) are ``core/import_links.py``'s; a large
+    file is better streamed with ``iter_jsonl``.
     """
-    if isinstance(lines, str):
+    if isinstance(lines, (str, bytes)):
         raise TypeError("parse_jsonl() takes an iterable of lines, not a single string")
     rows: list[dict[str, Any]] = []
     errors: list[LineError] = []
-    first_line_of_id: dict[uuid.UUID, int] = {}
-
-    for line_number, line in enumerate(lines, start=1):
-        text = line.lstrip("\ufeff") if line_number == 1 else line  # tolerate a UTF-8 BOM
-        if not text.strip():
-            continue
-        try:
-            raw = _decode_line(text)
-        except json.JSONDecodeError as error:
-            errors.append(LineError(line_number, f"invalid JSON: {error.msg} at column {error.colno}"))
-            continue
-        except _DuplicateKeyError as error:
-            errors.append(LineError(line_number, f"key(s) {error} appear more than once"))
-            continue
-        if not isinstance(raw, dict):
-            errors.append(LineError(line_number, f"expected a JSON object, got {type(raw).__name__}"))
-            continue
-
-        checker = _RowChecker(raw, dimension, validate_name)
-        row = checker.check()
-        node_id = row["id"]
-        if node_id is not None and node_id in first_line_of_id:
-            checker.errors.append(f"duplicate id {node_id} (first seen on line {first_line_of_id[node_id]})")
-
-        if checker.errors:
-            errors.extend(LineError(line_number, message) for message in checker.errors)
-            continue
-        if node_id is not None:
-            first_line_of_id[node_id] = line_number
-        rows.append(row)
+    for parsed in iter_jsonl(lines, dimension=dimension, validate_name=validate_name):
+        if parsed.row is not None:
+            rows.append(parsed.row)
+        errors.extend(parsed.errors)
     return rows, errors
 
 
@@ -417,7 +514,7 @@ def parse_jsonl(
 
 
 def _json_value(column: str, value: Any) -> Any:
-    """Convert one column value to its JSON form (the inverse of the column parsers)."""
+    """Convert one column value to its JSON form (the inverse of the column validators)."""
     if value is None:
         return None
     if isinstance(value, datetime):

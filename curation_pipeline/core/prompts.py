@@ -1,21 +1,25 @@
-"""The two LLM requests (merge, summary): instructions, JSON schemas and the data block. Pure.
+"""The two LLM requests (merge, summary): instructions, JSON schemas and the data block, and how
+each becomes a request of either API the client can speak. Pure.
 
-Memory text is data, never instructions. The instructions live in the request's `instructions`
-(system) field and never contain memory text; the memory texts go into the user message only as
-a JSON document between `<memory_data>` and `</memory_data>`. JSON-encoding quotes them, and `<`,
-`>` and `&` are escaped as `\\u003c`, `\\u003e`, `\\u0026`, so no memory can close the data block
-early or pose as the instructions. Whatever a model does with an injected instruction anyway,
-the fact guard judges the answer against the inputs before anything is written.
+Memory text is data, never instructions. The instructions go in the system part of the request
+(`instructions` of the Responses API, the `system` message of Chat Completions) and never
+contain memory text; the memory texts go into the user message only as a JSON document between
+`<memory_data>` and `</memory_data>`. JSON-encoding quotes them, and `<`, `>` and `&` are
+escaped as `\\u003c`, `\\u003e`, `\\u0026`, so no memory can close the data block early or pose as
+the instructions. Whatever a model does with an injected instruction anyway, the fact guard
+judges the answer against the inputs before anything is written.
 
-A request is a plain dict of the `responses.create` arguments, so it can be hashed exactly for
-the cache (see `llm.request_hash`); changing any wording here changes the hash, so old cached
-answers are simply not reused.
+A `Prompt` says what to ask, whatever the API; `responses_request` and `chat_request` make it a
+plain dict of the SDK call's arguments, so it can be hashed exactly for the cache (see
+`answer_cache.request_hash`); changing any wording here changes the hash, so old cached answers
+are simply not reused. Both APIs get the same instructions, message and strict JSON schema.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 MERGE_FIELD = "merged_text"
 SUMMARY_FIELD = "summary"
@@ -71,34 +75,69 @@ def parse_data_block(message: str) -> dict:
     return json.loads(message[start: message.index("</memory_data>")])
 
 
-def _request(model: str, instructions: str, task: str, document: Mapping, name: str,
-             field: str, max_chars: int, max_output_tokens: int) -> dict:
+RESPONSES = "responses"
+CHAT = "chat"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One request's content, the same through either API."""
+
+    purpose: str  # "merge" or "summary"
+    schema_name: str
+    field: str  # the one property of the answer's JSON object
+    instructions: str
+    message: str
+    max_chars: int
+    max_output_tokens: int
+
+    @property
+    def schema(self) -> dict:
+        return _schema(self.field, self.max_chars)
+
+
+def merge_prompt(keeper_text: str, absorbed_text: str, *, max_chars: int = 2000,
+                 max_output_tokens: int = 2048) -> Prompt:
+    return Prompt(
+        "merge", "memory_merge", MERGE_FIELD, MERGE_INSTRUCTIONS.format(max_chars=max_chars),
+        f"Merge these two memory entries.\n{data_block({'entries': [{'text': keeper_text}, {'text': absorbed_text}]})}",
+        max_chars, max_output_tokens,
+    )
+
+
+def summary_prompt(text: str, *, max_chars: int = 500, max_output_tokens: int = 2048) -> Prompt:
+    return Prompt(
+        "summary", "memory_summary", SUMMARY_FIELD, SUMMARY_INSTRUCTIONS.format(max_chars=max_chars),
+        f"Summarize this memory entry.\n{data_block({'entry': {'text': text}})}",
+        max_chars, max_output_tokens,
+    )
+
+
+def responses_request(model: str, prompt: Prompt) -> dict:
+    """`responses.create` arguments: strict JSON-schema output through `text.format`."""
     return {
         "model": model,
-        "instructions": instructions,
-        "input": [{"role": "user", "content": f"{task}\n{data_block(document)}"}],
-        "text": {"format": {"type": "json_schema", "name": name,
-                            "schema": _schema(field, max_chars), "strict": True}},
-        "max_output_tokens": max_output_tokens,
+        "instructions": prompt.instructions,
+        "input": [{"role": "user", "content": prompt.message}],
+        "text": {"format": {"type": "json_schema", "name": prompt.schema_name,
+                            "schema": prompt.schema, "strict": True}},
+        "max_output_tokens": prompt.max_output_tokens,
         "store": False,  # memories are tenants' data: don't keep them at the provider
     }
 
 
-def merge_request(model: str, keeper_text: str, absorbed_text: str, *, max_chars: int = 2000,
-                  max_output_tokens: int = 2048) -> dict:
-    return _request(
-        model, MERGE_INSTRUCTIONS.format(max_chars=max_chars),
-        "Merge these two memory entries.",
-        {"entries": [{"text": keeper_text}, {"text": absorbed_text}]},
-        "memory_merge", MERGE_FIELD, max_chars, max_output_tokens,
-    )
-
-
-def summary_request(model: str, text: str, *, max_chars: int = 500,
-                    max_output_tokens: int = 2048) -> dict:
-    return _request(
-        model, SUMMARY_INSTRUCTIONS.format(max_chars=max_chars),
-        "Summarize this memory entry.",
-        {"entry": {"text": text}},
-        "memory_summary", SUMMARY_FIELD, max_chars, max_output_tokens,
-    )
+def chat_request(model: str, prompt: Prompt, *, token_limit_field: str = "max_tokens") -> dict:
+    """`chat.completions.create` arguments: strict JSON-schema output through `response_format`
+    (llama.cpp, vLLM and Ollama turn the schema into a grammar, so the model cannot answer
+    anything else). `token_limit_field`: `max_completion_tokens` for OpenAI and Azure, whose
+    reasoning models refuse `max_tokens`; `max_tokens` for the compatible servers, which do not
+    all know the newer name. Chat Completions keep nothing at the provider unless asked to
+    (`store` defaults to false), so it is not sent: some compatible servers refuse unknown fields."""
+    return {
+        "model": model,
+        "messages": [{"role": "system", "content": prompt.instructions},
+                     {"role": "user", "content": prompt.message}],
+        "response_format": {"type": "json_schema",
+                            "json_schema": {"name": prompt.schema_name, "schema": prompt.schema, "strict": True}},
+        token_limit_field: prompt.max_output_tokens,
+    }

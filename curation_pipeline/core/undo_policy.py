@@ -13,6 +13,9 @@ kept. Per row:
   two of the run's own changes             -> restore them to their state before the run
 - anything else                            -> someone changed them: a conflict, left alone
                                               unless forced
+
+A restore decided here may still be held back, so that no merged text is left in no active
+node (undo_links.py).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ class RowDecision:
     action: Action
     columns: tuple[str, ...]  # the columns the run changed
     forced: bool = False
-    changed_since: tuple[str, ...] = ()  # for a conflict: which of them someone else changed
+    changed_since: tuple[str, ...] = ()  # conflict or forced: which of them someone else changed
 
 
 def run_effect(revisions: Sequence[tuple[Mapping, Mapping]], columns: Sequence[str]) -> RunEffect:
@@ -66,5 +69,5 @@ def decide(effect: RunEffect, current: Mapping, *, force: bool = False) -> RowDe
     if not disputed:
         return RowDecision("restore", changed)
     if force:
-        return RowDecision("restore", changed, forced=True)
+        return RowDecision("restore", changed, forced=True, changed_since=disputed)
     return RowDecision("conflict", changed, changed_since=disputed)

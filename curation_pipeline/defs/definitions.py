@@ -10,8 +10,10 @@ import dagster as dg
 # resources to a sensor; nothing of ours sets owners, and the warning lands in every CLI output.
 warnings.filterwarnings("ignore", message=r"Parameter `owners` of initializer `SensorDefinition")
 
-from curation_pipeline.config.settings import load_settings
-from curation_pipeline.defs.job import curate_namespace
+from curation_pipeline.config.triggers import TriggerSettings
+from curation_pipeline.defs.assets import memory_namespace
+from curation_pipeline.defs.health_checks import memory_namespace_health
+from curation_pipeline.defs.job import curate_namespace, preview_namespace
 from curation_pipeline.defs.llm_resource import LLMResource
 from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
 from curation_pipeline.defs.schedules import build_curation_schedule
@@ -20,10 +22,12 @@ from curation_pipeline.defs.undo_job import undo_curation_run
 
 # Read once at load: the schedule's cron comes from CURATOR_INTERVAL_SECS, and an interval no
 # cron can express stops the code location from loading, with the variable named.
-_trigger_settings = load_settings()
+_trigger_settings = TriggerSettings.from_environment()
 
 defs = dg.Definitions(
-    jobs=[curate_namespace, undo_curation_run],
+    assets=[memory_namespace],
+    asset_checks=[memory_namespace_health],
+    jobs=[curate_namespace, preview_namespace, undo_curation_run],
     schedules=[build_curation_schedule(_trigger_settings)],
     sensors=[build_idle_sensor(_trigger_settings), build_discovery_sensor(_trigger_settings)],
     resources={"memory_store": MemoryStore(), "embedder": EmbedderResource(), "llm": LLMResource()},

@@ -1,4 +1,5 @@
-"""The `curate_namespace` job: the seven steps (and 6b) wired by what each needs to run after.
+"""The `curate_namespace` job: the seven steps (and 6b) wired by what each needs to run after;
+`preview_namespace` runs the same graph as a preview that writes nothing.
 
     reclassify_stale ────────────────────────────────────────────────────────────────────┐
     consolidate_duplicates ─> summarize_verbose ─┬─> revectorize ─┬──────────────────────┤
@@ -29,25 +30,13 @@ from curation_pipeline.defs.ops import (
     sync_graph,
 )
 from curation_pipeline.defs.partitions import namespace_partitions
+from curation_pipeline.defs.previews import PREVIEW_JOB_NAME, PREVIEW_TAGS
 
 JOB_NAME = "curate_namespace"
 
 
-@dg.job(
-    name=JOB_NAME,
-    partitions_def=namespace_partitions,
-    # Steps are short and share one namespace lock: separate processes would only add seconds
-    # of start-up per step.
-    executor_def=dg.in_process_executor,
-    description=(
-        "One curation cycle of one tenant/namespace: 1 reclassify_stale, 2 consolidate_duplicates, "
-        "3 summarize_verbose, 4 revectorize, 5 mark_stale_confidence, 6 sync_graph, "
-        "6b associate_concepts, 7 log_curation_activity. Nothing is deleted; every change is "
-        "recorded in node_revisions and can be undone (curation-pipeline undo --run RUN_ID)."
-    ),
-    hooks={record_failed_step},
-)
-def curate_namespace():
+@dg.graph
+def curation_cycle():
     merged = consolidate_duplicates()
     summarized = summarize_verbose(after_merges=merged)
     embedded = revectorize(after_rewrites=summarized)
@@ -59,3 +48,36 @@ def curate_namespace():
         graph_synced=synced,
         associated=associate_concepts(after_sync=synced, after_embedding=embedded),
     )
+
+
+_STEPS = ("1 reclassify_stale, 2 consolidate_duplicates, 3 summarize_verbose, 4 revectorize, "
+          "5 mark_stale_confidence, 6 sync_graph, 6b associate_concepts, 7 log_curation_activity")
+
+curate_namespace = curation_cycle.to_job(
+    name=JOB_NAME,
+    partitions_def=namespace_partitions,
+    # Steps are short and share one namespace lock: separate processes would only add seconds
+    # of start-up per step.
+    executor_def=dg.in_process_executor,
+    description=(
+        f"One curation cycle of one tenant/namespace: {_STEPS}. Nothing is deleted; every change "
+        "is recorded in node_revisions and can be undone (curation-pipeline undo --run RUN_ID). "
+        "Each finished cycle records the namespace's health on the memory_namespace asset."
+    ),
+    hooks={record_failed_step},
+)
+
+# The same graph, writing nothing: a job of its own keeps previews off curate_namespace's
+# partition status and off the memory_namespace asset (defs/previews.py).
+preview_namespace = curation_cycle.to_job(
+    name=PREVIEW_JOB_NAME,
+    partitions_def=namespace_partitions,
+    executor_def=dg.in_process_executor,
+    tags=PREVIEW_TAGS,
+    description=(
+        f"Preview of one curation cycle of one tenant/namespace ({_STEPS}): every step plans and "
+        "shows its changes in one database transaction that is rolled back. Preview, nothing "
+        "written: only a curation_preview activity row is kept."
+    ),
+    hooks={record_failed_step},
+)

@@ -1,8 +1,9 @@
 """The Dagster resource that holds the LLM client of a run (steps 2 and 3).
 
-Settings come from the environment (`llm_settings.py`); the launchpad may override `enabled`,
-`model` and `base_url` for one run. The API key is deliberately not a config field: config is
-shown in the Dagster UI and stored with the run, a key must be neither.
+Settings come from the environment (`config/llm.py`); the launchpad shows the non-secret choices
+pre-filled with the environment's values (`enabled`, `model`, `base_url`, `api`, `concurrency`),
+and a value changed there wins for that run. The API key is deliberately not a config field:
+config is shown in the Dagster UI and stored with the run, a key must be neither.
 
 One `LLMClient` per run, created on first use, so the cycle's budget and circuit breaker span
 both steps (the job runs its ops in one process). It is bound to the run's namespace: its answer
@@ -12,35 +13,61 @@ text because each step only loads its own partition.
 
 from __future__ import annotations
 
-import os
-from typing import Any
+from typing import Any, Literal
 
 import dagster as dg
 from pydantic import Field, PrivateAttr
 
-from curation_pipeline.clients.llm import LLMClient, make_openai_client
-from curation_pipeline.config.llm import LLMSettings, load_llm_settings
+from curation_pipeline.clients.llm import LLMClient
+from curation_pipeline.clients.openai_sdk import make_openai_client
+from curation_pipeline.config.environment import SettingsError
+from curation_pipeline.config.llm import APIS, LLMSettings, load_llm_settings
 from curation_pipeline.service.step_run import StepRun
 from curation_pipeline.store.llm_cache import PostgresAnswerCache
+
+
+def _environment_defaults() -> dict[str, Any]:
+    """The launchpad's pre-filled values: the environment's, as the code location loads. A bad
+    variable must not stop the definitions from loading (the schedules, the other steps): the
+    launchpad then shows the built-in defaults and the run's first LLM step names the variable."""
+    try:
+        settings = load_llm_settings()
+    except SettingsError:
+        settings = LLMSettings()
+    return {"enabled": settings.enabled, "model": settings.model, "base_url": settings.base_url or "",
+            "api": settings.api, "concurrency": settings.concurrency}
+
+
+_LOADED = _environment_defaults()
 
 
 class LLMResource(dg.ConfigurableResource):
     """The LLM for merges (step 2) and summaries (step 3); off unless enabled."""
 
-    enabled: bool | None = Field(None, description="use the LLM; null = CURATOR_LLM_ENABLED (default off)")
-    model: str | None = Field(None, description="model (Azure: deployment); null = CURATOR_LLM_MODEL")
-    base_url: str | None = Field(None, description="endpoint base URL; null = CURATOR_LLM_BASE_URL")
+    enabled: bool = Field(_LOADED["enabled"], description="use the LLM (CURATOR_LLM_ENABLED)")
+    model: str = Field(_LOADED["model"], description="model; on Azure the deployment (CURATOR_LLM_MODEL)")
+    base_url: str = Field(_LOADED["base_url"],
+                          description="base URL of the API; empty: the OpenAI API (CURATOR_LLM_BASE_URL)")
+    api: Literal[APIS] = Field(_LOADED["api"], description="responses or chat (CURATOR_LLM_API)")
+    concurrency: int = Field(_LOADED["concurrency"], ge=1,
+                             description="requests in flight at once within a step (CURATOR_LLM_CONCURRENCY)")
 
     _client: LLMClient | None = PrivateAttr(default=None)
     _bound_to: tuple[str, str, str] | None = PrivateAttr(default=None)
     _sdk: Any = PrivateAttr(default=None)
 
     def settings(self) -> LLMSettings:
-        environ = dict(os.environ)
-        overrides = {"CURATOR_LLM_ENABLED": None if self.enabled is None else str(self.enabled),
-                     "CURATOR_LLM_MODEL": self.model, "CURATOR_LLM_BASE_URL": self.base_url}
-        environ.update({name: value for name, value in overrides.items() if value is not None})
-        return load_llm_settings(environ)
+        """The environment's settings with the fields changed in the launchpad.
+
+        A field still at its pre-filled value leaves the environment's value in force: in a
+        deployment the two are the same (the run worker loads the definitions with its own
+        environment), and a process whose environment changed after it loaded them (tests, a
+        long-lived runner) then follows the environment it has now."""
+        changes = {name: getattr(self, name) for name in _LOADED if getattr(self, name) != _LOADED[name]}
+        if "base_url" in changes:
+            changes["base_url"] = changes["base_url"] or None
+        settings = load_llm_settings()
+        return settings.with_changes(**changes) if changes else settings
 
     def client_for(self, run: StepRun) -> LLMClient | None:
         """The run's client, or None when the LLM path is off (the steps then work offline)."""

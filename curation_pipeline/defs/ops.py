@@ -4,7 +4,8 @@ A step's work is plain Python in `curation_pipeline.service.steps` (load -> plan
 guarded apply); an op adds only what Dagster needs: its config, its resources, and the step's
 counts and changes as output metadata. Ops hand each other nothing but ordering (Nothing
 dependencies): every step reads the fresh state of the database, so re-executing one failed step
-alone needs nothing from the failed run.
+alone needs nothing from the failed run. Step 7 also records the cycle on the `memory_namespace`
+asset (defs/assets.py) with its checks (defs/health_checks.py).
 """
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
@@ -21,7 +22,18 @@ from curation_pipeline.config.op_config import (
     StaleConfidenceConfig,
     SummarizeConfig,
 )
-from curation_pipeline.core.render.changes import cycle_markdown, step_markdown
+from curation_pipeline.core.render.changes import (
+    CYCLE_COLUMNS,
+    PREVIEW_NOTE,
+    cycle_outcome,
+    cycle_rows,
+    step_markdown,
+)
+from curation_pipeline.defs.assets import health_materialization
+from curation_pipeline.defs.health_checks import (
+    check_evaluations,
+    latest_materialization,
+)
 from curation_pipeline.defs.llm_resource import LLMResource
 from curation_pipeline.defs.partitions import PARTITION_TAG
 from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
@@ -58,18 +70,31 @@ def _metadata_value(value):
     return value if isinstance(value, (int, float, str, bool)) else str(value)
 
 
+def _preview_metadata(dry_run: bool) -> dict:
+    return {"dry_run": dry_run, **({"preview": dg.MetadataValue.text(PREVIEW_NOTE)} if dry_run else {})}
+
+
 def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore,
            work: Callable[[StepRun], Mapping]) -> None:
-    """Run one step's service function in the run's namespace session; show what it did."""
+    """Run one step's service function in the run's namespace session; show what it did.
+
+    A failure is raised again as a Dagster `Failure` whose description starts with the cause:
+    Dagster would otherwise show only "Error occurred while executing op ..." on the event's
+    first line (the hook still records the original error).
+    """
     session = memory_store.session()
     run = StepRun(session, session.scope(context.op.name), _run_info(context.dagster_run))
-    outcome = run_step(run, work)
+    try:
+        outcome = run_step(run, work)
+    except Exception as error:
+        raise dg.Failure(description=f"{context.op.name} failed: {type(error).__name__}: {error}") from error
     context.add_output_metadata({
         **{key: _metadata_value(value) for key, value in outcome.counts.items()},
-        "dry_run": session.dry_run,
-        "changes": dg.MetadataValue.md(
-            step_markdown(outcome.step, outcome.changes, outcome.signals, outcome.edges)
-        ),
+        **_preview_metadata(session.dry_run),
+        "changes": dg.MetadataValue.md(step_markdown(
+            outcome.step, outcome.changes, outcome.signals, outcome.edges, outcome.vertices,
+            preview=session.dry_run,
+        )),
     })
     context.log.info(f"{outcome.step} {session.tenant_id}/{session.namespace}: {outcome.counts}")
 
@@ -151,12 +176,31 @@ def associate_concepts(context: dg.OpExecutionContext, config: AssociateConfig,
     },
     tags={"step": "7"},
 )
-def log_curation_activity(context: dg.OpExecutionContext, memory_store: MemoryStore) -> dict:
-    """Step 7: close the cycle's activity row and show its counts in the Dagster UI."""
-    metadata = close_cycle(memory_store.session(), _run_info(context.dagster_run))
+def log_curation_activity(context: dg.OpExecutionContext, memory_store: MemoryStore,
+                          embedder: EmbedderResource) -> dict:
+    """Step 7: close the cycle's activity row, show its counts, and record the namespace's health
+    on the `memory_namespace` asset with its checks (not for a preview: it wrote nothing)."""
+    session = memory_store.session()
+    report = close_cycle(session, _run_info(context.dagster_run), embedding_model=embedder.get().name)
+    cycle = report.cycle
     context.add_output_metadata({
-        "status": metadata["status"],
-        "duration_s": float(metadata.get("duration_s") or 0.0),
-        "counts": dg.MetadataValue.md(cycle_markdown(metadata)),
+        "status": cycle.status,
+        "outcome": dg.MetadataValue.text(cycle_outcome(cycle)),
+        "duration_s": float(cycle.duration_s),
+        **_preview_metadata(session.dry_run),
+        "counts": dg.MetadataValue.table(
+            records=[dg.TableRecord(row) for row in cycle_rows(cycle, context.run_id)],
+            schema=dg.TableSchema(columns=[
+                dg.TableColumn(name, kind, description=meaning) for name, kind, meaning in CYCLE_COLUMNS
+            ]),
+        ),
     })
-    return {"status": metadata["status"]}
+    if not session.dry_run:
+        partition = context.partition_key
+        context.log_event(health_materialization(partition, report.health, cycle_status=cycle.status,
+                                                 run_ids=cycle.run_ids))
+        # Logged events are stored at once: the checks can point at the materialization just made.
+        target = latest_materialization(context.instance, partition)
+        for evaluation in check_evaluations(partition, report.checks, target):
+            context.log_event(evaluation)
+    return {"status": cycle.status}

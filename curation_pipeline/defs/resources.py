@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
-from pathlib import Path
 
 import dagster as dg
 import psycopg
@@ -13,14 +11,17 @@ from pydantic import Field, PrivateAttr
 
 from curation_pipeline.clients.embedders.base import Embedder
 from curation_pipeline.clients.embedders.factory import make_embedder
-from curation_pipeline.config.embedder import (
-    EmbedderSettings,
-    checked,
-    load_embedder_settings,
-)
+from curation_pipeline.config.embedder import EmbedderSettings, load_embedder_settings
 from curation_pipeline.config.settings import Settings, load_settings
 from curation_pipeline.core.partition_keys import parse_partition_key
 from curation_pipeline.defs.partitions import PARTITION_TAG
+from curation_pipeline.defs.previews import (
+    DRY_RUN_TAG,
+    PREVIEW_JOB_NAME,
+    PREVIEW_NOTICE,
+    is_preview,
+    wants_preview,
+)
 from curation_pipeline.service.session import NamespaceSession, open_namespace_session
 from curation_pipeline.store.database import ensure_database, open_connection
 
@@ -32,33 +33,34 @@ class MemoryStore(dg.ConfigurableResource):
     run (Dagster sets the resource up once per run with the in-process executor): the run holds
     the namespace's lease from its first step to its last, so two runs never interleave their
     steps on one namespace; a second run waits up to `lock_timeout_s`, then fails clearly.
+    A run of `preview_namespace` opens it as a preview, which writes nothing (defs/previews.py).
     """
 
     database_url: str | None = None
     curation_home: str | None = None
     lock_timeout_s: int = Field(120, ge=0, description="how long a run waits for another run of its namespace")
-    dry_run: bool = Field(
-        False,
-        description="plan and show every step but write nothing: the run's changes are made in "
-        "one transaction that is rolled back, and only a curation_preview activity row remains",
-    )
     _session: NamespaceSession | None = PrivateAttr(default=None)
 
     @contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["MemoryStore"]:
-        partition = context.run.tags.get(PARTITION_TAG) if context.run else None
+        run = context.run
+        preview = run is not None and is_preview(run)
+        if run is not None and wants_preview(run) and not preview:
+            # A preview tag typed on another job: a silently real run would be worse.
+            raise dg.Failure(
+                description=f"this run is tagged {DRY_RUN_TAG}=true but previews run as the job "
+                f"{PREVIEW_JOB_NAME}; launch that job instead (this run would have written for real)"
+            )
+        partition = run.tags.get(PARTITION_TAG) if run else None
         if partition is None:
-            if self.dry_run:  # e.g. undo_curation_run: a silently real run would be worse
-                raise dg.Failure(
-                    description="dry_run is only supported for curation runs of one namespace "
-                    "(a partition of curate_namespace); this run would have written for real"
-                )
             yield self
             return
+        if preview:
+            context.log.info(PREVIEW_NOTICE)  # the run's first message, before any step starts
         tenant_id, namespace = parse_partition_key(partition)
         with open_namespace_session(
-            self.url(), self.settings(), context.run.run_id, tenant_id, namespace,
-            lock_timeout_s=self.lock_timeout_s, dry_run=self.dry_run,
+            self.url(), self.settings(), run.run_id, tenant_id, namespace,
+            lock_timeout_s=self.lock_timeout_s, dry_run=preview,
         ) as session:
             self._session = session
             try:
@@ -73,12 +75,8 @@ class MemoryStore(dg.ConfigurableResource):
         return self._session
 
     def settings(self) -> Settings:
-        settings = load_settings()
-        if self.database_url:
-            settings = replace(settings, database_url=self.database_url)
-        if self.curation_home:
-            settings = replace(settings, curation_home=Path(self.curation_home))
-        return settings
+        overrides = {"database_url": self.database_url, "curation_home": self.curation_home}
+        return load_settings().with_changes(**{name: value for name, value in overrides.items() if value})
 
     def url(self) -> str:
         return ensure_database(self.settings())
@@ -94,7 +92,7 @@ class MemoryStore(dg.ConfigurableResource):
 
 
 class EmbedderResource(dg.ConfigurableResource):
-    """The embedder (embedder_settings.py). Its vectors must fit the store's column (`dimension`).
+    """The embedder (config/embedder.py). Its vectors must fit the store's column (`dimension`).
 
     Only the non-secret choices are resource config, so the launchpad can switch them for one
     run; the API key and connection details come from the environment. The embedder is built
@@ -109,8 +107,8 @@ class EmbedderResource(dg.ConfigurableResource):
     _built: Embedder | None = PrivateAttr(default=None)
 
     def settings(self) -> EmbedderSettings:
-        base = load_embedder_settings()
-        return checked(replace(base, provider=self.provider, model=self.model or None, dimension=self.dimension))
+        return load_embedder_settings().with_changes(
+            provider=self.provider, model=self.model or None, dimension=self.dimension)
 
     def get(self) -> Embedder:
         if self._built is None:

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import dagster as dg
 
-from curation_pipeline.config.settings import Settings
+from curation_pipeline.config.triggers import TriggerSettings
 from curation_pipeline.core.cron import interval_to_cron
 from curation_pipeline.core.partition_keys import InvalidNameError, partition_key
 from curation_pipeline.core.trigger_policy import plan_scheduled_runs
@@ -35,7 +35,7 @@ def _waiting_order(run) -> tuple:
     return (last is not None, last or datetime.min.replace(tzinfo=UTC), run.state.name)
 
 
-def build_curation_schedule(settings: Settings) -> dg.ScheduleDefinition:
+def build_curation_schedule(settings: TriggerSettings) -> dg.ScheduleDefinition:
     """The schedule for these settings; SettingsError if the interval is not a cron period."""
     cron = interval_to_cron(settings.interval_secs)
 

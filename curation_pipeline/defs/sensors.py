@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 
 import dagster as dg
 
-from curation_pipeline.config.settings import Settings
+from curation_pipeline.config.triggers import TriggerSettings
 from curation_pipeline.core.partition_keys import InvalidNameError, partition_key
 from curation_pipeline.core.trigger_policy import plan_idle_runs
 from curation_pipeline.defs.job import curate_namespace
@@ -41,7 +41,7 @@ IDLE_SENSOR_NAME = "idle_namespace_sensor"
 DISCOVERY_SENSOR_NAME = "namespace_discovery_sensor"
 
 
-def build_idle_sensor(settings: Settings) -> dg.SensorDefinition:
+def build_idle_sensor(settings: TriggerSettings) -> dg.SensorDefinition:
     @dg.sensor(
         name=IDLE_SENSOR_NAME,
         job=curate_namespace,
@@ -91,7 +91,7 @@ def build_idle_sensor(settings: Settings) -> dg.SensorDefinition:
     return idle_namespace_sensor
 
 
-def build_discovery_sensor(settings: Settings) -> dg.SensorDefinition:
+def build_discovery_sensor(settings: TriggerSettings) -> dg.SensorDefinition:
     @dg.sensor(
         name=DISCOVERY_SENSOR_NAME,
         minimum_interval_seconds=max(settings.sensor_interval_secs, 30),

@@ -8,6 +8,7 @@ import dagster as dg
 from pydantic import Field
 
 from curation_pipeline.core.render.tables import undo_table
+from curation_pipeline.core.render.undo import forced_lines, left_alone_lines
 from curation_pipeline.defs.resources import MemoryStore
 from curation_pipeline.service.undo import undo_run
 
@@ -20,7 +21,8 @@ class UndoConfig(dg.Config):
 
 @dg.op
 def undo_run_op(context: dg.OpExecutionContext, config: UndoConfig, memory_store: MemoryStore) -> None:
-    """Restore every row the run changed; rows changed since are listed and left (unless force)."""
+    """Restore every row the run changed; rows changed since are listed and left (unless force),
+    and so are rows whose restore would leave a merged node's text in no active node."""
     reports = undo_run(
         memory_store.url(), config.run_id, partition_key=config.namespace, force=config.force,
         undo_id=context.run_id, lock_timeout_s=memory_store.lock_timeout_s,
@@ -30,12 +32,13 @@ def undo_run_op(context: dg.OpExecutionContext, config: UndoConfig, memory_store
         "undone_run_id": config.run_id,
         "summary": dg.MetadataValue.md(f"```\n{undo_table(reports)}\n```"),
         "conflicts": dg.MetadataValue.json(conflicts),
+        "forced": dg.MetadataValue.json([row for report in reports for row in report.forced]),
+        "held": dg.MetadataValue.json([row for report in reports for row in report.held]),
     })
-    for conflict in conflicts:
-        context.log.warning(
-            f"left alone: {conflict['kind']} {conflict['id']} changed since "
-            f"({', '.join(conflict['changed_since'])}); rerun with force to restore it anyway"
-        )
+    for line in forced_lines(reports):
+        context.log.info(line)
+    for line in left_alone_lines(reports):
+        context.log.warning(line)
 
 
 @dg.job(executor_def=dg.in_process_executor, description="Undo a curation run (or an undo).")

@@ -5,6 +5,11 @@ text per planned row, judge each answer with the fact guard and return the plan 
 the step's LLM counts. They run before the step's writes, so no row is locked while the service
 works, and an outage can only make a row fall back, never half-apply anything.
 
+Up to `CURATOR_LLM_CONCURRENCY` requests are in flight at once (a thread pool: the SDK call is
+blocking, and the answer cache opens its own short connections). Each thread only asks and
+judges; the tally and the plan are put together afterwards in the step's thread, in plan order,
+so the result does not depend on which answer came first.
+
 - Merge (step 2): an accepted answer replaces the offline merged text (method `llm`); a rejected
   or missing one keeps the offline merge, which keeps every sentence (method `offline`, with the
   guard's or the service's reason). Pairs whose keeper text would not change (a pinned keeper,
@@ -21,17 +26,16 @@ Each row's outcome travels to the revision reason as the JSON column `llm_reason
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TypeVar
 
 import polars as pl
 
-from curation_pipeline.clients.llm import LLMClient, StepTally
+from curation_pipeline.clients.llm import CACHED, Completion, LLMClient, StepTally
 from curation_pipeline.core.fact_guard import Verdict, judge, sentences_not_covered
-from curation_pipeline.core.prompts import (
-    MERGE_FIELD,
-    SUMMARY_FIELD,
-    merge_request,
-    summary_request,
-)
+from curation_pipeline.core.prompts import Prompt, merge_prompt, summary_prompt
 from curation_pipeline.core.steps.consolidate import new_sentences
 from curation_pipeline.core.text import split_sentences
 
@@ -42,33 +46,56 @@ def _texts(loaded: pl.DataFrame) -> dict[str, str]:
     return dict(zip(loaded["id"].to_list(), loaded["pointer_summary"].fill_null("").to_list()))
 
 
-def _ask(client: LLMClient, tally: StepTally, request: dict, purpose: str, *, field: str,
-         inputs: list[str], max_chars: int, must_keep: list[str] = ()) -> tuple[Verdict | None, dict]:
-    """One request, judged. Returns (verdict or None if there was no answer, reason fields).
+@dataclass
+class _Asked:
+    completion: Completion
+    verdict: Verdict | None  # None: no answer
+    reason: dict
+
+
+def _ask(client: LLMClient, prompt: Prompt, *, inputs: list[str], must_keep: list[str] = ()) -> _Asked:
+    """One request, judged (in a worker thread: touches nothing shared but the client).
 
     `must_keep`: sentences whose plain content the answer must also keep (the token checks of
     the guard see names and numbers, not "is allergic to peanuts")."""
-    completion = client.complete(request, purpose)
-    tally.add(completion)
+    field, max_chars = prompt.field, prompt.max_chars
+    completion = client.complete(prompt)
     reason = {"model": completion.model or client.model,
               "llm_input_tokens": completion.input_tokens,
               "llm_output_tokens": completion.output_tokens}
-    if completion.outcome == "cached":
+    if completion.outcome == CACHED:
         reason["llm_cached"] = True
     if completion.text is None:
-        tally.unavailable += 1
         reason.update(llm_outcome=completion.outcome, llm_error=completion.error)
-        return None, reason
+        return _Asked(completion, None, reason)
     verdict = judge(completion.text, field=field, inputs=inputs, max_chars=max_chars)
     dropped = sentences_not_covered(must_keep, verdict.text) if verdict.accepted else []
     if dropped:
         verdict = Verdict(False, f"drops the content of {dropped[0]!r}")
-    if verdict.accepted:
+    reason.update(guard=verdict.label, guard_reason=verdict.reason)
+    return _Asked(completion, verdict, reason)
+
+
+def _count(tally: StepTally, asked: _Asked) -> None:
+    tally.add(asked.completion)
+    if asked.verdict is None:
+        tally.unavailable += 1
+    elif asked.verdict.accepted:
         tally.accepted += 1
     else:
         tally.rejected += 1
-    reason.update(guard=verdict.label, guard_reason=verdict.reason)
-    return verdict, reason
+
+
+Job = TypeVar("Job")
+
+
+def _in_parallel(client: LLMClient, ask: Callable[[Job], _Asked], jobs: Sequence[Job]) -> list[_Asked]:
+    """`ask` over `jobs`, up to the client's concurrency at once; results in the jobs' order."""
+    workers = min(client.concurrency, len(jobs))
+    if workers <= 1:
+        return [ask(job) for job in jobs]
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm") as pool:
+        return list(pool.map(ask, jobs))
 
 
 def rewrite_merges(client: LLMClient | None, plan: pl.DataFrame, loaded: pl.DataFrame,
@@ -78,17 +105,26 @@ def rewrite_merges(client: LLMClient | None, plan: pl.DataFrame, loaded: pl.Data
         return plan, {}
     tally = StepTally()
     texts = _texts(loaded)
-    rows = []
-    for row in plan.iter_rows(named=True):
+    planned = list(plan.iter_rows(named=True))
+    # Pairs whose keeper text would not change (pinned keeper, pure duplicate) are not sent.
+    to_send = [row for row in planned if row["keeper_text_changed"]]
+
+    def ask(row: dict) -> _Asked:
         keeper, absorbed = texts[row["keeper_id"]], texts[row["absorbed_id"]]
+        prompt = merge_prompt(keeper, absorbed, max_chars=max_chars,
+                              max_output_tokens=client.settings.max_output_tokens)
+        return _ask(client, prompt, inputs=[keeper, absorbed],
+                    must_keep=split_sentences(keeper) + new_sentences(keeper, absorbed))
+
+    answers = iter(_in_parallel(client, ask, to_send))  # in the order of `to_send`
+    rows = []
+    for row in planned:
         if not row["keeper_text_changed"]:
             rows.append({**row, "llm_reason": None})
             continue
-        request = merge_request(client.model, keeper, absorbed, max_chars=max_chars,
-                                max_output_tokens=client.settings.max_output_tokens)
-        verdict, reason = _ask(client, tally, request, "merge", field=MERGE_FIELD,
-                               inputs=[keeper, absorbed], max_chars=max_chars,
-                               must_keep=split_sentences(keeper) + new_sentences(keeper, absorbed))
+        asked = next(answers)
+        _count(tally, asked)
+        verdict, reason, keeper = asked.verdict, asked.reason, texts[row["keeper_id"]]
         if verdict is not None and verdict.accepted:
             # Sentence counts describe the offline merge; the guard vouches for the LLM's.
             row = {**row, "merged_text": verdict.text, "keeper_text_changed": verdict.text != keeper,
@@ -110,13 +146,18 @@ def rewrite_summaries(client: LLMClient | None, plan: pl.DataFrame, loaded: pl.D
         return plan, {}
     tally = StepTally()
     texts = _texts(loaded)
-    rows = []
-    for row in plan.iter_rows(named=True):
+    planned = list(plan.iter_rows(named=True))
+
+    def ask(row: dict) -> _Asked:
         original = texts[row["id"]]
-        request = summary_request(client.model, original, max_chars=max_chars,
-                                  max_output_tokens=client.settings.max_output_tokens)
-        verdict, reason = _ask(client, tally, request, "summary", field=SUMMARY_FIELD,
-                               inputs=[original], max_chars=max_chars)
+        prompt = summary_prompt(original, max_chars=max_chars,
+                                max_output_tokens=client.settings.max_output_tokens)
+        return _ask(client, prompt, inputs=[original])
+
+    rows = []
+    for row, asked in zip(planned, _in_parallel(client, ask, planned)):
+        _count(tally, asked)
+        verdict, reason = asked.verdict, asked.reason
         if verdict is not None and verdict.accepted:
             rows.append({**row, "summary": verdict.text, "llm_reason": json.dumps({**reason, "method": "llm"})})
         else:

@@ -5,59 +5,121 @@ means only pairs involving a node written since can be new:
 
 - a few changed nodes (up to `in_database_max_changed`): pgvector compares them with the rest
   where the vectors are, so only the pairs' rows travel here (cost follows the change);
-- more: the namespace's vectors are read through a binary cursor and the changed rows are
-  compared with all of them in float32 blocks (core/steps/similarity.py);
-- no usable earlier pass: every pair, the same way.
+- more: the changed rows are compared with the namespace's rows as they stream through a
+  server-side binary cursor, one block at a time (core/steps/streamed_search.py);
+- no usable earlier pass: every pair within each group, from the same stream ordered by memory
+  type, holding at most one group (or SEARCH_MEMORY_BYTES of it) at a time.
+
+Either way no more than a bounded part of the namespace's vectors is ever held here. Only the
+rows of the pairs found are loaded in full afterwards, and a pair is kept only if both rows are
+still the versions that were compared (a row an agent rewrote meanwhile is a changed node of
+the next pass).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import uuid
 from dataclasses import dataclass
 
-import numpy as np
 import polars as pl
 import psycopg
 
 from curation_pipeline.core.scope import Scope
 from curation_pipeline.core.steps.incremental import PassStart
-from curation_pipeline.core.steps.similarity import (
-    find_similar_pairs,
-    require_finite_rows,
+from curation_pipeline.core.steps.similarity import PAIR_SCHEMA
+from curation_pipeline.core.steps.streamed_search import (
+    FoundPairs,
+    focus_search,
+    full_search,
 )
 from curation_pipeline.store import candidates
 
 INCREMENTAL_IN_DATABASE = "incremental (in database)"
 
+# The vectors held at once by a search (twice that while a chunk is normalised): a memory type
+# (or a group of changed nodes) larger than this is searched in parts.
+SEARCH_MEMORY_BYTES = 128 * 2**20
+
 
 @dataclass(frozen=True)
 class PairSearch:
-    nodes: pl.DataFrame  # the rows the pairs index (candidates' node columns)
+    nodes: pl.DataFrame  # the rows of the nodes in a pair (candidates' node columns), by id
     pairs: pl.DataFrame  # PAIR_SCHEMA: i < j rows of `nodes` above the threshold
     how: str  # "full", "incremental" or INCREMENTAL_IN_DATABASE
     focus_nodes: int  # nodes whose pairs were searched (all of them for a full pass)
+    compared: int  # nodes compared: the namespace's (streamed), or the pairs' (in the database)
 
 
 def search_pairs(
     conn: psycopg.Connection, scope: Scope, start: PassStart, *, model: str, threshold: float,
-    in_database_max_changed: int, groups: Callable[[pl.DataFrame], np.ndarray],
-    upper: float | None = None, same_memory_type: bool = True,
+    in_database_max_changed: int, upper: float | None = None, same_memory_type: bool = True,
 ) -> PairSearch:
-    """Pairs of active nodes embedded by `model` with cosine above `threshold`, within the
-    groups `groups(nodes)` assigns (in the database: within one memory type if
-    `same_memory_type`). With `upper` (step 6b), the database leaves out the pairs step 2 merges;
-    the caller filters the in-memory pairs the same way."""
+    """Pairs of active nodes embedded by `model` with cosine above `threshold`, within one
+    memory type if `same_memory_type`. With `upper` (step 6b), the database leaves out the
+    pairs step 2 merges; the caller filters the streamed pairs the same way."""
     if start.incremental and len(start.changed) <= in_database_max_changed:
         nodes, pairs = candidates.similar_pairs_in_database(
             conn, scope, sorted(start.changed), threshold, model=model, upper=upper,
             same_memory_type=same_memory_type,
         )
-        return PairSearch(nodes, pairs, INCREMENTAL_IN_DATABASE, len(start.changed))
-    nodes, vectors = candidates.consolidation_candidates(conn, scope, model)
-    if nodes.is_empty():
-        return PairSearch(nodes, find_similar_pairs(np.zeros((0, 1), np.float32), np.zeros(0)), "full", 0)
-    require_finite_rows(vectors, lambda row: f"node {nodes['id'][row]!r}")
-    focus = nodes["id"].is_in(list(start.changed)).to_numpy() if start.incremental else None
-    pairs = find_similar_pairs(vectors, groups(nodes), threshold=threshold, focus=focus)
-    how = "incremental" if start.incremental else "full"
-    return PairSearch(nodes, pairs, how, int(focus.sum()) if focus is not None else nodes.height)
+        return PairSearch(nodes, pairs, INCREMENTAL_IN_DATABASE, len(start.changed), nodes.height)
+    if start.incremental:
+        found, focus_count, compared = _changed_against_namespace(
+            conn, scope, model, sorted(start.changed), threshold, same_memory_type)
+        how = "incremental"
+    else:
+        found, compared = full_search(
+            candidates.stream_search_rows(conn, scope, model, ordered=True),
+            lambda group, key: candidates.stream_search_rows(
+                conn, scope, model, ordered=True, after=(group, _node_id(key)), same_type=same_memory_type),
+            threshold, by_group=same_memory_type, memory_bytes=SEARCH_MEMORY_BYTES, describe=_node_id,
+        )
+        focus_count, how = compared, "full"
+    nodes, pairs = _pairs_of_unchanged_rows(conn, scope, found)
+    return PairSearch(nodes, pairs, how, focus_count, compared)
+
+
+def _changed_against_namespace(
+    conn: psycopg.Connection, scope: Scope, model: str, changed: list[str], threshold: float,
+    same_memory_type: bool,
+) -> tuple[FoundPairs, int, int]:
+    """(pairs of the changed nodes, how many of them the search compares, the namespace's rows
+    compared with them): the namespace streams once per SEARCH_MEMORY_BYTES of changed rows."""
+    focus_rows = max(1, SEARCH_MEMORY_BYTES // (4 * candidates.embedding_dimension(conn)))
+    all_focus = {uuid.UUID(node_id).bytes for node_id in changed}
+    found, focus_count, compared = FoundPairs(), 0, 0
+    for start in range(0, len(changed), focus_rows):
+        focus = candidates.search_rows_by_id(conn, scope, model, changed[start : start + focus_rows])
+        focus_count += len(focus)
+        part, compared = focus_search(
+            focus, candidates.stream_search_rows(conn, scope, model, ordered=False), threshold,
+            by_group=same_memory_type, all_focus=all_focus, describe=_node_id,
+        )
+        found.extend(part)
+    return found, focus_count, compared
+
+
+def _pairs_of_unchanged_rows(
+    conn: psycopg.Connection, scope: Scope, found: FoundPairs
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(the node rows of the pairs, PAIR_SCHEMA pairs indexing them), keeping the pairs whose two
+    rows are still the versions that were compared."""
+    pairs = found.frame(name=_node_id)
+    rows = candidates.node_rows(conn, scope, sorted(set(pairs["low_key"]) | set(pairs["high_key"])))
+    versions = rows.select(key="id", version="row_version")
+    current = (
+        pairs.join(versions.rename({"key": "low_key", "version": "low_version"}), on=["low_key", "low_version"])
+        .join(versions.rename({"key": "high_key", "version": "high_version"}), on=["high_key", "high_version"])
+    )
+    nodes = rows.filter(pl.col("id").is_in(current["low_key"].append(current["high_key"]).implode()))
+    row_of = nodes.select(key="id").with_row_index("row").with_columns(pl.col("row").cast(pl.Int64))
+    indexed = (
+        current.join(row_of.rename({"key": "low_key", "row": "i"}), on="low_key")
+        .join(row_of.rename({"key": "high_key", "row": "j"}), on="high_key")
+        .select("i", "j", "similarity").cast(dict(PAIR_SCHEMA)).sort("i", "j")
+    )
+    return nodes, indexed
+
+
+def _node_id(key: bytes) -> str:
+    return str(uuid.UUID(bytes=key))

@@ -17,7 +17,7 @@ import psycopg
 from curation_pipeline.core.scope import Scope
 from curation_pipeline.service.session import NamespaceSession
 from curation_pipeline.store import activity
-from curation_pipeline.store.revisions import run_changes, run_edges, run_signals
+from curation_pipeline.store.revisions import run_changes, run_edges, run_signals, run_vertices
 
 Planned = TypeVar("Planned")
 
@@ -31,6 +31,7 @@ class StepOutcome:
     changes: list[dict] = field(default_factory=list)
     signals: list[dict] = field(default_factory=list)
     edges: list[dict] = field(default_factory=list)
+    vertices: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -56,6 +57,7 @@ class StepRun:
             step, dict(counts), run_changes(conn, run_id, step),
             run_signals(conn, run_id) if step == "reclassify_stale" else [],
             run_edges(conn, run_id, step),
+            run_vertices(conn, run_id, step),
         )
         return self._outcome
 

@@ -44,8 +44,9 @@ def undo_run(
         raise NothingToUndoError(f"run {run_id} changed nothing{where} that could be undone")
     reports = []
     for tenant_id, namespace in namespaces:
-        with namespace_lease(url, tenant_id, namespace, lock_timeout_s), \
+        with namespace_lease(url, tenant_id, namespace, lock_timeout_s, holder=f"undo {undo_id}") as lease, \
                 open_connection(url) as conn, conn.transaction():
+            lease.verify(conn)  # fenced like a run's step (store/locking.py)
             reports.append(undo_in_namespace(
                 conn, run_id=run_id, undo_id=undo_id, tenant_id=tenant_id, namespace=namespace,
                 force=force, graph_backend=load_settings().graph_backend,

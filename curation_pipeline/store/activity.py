@@ -105,6 +105,29 @@ def close_cycle(conn: psycopg.Connection, scope: Scope, run_info: Mapping | None
     return metadata
 
 
+def cycle_rows(conn: psycopg.Connection, root_run_id: str, tenant_id: str, namespace: str) -> list[dict]:
+    """The cycle rows of a root run and of its re-executions, oldest first."""
+    rows = conn.execute(
+        f"SELECT metadata FROM activity_log WHERE action = '{ACTION}' AND tenant_id = %(t)s"
+        " AND namespace = %(n)s AND (run_id = %(root)s OR metadata->>'root_run_id' = %(root)s)"
+        " ORDER BY id",
+        {"t": tenant_id, "n": namespace, "root": root_run_id},
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def record_health(conn: psycopg.Connection, scope: Scope, health: Mapping, checks: list[Mapping],
+                  cycle: Mapping) -> None:
+    """Keep the cycle's health record, its checks and the runs that made it in its closing row."""
+    _upsert_cycle(
+        conn, scope,
+        "metadata = metadata || jsonb_build_object('health', %(health)s::jsonb,"
+        " 'checks', %(checks)s::jsonb, 'cycle', %(cycle)s::jsonb)",
+        {"health": json.dumps(dict(health)), "checks": json.dumps(checks), "cycle": json.dumps(dict(cycle))},
+        None,
+    )
+
+
 def cycle_metadata(conn: psycopg.Connection, run_id: str, tenant_id: str, namespace: str) -> dict | None:
     row = conn.execute(
         f"SELECT metadata FROM activity_log WHERE action = '{ACTION}' AND run_id = %s"
@@ -144,3 +167,27 @@ def preview_metadata(conn: psycopg.Connection, run_id: str, tenant_id: str, name
         (PREVIEW_ACTION, run_id, tenant_id, namespace),
     ).fetchone()
     return row[0] if row else None
+
+
+RUN_ACTIONS = (ACTION, PREVIEW_ACTION, "curation_undo")
+
+
+def recent_runs(conn: psycopg.Connection, *, tenant_id: str | None = None, namespace: str | None = None,
+                limit: int = 20) -> list[dict]:
+    """The latest curation, preview and undo rows (one per run and namespace), newest first."""
+    rows = conn.execute(
+        """
+        SELECT action, run_id, tenant_id, namespace, metadata, created_at,
+               coalesce((metadata->>'started_at')::timestamptz, created_at) AS started
+        FROM activity_log
+        WHERE action = ANY(%(actions)s)
+          AND (%(t)s::text IS NULL OR tenant_id = %(t)s) AND (%(n)s::text IS NULL OR namespace = %(n)s)
+        ORDER BY started DESC, id DESC LIMIT %(limit)s
+        """,
+        {"actions": list(RUN_ACTIONS), "t": tenant_id, "n": namespace, "limit": limit},
+    ).fetchall()
+    return [
+        {"action": action, "run_id": run_id, "tenant_id": t, "namespace": n, "metadata": metadata,
+         "started_at": started}
+        for action, run_id, t, n, metadata, _, started in rows
+    ]

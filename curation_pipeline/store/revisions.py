@@ -61,6 +61,9 @@ def update_nodes(
     """Apply `assignments` (SQL over alias n = the row, p = its plan entry) to the given rows.
 
     Returns the ids actually changed; the others changed since they were loaded and are skipped.
+    `assignments` and the column names and types are the caller's constants; every value (the
+    plan arrays, tenant, namespace, run and step) travels as a parameter, never as SQL text, so
+    a name like `x%y` or `o'brien` is just data.
     """
     if not ids:
         return []
@@ -72,8 +75,11 @@ def update_nodes(
         [json.dumps(reason, default=str) for reason in reasons],
         *(list(column.values) for column in columns),
     ]
+    params = {f"plan_{index}": values for index, values in enumerate(arrays)}
+    params.update(tenant=scope.tenant_id, namespace=scope.namespace, run_id=scope.run_id, step=scope.step)
     unnest_args = sql.SQL(", ").join(
-        sql.SQL("{}::{}[]").format(sql.Placeholder(), sql.SQL(pg_type)) for pg_type in types
+        sql.SQL("{}::{}[]").format(sql.Placeholder(f"plan_{index}"), sql.SQL(pg_type))
+        for index, pg_type in enumerate(types)
     )
     statement = sql.SQL(
         """
@@ -100,12 +106,12 @@ def update_nodes(
         unnest_args=unnest_args,
         names=sql.SQL(", ").join(sql.Identifier(name) for name in names),
         assignments=sql.SQL(assignments),
-        tenant=sql.Literal(scope.tenant_id),
-        namespace=sql.Literal(scope.namespace),
-        run_id=sql.Literal(scope.run_id),
-        step=sql.Literal(scope.step),
+        tenant=sql.Placeholder("tenant"),
+        namespace=sql.Placeholder("namespace"),
+        run_id=sql.Placeholder("run_id"),
+        step=sql.Placeholder("step"),
     )
-    return [row[0] for row in conn.execute(statement, arrays).fetchall()]
+    return [row[0] for row in conn.execute(statement, params).fetchall()]
 
 
 def run_changes(conn: psycopg.Connection, run_id: str, step: str | None = None) -> list[dict]:
@@ -126,6 +132,21 @@ def run_changes(conn: psycopg.Connection, run_id: str, step: str | None = None) 
         {"node_id": node_id, "step": step_name, "reason": reason, "before": before, "after": after}
         for node_id, step_name, reason, before, after in rows
     ]
+
+
+def run_vertices(conn: psycopg.Connection, run_id: str, step: str | None = None) -> list[dict]:
+    """The graph vertices a run created or changed (optionally one step's), oldest first;
+    `before` is None for a vertex the run created."""
+    rows = conn.execute(
+        """
+        SELECT vertex_id::text, step, before, after FROM graph_revisions
+        WHERE run_id = %s AND (%s::text IS NULL OR step = %s) AND kind = 'vertex'
+        ORDER BY id
+        """,
+        (run_id, step, step),
+    ).fetchall()
+    return [{"node_id": node_id, "step": step_name, "before": before, "after": after}
+            for node_id, step_name, before, after in rows]
 
 
 def run_edges(conn: psycopg.Connection, run_id: str, step: str | None = None) -> list[dict]:

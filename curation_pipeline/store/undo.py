@@ -15,7 +15,9 @@ from dataclasses import asdict, dataclass, field
 import psycopg
 
 from curation_pipeline.core.scope import Scope
+from curation_pipeline.core.undo_links import Hold, Link, Restore, held_back
 from curation_pipeline.core.undo_policy import decide, run_effect
+from curation_pipeline.store import undo_links
 from curation_pipeline.store.graph import reproject_vertices
 from curation_pipeline.store.graph_age import follow_step
 from curation_pipeline.store.revisions import PlanColumn, update_nodes
@@ -39,6 +41,8 @@ class UndoReport:
     namespace: str
     nodes_restored: list[str] = field(default_factory=list)
     nodes_forced: list[str] = field(default_factory=list)
+    forced: list[dict] = field(default_factory=list)  # every row restored over a change since
+    held: list[dict] = field(default_factory=list)  # left alone: restoring would strand a merge
     nodes_already_undone: int = 0
     conflicts: list[dict] = field(default_factory=list)  # left alone: what changed since
     signals_withdrawn: int = 0
@@ -120,10 +124,9 @@ def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
             (list(changes),),
         ).fetchall()
     }
-    ids, versions, targets, columns, reasons = [], [], [], [], []
+    restores = {}
     for node_id, effect in sorted(changes.items()):
-        now, version = current[node_id]
-        decision = decide(effect, now, force=force)
+        decision = decide(effect, current[node_id][0], force=force)
         if decision.action == "already_undone":
             report.nodes_already_undone += 1
         elif decision.action == "conflict":
@@ -131,13 +134,25 @@ def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
                 {"kind": "node", "id": node_id, "changed_since": list(decision.changed_since)}
             )
         elif decision.action == "restore":
-            ids.append(node_id)
-            versions.append(version)
-            targets.append(json.dumps(effect.before))
-            columns.append(json.dumps(list(decision.columns)))
-            reasons.append({"undo_of": run_id, "columns": list(decision.columns), "forced": decision.forced})
-            if decision.forced:
-                report.nodes_forced.append(node_id)
+            restores[node_id] = (effect, decision)
+    held = _held_back(conn, scope, run_id, restores, current)
+    unlinked = _unlinked_keepers(conn, restores, current)
+    ids, versions, targets, columns, reasons = [], [], [], [], []
+    for node_id, (effect, decision) in restores.items():
+        if node_id in held:
+            hold = held[node_id]
+            report.held.append({"kind": "node", "id": node_id, "reason": hold.reason,
+                                "nodes": hold.nodes, "runs": hold.runs})
+            continue
+        ids.append(node_id)
+        versions.append(current[node_id][1])
+        targets.append(json.dumps(effect.before))
+        columns.append(json.dumps(list(decision.columns)))
+        reasons.append({"undo_of": run_id, "columns": list(decision.columns), "forced": decision.forced,
+                        **unlinked.get(node_id, {})})
+        if decision.forced:
+            report.nodes_forced.append(node_id)
+            report.forced.append({"kind": "node", "id": node_id, "changed_since": list(decision.changed_since)})
     assignments = ", ".join(
         f"{column} = CASE WHEN p.columns ? '{column}'"
         f" THEN (jsonb_populate_record(NULL::memory_nodes, p.target)).{column} ELSE n.{column} END"
@@ -147,6 +162,51 @@ def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         conn, scope, ids=ids, row_versions=versions, reasons=reasons, assignments=assignments,
         columns=[PlanColumn("target", "jsonb", targets), PlanColumn("columns", "jsonb", columns)],
     )
+
+
+def _link_after(effect, decision, now: dict) -> Link:
+    source = {column: (effect.before if column in decision.columns else now).get(column)
+              for column in ("archived_at", "merged_into")}
+    archived = source["archived_at"] is not None
+    return Link(archived, source["merged_into"] if archived else None)
+
+
+def _held_back(conn, scope: Scope, run_id: str, restores: dict, current: dict) -> dict[str, Hold]:
+    """The restores that would leave a merged node's text in no active node (core/undo_links.py)."""
+    if not restores:
+        return {}
+    links = {node_id: _link_after(effect, decision, current[node_id][0])
+             for node_id, (effect, decision) in restores.items()}
+    recorded = undo_links.keeper_text_kept(conn, run_id, {
+        node_id: link.keeper for node_id, link in links.items() if link.keeper is not None})
+    planned = {
+        node_id: Restore(
+            link=links[node_id],
+            relinks=bool({"archived_at", "merged_into"} & set(decision.columns)),
+            rewrites_text=("pointer_summary" in decision.columns
+                           and effect.before.get("pointer_summary") != current[node_id][0].get("pointer_summary")),
+            keeper_text_kept=recorded.get(node_id),
+        )
+        for node_id, (effect, decision) in restores.items()
+    }
+    start = undo_links.run_start(conn, scope, run_id)
+    now = undo_links.nodes_now(conn, scope, links, start)
+    return held_back(planned, now, start)
+
+
+def _unlinked_keepers(conn, restores: dict, current: dict) -> dict[str, dict]:
+    """For each node this undo takes out of its keeper: that keeper and a digest of its text now,
+    recorded in the node's revision, so that undoing this undo knows whether linking the node
+    back would find the keeper's text as it was (core/undo_links.py, keeper_changed)."""
+    keepers = {}
+    for node_id, (effect, decision) in restores.items():
+        now = current[node_id][0]
+        keeper = now.get("merged_into") if now.get("archived_at") is not None else None
+        if keeper is not None and _link_after(effect, decision, now) != Link(True, keeper):
+            keepers[node_id] = keeper
+    digests = undo_links.text_digests(conn, set(keepers.values()))
+    return {node_id: {"unlinked_from": keeper, "keeper_text_md5": digests[keeper]}
+            for node_id, keeper in keepers.items() if keeper in digests}
 
 
 def _undo_signals(conn, scope: Scope, run_id: str, force: bool, report: UndoReport) -> None:
@@ -181,10 +241,15 @@ def _undo_signals(conn, scope: Scope, run_id: str, force: bool, report: UndoRepo
             restore_ids.append(int(signal_id))
             restore_to.append(effect.before)
             expected.append(current[signal_id]["status"])
+            if decision.forced:
+                report.forced.append({"kind": "signal", "id": signal_id,
+                                      "changed_since": list(decision.changed_since)})
         elif decision.action == "conflict":
             report.conflicts.append({"kind": "signal", "id": signal_id,
                                      "changed_since": list(decision.changed_since)})
     restored = _set_signals(conn, scope, restore_ids, restore_to, expected)
+    report.forced = [row for row in report.forced
+                     if row["kind"] != "signal" or int(row["id"]) in restored]
     report.signals_restored = len(restored)
     report.signals_not_withdrawn += len(restore_ids) - len(restored)
 
@@ -303,6 +368,9 @@ def _undo_edges(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         if decision.action == "restore":
             restore.append(int(edge_id))
             restore_to.append(effect.before)
+            if decision.forced:
+                report.forced.append({"kind": "edge", "id": edge_id,
+                                      "changed_since": list(decision.changed_since)})
         elif decision.action == "conflict":
             report.conflicts.append({"kind": "edge", "id": edge_id,
                                      "changed_since": list(decision.changed_since)})

@@ -60,8 +60,8 @@ def test_import_refuses_ids_that_already_exist_and_keeps_the_store_unchanged(db,
     path = _write(tmp_path / "m.jsonl", [format_node_jsonl(row)])
     assert main(["import", path]) == 0
     clash = _write(tmp_path / "again.jsonl", [json.dumps(GOOD), format_node_jsonl({**row, "pointer_summary": "Changed."})])
-    assert main(["import", clash]) == 2
-    assert "already exist" in capsys.readouterr().err
+    assert main(["import", clash]) == 1
+    assert "again.jsonl:2: id: " + row["id"] + " already exists in the store" in capsys.readouterr().err
     assert db.execute("SELECT pointer_summary FROM memory_nodes").fetchall() == [("Original.",)]
 
 
@@ -69,8 +69,9 @@ def test_import_refuses_a_merge_target_in_another_namespace(db, tmp_path, capsys
     keeper = node(namespace="other", text="Keeper.")
     archived = node(text="Archived.", archived_at=keeper["created_at"], merged_into=keeper["id"])
     path = _write(tmp_path / "m.jsonl", [format_node_jsonl(keeper), format_node_jsonl(archived)])
-    assert main(["import", path]) == 2
-    assert "another namespace" in capsys.readouterr().err
+    assert main(["import", path]) == 1
+    assert any(line.endswith("m.jsonl:2: merged_into: " + keeper["id"] + " (line 1) belongs to another namespace"
+                             " (tenant 'acme', namespace 'other')") for line in capsys.readouterr().err.splitlines())
     assert db.execute("SELECT count(*) FROM memory_nodes").fetchone()[0] == 0
 
 

@@ -7,24 +7,14 @@ is the one that says so.
 from __future__ import annotations
 
 import dagster as dg
-import pytest
 from dagster._core.storage.tags import PARTITION_SET_TAG, REPOSITORY_LABEL_TAG
 
-from curation_pipeline.cli.dagster_home import STORAGE_URL_VARIABLE
 from curation_pipeline.cli.launcher import LOCATION_NAME, code_location_workspace
 from curation_pipeline.cli.runner import run_partitions
 from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.partition_keys import partition_key
 from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline_tests.conftest import cycle_row, insert, node
-
-
-@pytest.fixture
-def dagster_home(tmp_path, monkeypatch, curation_home):
-    """A persistent, Postgres-backed DAGSTER_HOME like the CLI's (restored afterwards)."""
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
-    monkeypatch.setenv(STORAGE_URL_VARIABLE, "")
-    return tmp_path / "dagster_home"
 
 
 def test_cli_runs_show_in_the_ui_partition_status_with_the_origin_the_ui_reexecutes_from(db, dagster_home):

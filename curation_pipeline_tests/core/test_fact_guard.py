@@ -105,3 +105,182 @@ def test_sentences_whose_plain_content_is_missing_are_named():
     sentences = ["Prefers email contact.", "Is allergic to peanuts."]
     assert sentences_not_covered(sentences, "Prefers email contact.") == ["Is allergic to peanuts."]
     assert sentences_not_covered(sentences, "Prefers contact by email; allergic to peanuts.") == []
+
+
+# --------------------------------------------------------------------------- meaning, not only tokens
+# Every hostile answer below keeps each name, number and date of its inputs: only the meaning
+# check can refuse it. Each faithful one must still be accepted.
+
+PRIYA_KEEPER = "Priya Raman (Helix Robotics) is not allergic to peanuts and is not vegetarian."
+PRIYA_ABSORBED = "Priya Raman is not vegetarian and does not drink coffee; she prefers green tea."
+APPROVALS = ("Call notes 2025-02-14, Helix Robotics (Priya Raman): Priya does not approve purchases above $5,000; "
+             "those go to the CFO. We spent a long while on small talk about the weather and the new office, "
+             "none of which is worth keeping. Invoices go to ap@helix-robotics.example.")
+
+
+def merged(answer: str, *inputs: str):
+    return judge(_answer(answer), field="merged_text", inputs=list(inputs), max_chars=2000)
+
+
+def summarized(answer: str, original: str):
+    return judge(_answer(answer, "summary"), field="summary", inputs=[original], max_chars=500)
+
+
+def test_a_merge_that_drops_every_not_is_rejected_and_says_which():
+    answer = ("Priya Raman (Helix Robotics) is allergic to peanuts and is vegetarian, "
+              "and she does drink coffee; she prefers green tea.")
+    verdict = merged(answer, PRIYA_KEEPER, PRIYA_ABSORBED)
+    assert not verdict.accepted
+    assert verdict.reason.startswith("drops the negation 'not allergic to peanuts' from "
+                                     "'Priya Raman (Helix Robotics) is not allergic to peanuts and is not vegetarian.'")
+    assert "'not drink coffee'" in verdict.reason
+
+
+def test_a_summary_that_turns_does_not_approve_into_does_approve_is_rejected():
+    answer = ("Call notes 2025-02-14, Helix Robotics (Priya Raman): Priya does approve purchases above $5,000; "
+              "those go to the CFO. Invoices go to ap@helix-robotics.example.")
+    verdict = summarized(answer, APPROVALS)
+    assert not verdict.accepted
+    assert "drops the negation 'not approve purchases' from 'Call notes 2025-02-14" in verdict.reason
+
+
+def test_an_antonym_swapped_in_is_rejected():
+    inputs = ("Refunds for Kestrel Aviation are allowed within 30 days.", "Kestrel Aviation refunds are allowed within 30 days.")
+    verdict = merged("Refunds for Kestrel Aviation are forbidden within 30 days.", *inputs)
+    assert not verdict.accepted and "turns 'allowed' into its opposite 'forbidden'" in verdict.reason
+
+
+def test_swapped_roles_are_rejected():
+    inputs = ("Sam Okafor reports to Dana Reyes since 2024-03-05.", "Since 2024-03-05 Sam Okafor reports to Dana Reyes.")
+    verdict = merged("Since 2024-03-05 Dana Reyes reports to Sam Okafor.", *inputs)
+    assert not verdict.accepted and "swaps the roles of 'Sam Okafor' and 'Dana Reyes'" in verdict.reason
+
+
+def test_a_weakened_quantifier_is_rejected():
+    inputs = ("Every invoice for Tidewater Clinics must quote PO-4471902.", "Each Tidewater Clinics invoice must quote PO-4471902.")
+    verdict = merged("Some invoices for Tidewater Clinics must quote PO-4471902.", *inputs)
+    assert not verdict.accepted and "changes the quantifier 'Every invoice" in verdict.reason
+
+
+def test_a_weakened_modal_is_rejected():
+    inputs = ("Deals above $250,000 must be approved by Keith Moreno in Salesforce.",
+              "Deals above $250,000 have to be approved by Keith Moreno in Salesforce.")
+    verdict = merged("Deals above $250,000 should be approved by Keith Moreno in Salesforce.", *inputs)
+    assert not verdict.accepted and "changes the modality 'must be approved' to 'should be approved'" in verdict.reason
+
+
+def test_a_reversed_comparison_is_rejected():
+    inputs = ("Harbor & Vine books pallets over 900 kg as LTL freight.",
+              "Harbor & Vine books any pallet over 900 kg as LTL freight.")
+    verdict = merged("Harbor & Vine books pallets under 900 kg as LTL freight.", *inputs)
+    assert not verdict.accepted and "changes the comparison 'over 900 kg' to 'under 900 kg'" in verdict.reason
+
+
+def test_a_summary_may_not_change_a_sentence_it_keeps():
+    answer = ("Call notes 2025-02-14, Helix Robotics (Priya Raman): Priya does not approve purchases below $5,000; "
+              "those go to the CFO. Invoices go to ap@helix-robotics.example.")
+    assert "changes the comparison 'above $5,000' to 'below $5,000'" in summarized(answer, APPROVALS).reason
+
+
+def test_a_sentence_no_input_says_is_rejected():
+    verdict = merged(f"{PRIYA_KEEPER} She is vegetarian on weekdays. She prefers green tea and does not drink coffee.",
+                     PRIYA_KEEPER, PRIYA_ABSORBED)
+    assert not verdict.accepted and "says what no input says: 'She is vegetarian on weekdays.'" in verdict.reason
+
+
+def test_a_merge_that_drops_a_sentences_content_is_rejected_by_the_guard_itself():
+    verdict = merged("Priya Raman (Helix Robotics) is not allergic to peanuts and is not vegetarian.",
+                     PRIYA_KEEPER, PRIYA_ABSORBED)
+    assert verdict.reason == f"drops the content of {PRIYA_ABSORBED!r}"
+
+
+def test_the_kind_follows_the_field_unless_given():
+    # The same text: as a merge it lost a sentence; as a summary dropping a sentence is allowed.
+    shorter = _answer(PRIYA_KEEPER)
+    assert not judge(shorter, field="merged_text", inputs=[PRIYA_KEEPER, PRIYA_ABSORBED], max_chars=2000).accepted
+    assert judge(shorter, field="merged_text", inputs=[PRIYA_KEEPER, PRIYA_ABSORBED], max_chars=2000,
+                 kind="summary").accepted
+
+
+def test_reordered_sentences_are_accepted():
+    inputs = ("Luca Rossi is the primary admin for Pinecrest Credit Union. Escalate outages to Grace Novak.",
+              "Write to it-admin@pinecrest-credit-union.example for Pinecrest Credit Union.")
+    answer = ("Write to it-admin@pinecrest-credit-union.example for Pinecrest Credit Union. Escalate outages to "
+              "Grace Novak. Luca Rossi is the primary admin for Pinecrest Credit Union.")
+    assert merged(answer, *inputs).accepted
+
+
+def test_removed_duplicates_are_accepted():
+    inputs = (("Dana Whitfield (Brightline Dental) prefers email over phone calls and wants invoices sent to "
+               "billing@brightline-dental.example before the 5th of each month."),
+              ("Dana Whitfield at Brightline Dental prefers email to phone calls; she wants invoices sent to "
+               "billing@brightline-dental.example by the 5th of every month."))
+    answer = ("Dana Whitfield (Brightline Dental) prefers email over phone calls and wants invoices sent to "
+              "billing@brightline-dental.example by the 5th of each month.")
+    assert merged(answer, *inputs).accepted
+
+
+def test_changed_connectives_are_accepted():
+    inputs = (("To reroute a delayed shipment, open https://ops.globex.example/reroute, pick the new hub and notify "
+               "the consignee by SMS."),
+              ("To reroute a delayed shipment: open https://ops.globex.example/reroute, pick the new hub, then notify "
+               "the consignee by SMS."))
+    answer = ("To reroute a delayed shipment, open https://ops.globex.example/reroute and pick the new hub; then "
+              "notify the consignee by SMS.")
+    assert merged(answer, *inputs).accepted
+
+
+def test_two_sentences_joined_into_one_are_accepted():
+    answer = "Priya Raman (Helix Robotics) is not allergic to peanuts, is not vegetarian and doesn't drink coffee; she prefers green tea."
+    assert merged(answer, PRIYA_KEEPER, PRIYA_ABSORBED).accepted
+
+
+def test_a_reworded_merge_of_the_demo_kind_is_accepted():
+    inputs = ("Deals above $250,000 need approval from Keith Moreno in Salesforce before the quote is sent to the customer.",
+              "Any deal over $250,000 has to be approved by Keith Moreno in Salesforce first.")
+    answer = "Deals above $250,000 must be approved by Keith Moreno in Salesforce before the quote is sent to the customer."
+    assert merged(answer, *inputs).accepted
+
+
+def test_a_summary_that_drops_filler_and_joins_sentences_is_accepted():
+    answer = ("Call notes 2025-02-14, Helix Robotics (Priya Raman): Priya does not approve purchases above $5,000; "
+              "those go to the CFO, and invoices go to ap@helix-robotics.example.")
+    assert summarized(answer, APPROVALS).accepted
+
+
+def test_a_summary_may_drop_a_clause_with_its_marker():
+    original = ("Lab notebook 2025-05-02, exp-3310 (Noor Abbott): GPU utilisation on gbx-gpu-us was 35% and the team "
+                "never found out why the queue stalled. The data loader is the bottleneck, says Noor.")
+    answer = ("Lab notebook 2025-05-02, exp-3310 (Noor Abbott): GPU utilisation on gbx-gpu-us was 35%. "
+              "The data loader is the bottleneck, says Noor.")
+    assert summarized(answer, original).accepted
+
+
+def test_a_decimal_with_its_unit_and_a_path_ending_a_sentence_are_kept_facts():
+    text = "Learned index v2 is 2.3x faster; see /v2/webhooks."
+    assert missing_facts([text], "Learned index v2 is 2.3x faster (see /v2/webhooks)") == []
+    assert missing_facts([text], "Learned index v2 is 2.4x faster; see /v2/webhooks.") == [("identifier", "2.3x")]
+
+
+def test_a_cjk_summary_is_aligned_character_by_character():
+    # CJK writes no spaces between words; the meaning check must not refuse every CJK summary.
+    original = ("田中さんは毎週月曜日に東京オフィスで会議を開きます。会議の議事録はConfluenceに保存されます。"
+                + "雑談が長く続きました。" * 40)
+    assert summarized("田中さんは毎週月曜日に東京オフィスで会議を開き、議事録はConfluenceに保存されます。", original).accepted
+
+
+def test_the_offline_merge_of_every_demo_duplicate_is_an_answer_the_guard_accepts():
+    # The offline merge keeps every sentence as written: if the guard refused it, it would refuse
+    # the most faithful answer a model can give.
+    from datetime import datetime, timezone
+
+    from curation_pipeline.core.steps.consolidate import offline_merge
+    from curation_pipeline.demo.corpus import build_seed_corpus
+
+    corpus = build_seed_corpus(now=datetime(2025, 7, 1, tzinfo=timezone.utc), seed=7)
+    texts = {node["id"]: node["pointer_summary"] for node in corpus.nodes}
+    pairs = [(texts[a], texts[b]) for group in corpus.duplicate_groups for a in group for b in group if a != b]
+    assert len(pairs) >= 20
+    refused = [(keeper, verdict.reason) for keeper, absorbed in pairs
+               if not (verdict := merged(offline_merge(keeper, absorbed).text, keeper, absorbed)).accepted]
+    assert refused == []

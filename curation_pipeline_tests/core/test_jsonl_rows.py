@@ -13,11 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pydantic import ValidationError
+
 from curation_pipeline.core.jsonl_rows import (
     DATABASE_DEFAULTED_COLUMNS,
     MEMORY_NODE_COLUMNS,
     LineError,
+    MemoryNodeRow,
     format_node_jsonl,
+    iter_jsonl,
     parse_jsonl,
     validate_name_minimal,
 )
@@ -37,14 +41,8 @@ def line(row: dict[str, Any]) -> str:
     return json.dumps(row)
 
 
-def parse(*lines: str) -> tuple[list[dict[str, Any]], list[LineError]]:
+def parse(*lines: str | bytes) -> tuple[list[dict[str, Any]], list[LineError]]:
     return parse_jsonl(lines, dimension=DIMENSION)
-
-
-def messages(*lines: str) -> list[str]:
-    rows, errors = parse(*lines)
-    assert not rows
-    return [error.message for error in errors]
 
 
 # ---- valid rows ------------------------------------------------------------------------------
@@ -152,181 +150,263 @@ def test_a_single_string_is_refused() -> None:
         parse_jsonl(line(minimal()), dimension=DIMENSION)  # type: ignore[arg-type]
 
 
-# ---- errors: one per problem, with the line number -----------------------------------------
+# ---- errors: one per problem, with the line and the column ----------------------------------
+
+
+def problems(*lines: str | bytes) -> list[tuple[str | None, str]]:
+    """(column, reason) of every error, when no line is valid."""
+    rows, errors = parse(*lines)
+    assert not rows
+    return [(error.column, error.reason) for error in errors]
 
 
 def test_invalid_json_is_reported_with_line_number() -> None:
     rows, errors = parse(line(minimal()), '{"tenant_id": "acme",')
     assert len(rows) == 1
-    assert len(errors) == 1 and errors[0].line == 2
-    assert errors[0].message.startswith("invalid JSON")
+    assert len(errors) == 1 and (errors[0].line, errors[0].column) == (2, None)
+    assert errors[0].reason.startswith("invalid JSON")
     assert str(errors[0]).startswith("line 2: invalid JSON")
 
 
 @pytest.mark.parametrize(("text", "kind"), [("[1, 2]", "list"), ('"acme"', "str"), ("42", "int"), ("null", "NoneType")])
 def test_a_line_that_is_not_an_object_is_reported(text: str, kind: str) -> None:
-    assert messages(text) == [f"expected a JSON object, got {kind}"]
+    assert problems(text) == [(None, f"expected a JSON object, got {kind}")]
 
 
 def test_duplicate_keys_are_reported() -> None:
-    assert messages('{"tenant_id": "acme", "namespace": "a", "pointer_summary": "x", "heat": 1, "heat": 2}') == [
-        "key(s) 'heat' appear more than once"
+    assert problems('{"tenant_id": "acme", "namespace": "a", "pointer_summary": "x", "heat": 1, "heat": 2}') == [
+        (None, "key(s) 'heat' appear more than once")
     ]
 
 
+def test_a_deeply_nested_line_is_an_error_not_a_crash() -> None:
+    (problem,) = problems("[" * 100_000 + "]" * 100_000)
+    assert problem[1].startswith("invalid JSON")
+
+
+def test_invalid_utf8_names_the_line_and_the_other_lines_still_count() -> None:
+    good = line(minimal()).encode()
+    rows, errors = parse(good, b'{"tenant_id": "caf\xe9", "namespace": "n", "pointer_summary": "x"}\n', good)
+    assert len(rows) == 2
+    (error,) = errors
+    assert (error.line, error.column) == (2, None)
+    assert error.reason == "invalid UTF-8 (byte 0xe9 at position 19 of the line)"
+
+
+def test_bytes_lines_are_decoded_as_utf8_with_a_byte_order_mark_tolerated() -> None:
+    rows, errors = parse("\ufeff".encode() + line(minimal(pointer_summary="Zoë 🦷")).encode() + b"\r\n")
+    assert errors == [] and rows[0]["pointer_summary"] == "Zoë 🦷"
+
+
 def test_unknown_column_is_named() -> None:
-    (message,) = messages(line(minimal(importance=3)))
-    assert message.startswith("unknown column 'importance'")
-    assert "tenant_id" in message  # the known columns are listed
+    ((column, reason),) = problems(line(minimal(importance=3)))
+    assert column == "importance"
+    assert reason.startswith("unknown column (known columns: id, tenant_id")
 
 
 @pytest.mark.parametrize("column", ["tenant_id", "namespace", "pointer_summary"])
 def test_missing_required_column(column: str) -> None:
     row = minimal()
     del row[column]
-    assert messages(line(row)) == [f"missing {column}"]
+    assert problems(line(row)) == [(column, "missing (a required column)")]
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\t"])
 def test_empty_text_is_refused(text: str) -> None:
-    assert messages(line(minimal(pointer_summary=text))) == ["pointer_summary must not be empty"]
+    assert problems(line(minimal(pointer_summary=text))) == [("pointer_summary", "must not be empty")]
 
 
 def test_nul_character_in_text_is_refused() -> None:
-    assert messages(line(minimal(pointer_summary="a\x00b"))) == [
-        "pointer_summary contains a NUL character, which Postgres text cannot store"
+    assert problems(line(minimal(pointer_summary="a\x00b"))) == [
+        ("pointer_summary", "contains a NUL character, which Postgres text cannot store")
     ]
 
 
 @pytest.mark.parametrize("column", ["pointer_summary", "tenant_id"])
 def test_unpaired_surrogates_from_json_escapes_are_refused(column: str) -> None:
     text = line(minimal()).replace('"%s": "' % column, '"%s": "\\ud800' % column)
-    assert messages(text) == [f"{column} contains an unpaired surrogate, which is not valid Unicode"]
+    assert problems(text) == [(column, "contains an unpaired surrogate, which is not valid Unicode")]
 
 
 def test_wrong_vector_dimension_says_expected_and_got() -> None:
-    assert messages(line(minimal(embedding=[0.1, 0.2, 0.3]))) == ["embedding has dimension 3, expected 4"]
+    assert problems(line(minimal(embedding=[0.1, 0.2, 0.3]))) == [("embedding", "has dimension 3, expected 4")]
 
 
-@pytest.mark.parametrize(
-    ("literal", "problem"),
-    [("NaN", "embedding[1] is NaN"), ("Infinity", "embedding[1] is infinite"), ("-Infinity", "embedding[1] is infinite"), ("1e999", "embedding[1] is infinite")],
-)
-def test_non_finite_embedding_components_are_refused(literal: str, problem: str) -> None:
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_non_finite_embedding_components_are_refused(literal: str) -> None:
     text = '{"tenant_id": "acme", "namespace": "n", "pointer_summary": "x", "embedding": [0.1, %s, 0.3, 0.4]}' % literal
-    assert messages(text) == [problem]
+    ((column, reason),) = problems(text)
+    assert column == "embedding[1]"
+    assert reason.startswith("must be a finite number (not NaN or infinity), got ")
 
 
 @pytest.mark.parametrize(
-    ("embedding", "problem"),
+    ("embedding", "column", "reason"),
     [
-        ([0, 0, 0, 0], "embedding is all zeros"),
-        ([0.1, "0.2", 0.3, 0.4], "embedding[1] must be a number, got '0.2'"),
-        ([0.1, True, 0.3, 0.4], "embedding[1] must be a number, got True"),
-        ("[0.1, 0.2]", "embedding must be a list of numbers"),
-        ({"values": [1, 2, 3, 4]}, "embedding must be a list of numbers"),
+        ([1e300, 0.5, 0.5, 0.5], "embedding[0]", "1e+300 overflows float32, the type the vector column stores"),
+        ([0.5, 0.5, 3.5e38, -1e39], "embedding[2]", "3.5e+38 overflows float32, the type the vector column stores"),
+        ([1e-50, 0, 0, 0], "embedding", "is all zeros in float32"),
+        ([1e-30, 0, 0, 0], "embedding", "has no usable length in float32: its squared norm underflows"),
+        ([1e20, 1, 0, 0], "embedding", "has no usable length in float32: its squared norm overflows"),
     ],
 )
-def test_malformed_embeddings_are_refused(embedding: Any, problem: str) -> None:
-    (message,) = messages(line(minimal(embedding=embedding)))
-    assert message.startswith(problem)
+def test_vectors_float32_cannot_store_or_compare_are_refused(embedding: list[float], column: str, reason: str) -> None:
+    ((got_column, got_reason),) = problems(line(minimal(embedding=embedding)))
+    assert got_column == column
+    assert got_reason.startswith(reason)
+
+
+def test_a_second_overflowing_component_is_counted() -> None:
+    ((_, reason),) = problems(line(minimal(embedding=[0.5, 0.5, 3.5e38, -1e39])))
+    assert reason.endswith("(and 1 more component(s))")
+
+
+def test_vectors_near_the_float32_limits_are_kept() -> None:
+    (row,), errors = parse(line(minimal(embedding=[1e-20, 0, 0, 0])), )
+    assert errors == [] and row["embedding"] == [1e-20, 0.0, 0.0, 0.0]
+    (row,), errors = parse(line(minimal(embedding=[1e18, -1e18, 1, 0])))
+    assert errors == []
+
+
+@pytest.mark.parametrize(
+    ("embedding", "column", "reason"),
+    [
+        ([0, 0, 0, 0], "embedding", "is all zeros"),
+        ([0.1, "0.2", 0.3, 0.4], "embedding[1]", "must be a number, got '0.2'"),
+        ([0.1, True, 0.3, 0.4], "embedding[1]", "must be a number, got True"),
+        ("[0.1, 0.2]", "embedding", "must be a list of numbers"),
+        ({"values": [1, 2, 3, 4]}, "embedding", "must be a list of numbers"),
+    ],
+)
+def test_malformed_embeddings_are_refused(embedding: Any, column: str, reason: str) -> None:
+    ((got_column, got_reason),) = problems(line(minimal(embedding=embedding)))
+    assert got_column == column and got_reason.startswith(reason)
+
+
+def test_every_bad_component_is_named() -> None:
+    assert [column for column, _ in problems(line(minimal(embedding=[0.1, "x", [], None])))] == [
+        "embedding[1]", "embedding[2]", "embedding[3]"
+    ]
 
 
 def test_unknown_confidence_lists_the_allowed_values() -> None:
-    assert messages(line(minimal(confidence="high"))) == ["confidence must be one of default, verified, stale, got 'high'"]
+    assert problems(line(minimal(confidence="high"))) == [
+        ("confidence", "must be one of 'default', 'verified' or 'stale', got 'high'")
+    ]
 
 
 @pytest.mark.parametrize(
-    ("value", "problem"),
+    ("value", "reason"),
     [
-        ("yesterday", "last_recalled_at is not an ISO-8601 timestamp: 'yesterday'"),
-        ("2025-13-01T00:00:00Z", "last_recalled_at is not an ISO-8601 timestamp"),
-        (1719830400, "last_recalled_at must be an ISO-8601 timestamp string, got 1719830400"),
-        ("2025-06-01T10:00:00", "last_recalled_at '2025-06-01T10:00:00' has no timezone offset"),
-        ("2025-06-01", "last_recalled_at '2025-06-01' has no timezone offset"),
+        ("yesterday", "is not an ISO-8601 timestamp: 'yesterday'"),
+        ("2025-13-01T00:00:00Z", "is not an ISO-8601 timestamp"),
+        (1719830400, "must be an ISO-8601 timestamp string, got 1719830400"),
+        ("2025-06-01T10:00:00", "'2025-06-01T10:00:00' has no timezone offset"),
+        ("2025-06-01", "'2025-06-01' has no timezone offset"),
+        ("0001-01-01T00:00:00+14:00", "'0001-01-01T00:00:00+14:00' is out of range: in UTC it falls outside the years 1 to 9999"),
+        ("9999-12-31T23:59:59-10:00", "'9999-12-31T23:59:59-10:00' is out of range"),
+        ("infinity", "is not an ISO-8601 timestamp"),
     ],
 )
-def test_bad_timestamps_are_refused(value: Any, problem: str) -> None:
-    (message,) = messages(line(minimal(last_recalled_at=value)))
-    assert message.startswith(problem)
+def test_bad_timestamps_are_refused(value: Any, reason: str) -> None:
+    ((column, got),) = problems(line(minimal(last_recalled_at=value)))
+    assert column == "last_recalled_at" and got.startswith(reason)
+
+
+def test_the_extreme_timestamps_that_fit_are_kept() -> None:
+    (row,), errors = parse(line(minimal(created_at="0001-01-01T00:00:00Z", updated_at="9999-12-31T23:59:59.999999Z",
+                                        last_recalled_at="0001-01-01T10:00:00+10:00")))
+    assert errors == []
+    assert row["created_at"] == row["last_recalled_at"] == datetime(1, 1, 1, tzinfo=UTC)
+    assert row["updated_at"] == datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
-    ("column", "value", "problem"),
+    ("column", "value", "reason"),
     [
-        ("recall_count", "x", "recall_count must be a non-negative integer, got 'x'"),
-        ("recall_count", -1, "recall_count must be a non-negative integer, got -1"),
-        ("recall_count", 2.0, "recall_count must be a non-negative integer, got 2.0"),
-        ("recall_count", True, "recall_count must be a non-negative integer, got True"),
-        ("recall_count", 2**40, f"recall_count must be a non-negative integer, got {2**40}"),
-        ("epoch", "7", "epoch must be a non-negative integer, got '7'"),
-        ("base_utility", "high", "base_utility must be a number, got 'high'"),
-        ("base_utility", False, "base_utility must be a number, got False"),
-        ("heat", [1], "heat must be a number, got [1]"),
-        ("pinned", "yes", "pinned must be true or false, got 'yes'"),
-        ("pinned", 1, "pinned must be true or false, got 1"),
-        ("memory_type", "", "memory_type must not be empty"),
-        ("memory_type", " semantic", "memory_type must be a short name"),
-        ("embedding_model", 3, "embedding_model must be a string, got 3"),
-        ("id", "not-a-uuid", "id is not a valid UUID: 'not-a-uuid'"),
-        ("id", 42, "id must be a UUID string, got 42"),
-        ("tenant_id", 7, "tenant_id must be a string, got 7"),
+        ("recall_count", "x", "must be an integer, got 'x'"),
+        ("recall_count", -1, "must be at least 0, got -1"),
+        ("recall_count", 2.0, "must be an integer, got 2.0"),
+        ("recall_count", True, "must be an integer, got True"),
+        ("recall_count", 2**40, f"must be at most 2147483647, got {2**40}"),
+        ("epoch", "7", "must be an integer, got '7'"),
+        ("base_utility", "high", "must be a number, got 'high'"),
+        ("base_utility", False, "must be a number, got False"),
+        ("base_utility", 10**400, "must be a number, got 1000"),
+        ("heat", [1], "must be a number, got [1]"),
+        ("pinned", "yes", "must be true or false, got 'yes'"),
+        ("pinned", 1, "must be true or false, got 1"),
+        ("memory_type", "", "must not be empty"),
+        ("memory_type", " semantic", "must be a short name"),
+        ("embedding_model", 3, "must be a string, got 3"),
+        ("id", "not-a-uuid", "is not a valid UUID: 'not-a-uuid'"),
+        ("id", 42, "must be a UUID string, got 42"),
+        ("tenant_id", 7, "must be a string, got 7"),
     ],
 )
-def test_wrong_types_and_ranges_name_column_and_value(column: str, value: Any, problem: str) -> None:
-    (message,) = messages(line(minimal(**{column: value})))
-    assert message.startswith(problem)
+def test_wrong_types_and_ranges_name_column_and_value(column: str, value: Any, reason: str) -> None:
+    ((got_column, got_reason),) = problems(line(minimal(**{column: value})))
+    assert got_column == column and got_reason.startswith(reason)
 
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
 def test_non_finite_scalars_are_refused(literal: str) -> None:
     text = '{"tenant_id": "acme", "namespace": "n", "pointer_summary": "x", "heat": %s}' % literal
-    (message,) = messages(text)
-    assert message.startswith("heat must be a finite number")
+    ((column, reason),) = problems(text)
+    assert column == "heat" and reason.startswith("must be a finite number")
 
 
 def test_merged_into_requires_archived_at() -> None:
-    assert messages(line(minimal(id=NODE_ID, merged_into=OTHER_ID))) == [
-        "merged_into is set but archived_at is not (only archived nodes can be merged)"
+    assert problems(line(minimal(id=NODE_ID, merged_into=OTHER_ID))) == [
+        ("merged_into", "is set but archived_at is not (only archived nodes can be merged)")
     ]
     rows, errors = parse(line(minimal(id=NODE_ID, merged_into=OTHER_ID, archived_at="2025-06-01T00:00:00Z")))
     assert errors == [] and rows[0]["merged_into"] == uuid.UUID(OTHER_ID)
 
 
-def test_a_node_cannot_be_merged_into_itself() -> None:
-    assert messages(line(minimal(id=NODE_ID, merged_into=NODE_ID, archived_at="2025-06-01T00:00:00Z"))) == [
-        "merged_into points to the node itself"
+def test_a_bad_archived_at_is_reported_once_not_as_a_missing_one() -> None:
+    assert problems(line(minimal(merged_into=OTHER_ID, archived_at="soon"))) == [
+        ("archived_at", "is not an ISO-8601 timestamp: 'soon'")
     ]
 
 
-def test_duplicate_id_in_the_file_points_to_the_first_occurrence() -> None:
-    rows, errors = parse(
-        line(minimal(id=NODE_ID)),
-        line(minimal(id=OTHER_ID)),
-        line(minimal(id=NODE_ID.upper(), pointer_summary="again")),  # same uuid, other spelling
-    )
-    assert len(rows) == 2
-    assert errors == [LineError(3, f"duplicate id {NODE_ID} (first seen on line 1)")]
+def test_a_node_cannot_be_merged_into_itself() -> None:
+    assert problems(line(minimal(id=NODE_ID, merged_into=NODE_ID, archived_at="2025-06-01T00:00:00Z"))) == [
+        ("merged_into", "points to the node itself")
+    ]
 
 
-def test_an_id_on_an_invalid_line_does_not_claim_the_id() -> None:
-    rows, errors = parse(line(minimal(id=NODE_ID, heat="hot")), line(minimal(id=NODE_ID)))
-    assert [error.line for error in errors] == [1]
-    assert len(rows) == 1 and rows[0]["id"] == uuid.UUID(NODE_ID)
+def test_each_line_is_checked_on_its_own() -> None:
+    """Duplicate ids and merge targets are rules between lines: core/import_links.py's."""
+    rows, errors = parse(line(minimal(id=NODE_ID)), line(minimal(id=NODE_ID.upper(), pointer_summary="again")))
+    assert errors == [] and [row["id"] for row in rows] == [uuid.UUID(NODE_ID)] * 2
+
+
+def test_an_invalid_line_still_tells_which_id_it_names() -> None:
+    (parsed,) = iter_jsonl([line(minimal(id=NODE_ID, heat="hot"))], dimension=DIMENSION)
+    assert parsed.row is None and parsed.named_id == uuid.UUID(NODE_ID)
+    (parsed,) = iter_jsonl([line(minimal(id="nope", heat="hot"))], dimension=DIMENSION)
+    assert parsed.named_id is None
 
 
 def test_every_problem_of_a_line_is_reported_and_parsing_continues() -> None:
-    bad = line({"namespace": "n", "pointer_summary": "x", "heat": "hot", "confidence": "sure", "colour": "red"})
+    bad = line({"namespace": "n", "pointer_summary": "x", "heat": "hot", "confidence": "sure", "colour": "red",
+                "recall_count": -3, "embedding": [1, 2]})
     rows, errors = parse(line(minimal()), bad, "not json", line(minimal(pointer_summary="last")))
     assert [row["pointer_summary"] for row in rows] == ["Dana prefers email.", "last"]
-    assert [(error.line, error.message.split(" (")[0]) for error in errors] == [
-        (2, "unknown column 'colour'"),
-        (2, "missing tenant_id"),
-        (2, "heat must be a number, got 'hot'"),
-        (2, "confidence must be one of default, verified, stale, got 'sure'"),
-        (3, errors[-1].message),
+    assert [(error.line, error.column) for error in errors] == [
+        (2, "tenant_id"), (2, "embedding"), (2, "heat"), (2, "recall_count"), (2, "confidence"), (2, "colour"),
+        (3, None),
     ]
-    assert errors[-1].message.startswith("invalid JSON")
+    assert errors[-1].reason.startswith("invalid JSON")
+    assert errors[0].message == "tenant_id: missing (a required column)"
+
+
+def test_the_model_can_be_used_on_its_own() -> None:
+    row = MemoryNodeRow.model_validate(minimal(embedding=[1.0, 0.0]))  # no context: any width
+    assert row.embedding_model == "imported" and row.memory_type == "semantic"
+    with pytest.raises(ValidationError):
+        MemoryNodeRow.model_validate(minimal(heat="hot"))
 
 
 # ---- tenant and namespace names -------------------------------------------------------------
@@ -343,8 +423,8 @@ def test_every_problem_of_a_line_is_reported_and_parsing_continues() -> None:
     ],
 )
 def test_default_name_check_refuses_unusable_names(value: str, problem: str) -> None:
-    (message,) = messages(line(minimal(namespace=value)))
-    assert message.startswith("invalid namespace: namespace") and problem in message
+    ((column, reason),) = problems(line(minimal(namespace=value)))
+    assert column == "namespace" and reason.startswith("namespace") and problem in reason
 
 
 @pytest.mark.parametrize("value", ["acme", "support-bot", "Équipe_Nord.v2", "x" * 200])
@@ -363,7 +443,7 @@ def test_a_supplied_name_validator_is_used_with_the_kind() -> None:
     rows, errors = parse_jsonl(
         [line(minimal(namespace="a,b")), line(minimal())], dimension=DIMENSION, validate_name=strict
     )
-    assert errors == [LineError(1, "invalid namespace: namespace key 'a,b' contains ','")]
+    assert errors == [LineError(1, "namespace", "namespace key 'a,b' contains ','")]
     assert len(rows) == 1
     assert ("tenant", "acme") in calls and ("namespace", "support-bot") in calls
 
@@ -453,7 +533,9 @@ _names = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp
     namespace=_names,
     text=st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), min_size=1).filter(str.strip),
     embedding=st.one_of(
-        st.none(), st.lists(_finite, min_size=DIMENSION, max_size=DIMENSION).filter(any)
+        # Vectors float32 can store and pgvector can compare (core/jsonl_rows refuses others).
+        st.none(), st.lists(st.floats(-1e6, 1e6), min_size=DIMENSION, max_size=DIMENSION)
+        .filter(lambda vector: any(abs(component) > 1e-6 for component in vector))
     ),
     utility=_finite,
     recall=st.integers(0, 2**31 - 1),

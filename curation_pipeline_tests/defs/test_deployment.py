@@ -20,12 +20,12 @@ import yaml
 
 from curation_pipeline.cli.dagster_home import STORAGE_URL_VARIABLE
 from curation_pipeline.cli.launcher import DEFINITIONS_MODULE, LOCATION_NAME
-from curation_pipeline.config.settings import ENV_VARS
+from curation_pipeline.config.settings import environment_variables
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "docker"
 BIN = Path(sys.executable).parent
-KNOWN_VARIABLES = set(ENV_VARS) | {STORAGE_URL_VARIABLE, "DAGSTER_HOME"}
+KNOWN_VARIABLES = environment_variables() | {STORAGE_URL_VARIABLE}
 
 
 def load(path: Path):

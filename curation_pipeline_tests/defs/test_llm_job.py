@@ -1,18 +1,24 @@
 """Steps 2 and 3 with the LLM path on, through the real job, the real `openai` client and a real
-HTTP server of ours (llm_stub.py). For every behaviour of the service - good answers, answers
-the fact guard must reject, and faults - the final rows, revisions and cycle row are checked,
-and so is the promise that no fact of the inputs is missing from the active memory.
+HTTP server of ours (llm_stub.py) speaking both APIs. For every behaviour of the service - good
+answers, answers the fact guard must reject, faults, requests in flight at once - the final
+rows, revisions and cycle row are checked, and so is the promise that no fact of the inputs is
+missing from the active memory. (The same job against a real llama.cpp server:
+test_llama_server.py.)
 """
 
 from __future__ import annotations
 
 import json
+import os
+import threading
 
+import psycopg
 import pytest
 
 from curation_pipeline.core.fact_guard import missing_facts
 from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD
 from curation_pipeline.core.steps.consolidate import offline_merge
+from curation_pipeline.defs.previews import PREVIEW_JOB_NAME
 from curation_pipeline_tests.conftest import (
     cycle_row,
     fetch_node,
@@ -21,13 +27,15 @@ from curation_pipeline_tests.conftest import (
     run_cycle,
 )
 from curation_pipeline_tests.support.llm_stub import (
+    Answer,
     Reply,
-    StubResponsesServer,
+    StubLLMServer,
     answer,
+    api_of,
     error,
     memory_texts,
     purpose,
-    response_body,
+    system_text,
     unused_port_url,
 )
 
@@ -52,7 +60,8 @@ OFFLINE_MERGE = offline_merge(KEEPER, ABSORBED).text
 # Pairs of this corpus are 0.75-0.9 similar with the lexical embedder: lower the threshold.
 RUN_CONFIG = {"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.7}}}}
 STEPS = ["consolidate_duplicates", "summarize_verbose"]
-LLM_VARIABLES = ("CURATOR_LLM_ENABLED", "CURATOR_LLM_PROVIDER", "CURATOR_LLM_BASE_URL",
+LLM_VARIABLES = ("CURATOR_LLM_ENABLED", "CURATOR_LLM_PROVIDER", "CURATOR_LLM_BASE_URL", "CURATOR_LLM_API",
+                 "CURATOR_LLM_CONCURRENCY", "CURATOR_LLM_MAX_CALLS", "CURATOR_LLM_MAX_TOKENS",
                  "CURATOR_LLM_API_KEY", "CURATOR_LLM_MODEL", "SULCUS_EXTRACTION_ENABLED",
                  "SULCUS_EXTRACTION_ENDPOINT", "SULCUS_EXTRACTION_API_KEY", "SULCUS_EXTRACTION_MODEL",
                  "OPENAI_API_KEY", "OPENAI_BASE_URL")
@@ -60,7 +69,7 @@ LLM_VARIABLES = ("CURATOR_LLM_ENABLED", "CURATOR_LLM_PROVIDER", "CURATOR_LLM_BAS
 
 @pytest.fixture
 def stub():
-    server = StubResponsesServer()
+    server = StubLLMServer()
     yield server
     server.close()
 
@@ -136,9 +145,10 @@ def steps(db, result) -> dict:
 # --------------------------------------------------------------------------- good answers
 
 
-def test_accepted_answers_replace_the_texts_and_are_recorded(db, instance, stub, llm_env):
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_accepted_answers_replace_the_texts_and_are_recorded(db, instance, stub, llm_env, api):
     stub.responder = GOOD
-    llm_env(stub.url)
+    llm_env(stub.url, CURATOR_LLM_API=api)
     ids = seed(db)
     result = run_cycle(instance, run_config=RUN_CONFIG, op_selection=STEPS)
     assert result.success
@@ -159,14 +169,18 @@ def test_accepted_answers_replace_the_texts_and_are_recorded(db, instance, stub,
     for step in STEPS:
         assert counts[step]["llm_requests"] == 1 and counts[step]["llm_accepted"] == 1
         assert (counts[step]["llm_input_tokens"], counts[step]["llm_output_tokens"]) == (120, 40)
+        assert counts[step]["llm_api"] == api
     assert counts["summarize_verbose"]["summarized"] == 1
 
-    # The memory went to the model as quoted data, never inside the instructions.
+    # The memory went to the model as quoted data, never inside the instructions, with the
+    # JSON schema in the chosen API's own field.
     for request in stub.requests:
         body = request["body"]
-        assert request["path"] == "/v1/responses"
-        assert body["text"]["format"]["type"] == "json_schema" and body["text"]["format"]["strict"]
-        assert KEEPER not in body["instructions"] and VERBOSE not in body["instructions"]
+        assert request["path"] == {"chat": "/v1/chat/completions", "responses": "/v1/responses"}[api]
+        assert api_of(body) == api
+        schema_format = body["response_format"]["json_schema"] if api == "chat" else body["text"]["format"]
+        assert schema_format["strict"] and schema_format["schema"]["additionalProperties"] is False
+        assert KEEPER not in system_text(body) and VERBOSE not in system_text(body)
     assert memory_texts(stub.requests[0]["body"]) == [KEEPER, ABSORBED]
 
 
@@ -188,7 +202,7 @@ def _obedient(body, number):
     ("responder", "injected", "merge_reason", "summary_reason"),
     [
         pytest.param(
-            scripted(answer("text", GOOD_MERGE), Reply(body=response_body("Sure! Here is the summary."))),
+            scripted(answer("text", GOOD_MERGE), answer("text", GOOD_SUMMARY)),
             False, "not valid against the schema", "not valid against the schema", id="schema-violation",
         ),
         pytest.param(
@@ -231,7 +245,7 @@ def test_rejected_answers_fall_back_and_say_why(
     assert_no_fact_lost(db, ids["texts"][:1] + [absorbed, verbose])
     if injected:
         assert "APPROVED" not in {row[0] for row in db.execute("SELECT pointer_summary FROM memory_nodes")}
-        assert all(INJECTION not in request["body"]["instructions"] for request in stub.requests)
+        assert all(INJECTION not in system_text(request["body"]) for request in stub.requests)
 
 
 # --------------------------------------------------------------------------- faults
@@ -301,8 +315,7 @@ def test_identical_requests_are_never_sent_twice_and_a_real_run_repeats_its_prev
     stub.responder = GOOD
     llm_env(stub.url)
     ids = seed(db)
-    preview = run_cycle(instance, op_selection=STEPS, run_config={
-        **RUN_CONFIG, "resources": {"memory_store": {"config": {"dry_run": True}}}})
+    preview = run_cycle(instance, op_selection=STEPS, run_config=RUN_CONFIG, job_name=PREVIEW_JOB_NAME)
     assert preview.success and len(stub.requests) == 2
     assert fetch_node(db, ids["keeper"])["pointer_summary"] == KEEPER  # nothing written
 
@@ -368,3 +381,158 @@ def test_a_merge_that_drops_a_plain_fact_falls_back_to_the_offline_merge(db, ins
     assert keeper_revision["method"] == "offline" and keeper_revision["guard"] == "rejected"
     assert "drops the content of 'Customer Dana Reyes prefers email over phone calls.'" in keeper_revision["guard_reason"]
     assert steps(db, result)["consolidate_duplicates"]["llm_rejected"] == 1
+
+
+# --------------------------------------------------------------------------- a server that does not fit CURATOR_LLM_API
+
+
+def test_a_server_that_ignores_the_schema_is_named_and_the_steps_fall_back(db, instance, stub, llm_env):
+    # What llama.cpp's /v1/responses does: text.format is ignored and the model writes prose.
+    stub.responder = lambda body, number: Answer("Here is a merged version of your notes: Dana likes email.")
+    llm_env(stub.url, CURATOR_LLM_API="responses")
+    ids = seed(db)
+    result = run_cycle(instance, run_config=RUN_CONFIG, op_selection=STEPS)
+    assert result.success
+    assert_merged(db, ids, OFFLINE_MERGE)
+    [keeper_revision] = revisions(db, ids["keeper"])
+    assert keeper_revision["method"] == "offline" and keeper_revision["llm_outcome"] == "not_json"
+    assert "CURATOR_LLM_API=responses" in keeper_revision["llm_error"]
+    note = steps(db, result)["summarize_verbose"]["llm_not_summarized"][0]
+    assert note["llm_outcome"] == "not_json" and "CURATOR_LLM_API" in note["reason"]
+    assert fetch_node(db, ids["verbose"])["pointer_summary"] == VERBOSE
+    assert_no_fact_lost(db, ids["texts"])
+
+
+def test_a_404_for_the_chosen_api_is_named_and_the_rest_of_the_cycle_goes_offline(db, instance, llm_env):
+    server = StubLLMServer(GOOD, apis=("responses",))  # e.g. a server without Chat Completions
+    try:
+        llm_env(server.url, CURATOR_LLM_API="chat")
+        ids = seed(db)
+        result = run_cycle(instance, run_config=RUN_CONFIG, op_selection=STEPS)
+        assert result.success and len(server.requests) == 1  # no retry, and step 3 sends nothing
+    finally:
+        server.close()
+    assert_merged(db, ids, OFFLINE_MERGE)
+    [keeper_revision] = revisions(db, ids["keeper"])
+    assert "HTTP 404" in keeper_revision["llm_error"] and "CURATOR_LLM_API=chat" in keeper_revision["llm_error"]
+    note = steps(db, result)["summarize_verbose"]["llm_not_summarized"][0]
+    assert note["llm_outcome"] == "breaker_open" and "CURATOR_LLM_API=chat" in note["reason"]
+    assert_no_fact_lost(db, ids["texts"])
+
+
+# --------------------------------------------------------------------------- requests in flight at once
+
+
+def test_an_agent_write_while_the_model_answers_wins(db, database_url, instance, stub, llm_env):
+    """No transaction (and no row lock) is open while the model answers: an agent can write the
+    very rows being rewritten, and its write wins over the answer."""
+    ids = seed(db)
+    agent_texts = {ids["keeper"]: KEEPER + " She moved to Lisbon on 2024-09-01.",
+                   ids["verbose"]: "The Globex review on 2024-06-14 was moved to OPS-4411."}
+
+    def respond(body, number):
+        node_id = ids["keeper"] if purpose(body) == "merge" else ids["verbose"]
+        with psycopg.connect(database_url, autocommit=True) as agent:
+            agent.execute("SET lock_timeout = '5s'")  # a lock held by the step fails the test, not hangs it
+            agent.execute("UPDATE memory_nodes SET pointer_summary = %s WHERE id = %s",
+                          (agent_texts[node_id], node_id))
+        return GOOD(body, number)
+
+    stub.responder = respond
+    llm_env(stub.url, CURATOR_LLM_TIMEOUT_SECS="10")
+    result = run_cycle(instance, run_config=RUN_CONFIG, op_selection=STEPS)
+    assert result.success
+    counts = steps(db, result)
+    for step in STEPS:
+        assert counts[step]["llm_accepted"] == 1 and counts[step]["skipped_concurrent"] == 1
+    assert counts["consolidate_duplicates"]["pairs_merged"] == 0 and counts["summarize_verbose"]["summarized"] == 0
+    for node_id, text in agent_texts.items():
+        assert fetch_node(db, node_id)["pointer_summary"] == text
+    assert fetch_node(db, ids["absorbed"])["archived_at"] is None
+    assert revisions(db, ids["keeper"]) == [] and revisions(db, ids["verbose"]) == []
+
+
+def _verbose_nodes(db, count: int) -> list[str]:
+    return insert(db, *[node(text=VERBOSE.replace("OPS-4411", f"OPS-{5000 + i}"), recall_count=0)
+                        for i in range(count)])
+
+
+def _summary_for(body, number):
+    [text] = memory_texts(body)
+    ticket = text[text.index("OPS-"):].split()[0].split("/")[0].rstrip(".")
+    return answer(SUMMARY_FIELD, GOOD_SUMMARY.replace("OPS-4411", ticket))
+
+
+def test_requests_run_concurrently_up_to_the_setting(db, instance, stub, llm_env):
+    # Each request waits at the barrier until four are in flight: one at a time would never pass.
+    barrier = threading.Barrier(4, timeout=20)
+
+    def respond(body, number):
+        barrier.wait()
+        return _summary_for(body, number)
+
+    stub.responder = respond
+    llm_env(stub.url, CURATOR_LLM_CONCURRENCY="4", CURATOR_LLM_TIMEOUT_SECS="30")
+    ids = _verbose_nodes(db, 8)
+    result = run_cycle(instance, op_selection=["summarize_verbose"])
+    assert result.success and len(stub.requests) == 8
+    counts = steps(db, result)["summarize_verbose"]
+    assert counts["summarized"] == 8 and counts["llm_accepted"] == 8
+    for i, node_id in enumerate(ids):
+        assert f"OPS-{5000 + i}" in fetch_node(db, node_id)["pointer_summary"]  # each got its own answer
+
+
+def test_the_budget_holds_with_eight_requests_in_flight(db, instance, stub, llm_env):
+    stub.responder = lambda body, number: Answer(_summary_for(body, number).text, delay_secs=0.1)
+    llm_env(stub.url, CURATOR_LLM_CONCURRENCY="8", CURATOR_LLM_MAX_CALLS="5")
+    ids = _verbose_nodes(db, 20)
+    result = run_cycle(instance, op_selection=["summarize_verbose"])
+    assert result.success and len(stub.requests) == 5
+    counts = steps(db, result)["summarize_verbose"]
+    assert counts["llm_requests"] == 5 and counts["summarized"] == 5 and counts["llm_left_unchanged"] == 15
+    assert sum(note["llm_outcome"] == "over_budget" for note in counts["llm_not_summarized"]) == 15
+    unchanged = [node_id for node_id in ids if fetch_node(db, node_id)["row_version"] == 1]
+    assert len(unchanged) == 15  # the rest is left as it is for the next cycle
+
+
+# --------------------------------------------------------------------------- the launchpad
+
+
+_PRINT_LAUNCHPAD_DEFAULTS = """
+from dagster._core.snap.snap_to_yaml import default_values_yaml_from_type_snap
+from curation_pipeline.defs.definitions import defs
+from curation_pipeline.defs.job import JOB_NAME
+snapshot = defs.get_job_def(JOB_NAME).get_job_snapshot()
+schema = snapshot.config_schema_snapshot
+print(default_values_yaml_from_type_snap(schema, schema.get_config_snap(snapshot.mode_def_snaps[0].root_config_key)))
+"""
+
+
+def test_the_launchpad_is_prefilled_with_the_llm_settings_of_the_environment(tmp_path):
+    # What the launchpad shows (the GraphQL field rootDefaultYaml is this function), for a code
+    # location loaded with these variables; never the key.
+    import subprocess
+    import sys
+
+    import yaml
+
+    environment = {name: value for name, value in os.environ.items() if not name.startswith(("CURATOR_LLM_", "OPENAI_"))}
+    environment.update(CURATOR_LLM_ENABLED="true", CURATOR_LLM_BASE_URL="http://127.0.0.1:8080/v1",
+                       CURATOR_LLM_MODEL="qwen2.5-7b", CURATOR_LLM_CONCURRENCY="6",
+                       CURATOR_LLM_API_KEY="sk-never-shown", CURATION_HOME=str(tmp_path))
+    shown = subprocess.run([sys.executable, "-c", _PRINT_LAUNCHPAD_DEFAULTS], env=environment,
+                           capture_output=True, text=True, check=True).stdout
+    assert yaml.safe_load(shown)["resources"]["llm"]["config"] == {
+        "enabled": True, "base_url": "http://127.0.0.1:8080/v1", "model": "qwen2.5-7b", "api": "chat",
+        "concurrency": 6}
+    assert "sk-never-shown" not in shown
+
+
+def test_a_value_changed_in_the_launchpad_wins_for_the_run(db, instance, stub, llm_env):
+    stub.responder = GOOD
+    llm_env(stub.url)
+    seed(db)
+    config = {**RUN_CONFIG, "resources": {"llm": {"config": {"model": "launchpad-model"}}}}
+    result = run_cycle(instance, run_config=config, op_selection=STEPS)
+    assert result.success and len(stub.requests) == 2
+    assert {request["body"]["model"] for request in stub.requests} == {"launchpad-model"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from curation_pipeline.defs.previews import DRY_RUN_TAG, PREVIEW_JOB_NAME
 from curation_pipeline.store.activity import preview_metadata
 from curation_pipeline.store.revisions import run_changes, run_signals
 from curation_pipeline_tests.conftest import (
@@ -15,7 +16,6 @@ from curation_pipeline_tests.conftest import (
     run_cycle,
 )
 
-DRY_RUN = {"resources": {"memory_store": {"config": {"dry_run": True}}}}
 VERBOSE = ("Customer Dana Reyes prefers email over phone calls and wants every invoice in EUR. " * 8).strip()
 
 
@@ -58,7 +58,7 @@ def test_a_dry_run_writes_nothing_but_a_preview_and_the_real_run_does_exactly_th
     _store_with_work_for_every_step(db)
     before = _everything(db)
 
-    preview_run = run_cycle(instance, run_config=DRY_RUN)
+    preview_run = run_cycle(instance, job_name=PREVIEW_JOB_NAME)
     assert preview_run.success
     after_preview = _everything(db)
     assert after_preview.pop("activity") == [("curation_preview", preview_run.run_id)]
@@ -85,7 +85,7 @@ def test_a_dry_run_writes_nothing_but_a_preview_and_the_real_run_does_exactly_th
 
 def test_the_preview_is_shown_in_dagster_and_on_the_command_line(db, instance, capsys):
     _store_with_work_for_every_step(db)
-    result = run_cycle(instance, run_config=DRY_RUN)
+    result = run_cycle(instance, job_name=PREVIEW_JOB_NAME)
     metadata = {
         e.step_key: e.event_specific_data.metadata
         for e in result.all_events if e.is_successful_output
@@ -108,7 +108,7 @@ def test_a_failed_step_in_a_dry_run_is_part_of_the_preview_and_nothing_is_writte
     _store_with_work_for_every_step(db)
     before = _everything(db)
     with refuse_vector_writes(db):
-        result = run_cycle(instance, run_config=DRY_RUN)
+        result = run_cycle(instance, job_name=PREVIEW_JOB_NAME)
     assert not result.success
     preview = preview_metadata(db, result.run_id, "acme", "support")
     assert preview["status"] == "partial" and preview["failed_steps"] == ["revectorize"]
@@ -119,17 +119,22 @@ def test_a_failed_step_in_a_dry_run_is_part_of_the_preview_and_nothing_is_writte
     assert after == before
 
 
-def test_dry_run_on_a_job_it_cannot_preview_fails_instead_of_writing(db, instance):
+def test_a_preview_tag_on_another_job_fails_instead_of_writing(db, instance):
     from curation_pipeline.defs.definitions import defs
 
     _store_with_work_for_every_step(db)
     real = run_cycle(instance)
     before = _everything(db)
-    result = defs.get_job_def("undo_curation_run").execute_in_process(
-        run_config={"ops": {"undo_run_op": {"config": {"run_id": real.run_id}}}, **DRY_RUN},
-        instance=instance, raise_on_error=False,
-    )
-    assert not result.success
+    for job, kwargs in (
+        ("undo_curation_run", {"run_config": {"ops": {"undo_run_op": {"config": {"run_id": real.run_id}}}}}),
+        ("curate_namespace", {"partition_key": "acme:support"}),
+    ):
+        result = defs.get_job_def(job).execute_in_process(
+            tags={DRY_RUN_TAG: "true"}, instance=instance, raise_on_error=False, **kwargs,
+        )
+        assert not result.success, job
+        errors = [e.event_specific_data.error.to_string() for e in result.all_events if e.is_failure]
+        assert errors and all(PREVIEW_JOB_NAME in error for error in errors), job
     after = _everything(db)
     after.pop("activity"), before.pop("activity")
     assert after == before

@@ -279,11 +279,11 @@ def test_a_node_moved_to_another_namespace_takes_no_edge_along(db, instance):
 
 def test_a_dry_run_previews_the_links_and_writes_nothing(db, instance):
     from curation_pipeline.core.render.changes import preview_text
+    from curation_pipeline.defs.previews import PREVIEW_JOB_NAME
     from curation_pipeline.store.activity import preview_metadata
 
     dana, dana_again = insert(db, raw(ASSOCIATED[0][0]), raw(ASSOCIATED[0][1]))
-    dry = {"resources": {**SEMANTIC["resources"], "memory_store": {"config": {"dry_run": True}}}}
-    result = run_cycle(instance, run_config=dry)
+    result = run_cycle(instance, run_config=SEMANTIC, job_name=PREVIEW_JOB_NAME)
     assert result.success
     preview = preview_metadata(db, result.run_id, "acme", "support")
     assert preview["steps"]["associate_concepts"]["edges_added"] == 1

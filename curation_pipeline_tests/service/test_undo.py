@@ -260,3 +260,79 @@ def test_graph_shows_a_nodes_keeper_and_the_nodes_merged_into_it(db, curated, ca
     assert main(["graph", absorbed]) == 0
     assert "no edges" in capsys.readouterr().out
     assert main(["graph", "not-a-uuid"]) == 2
+
+
+MERGE_CONFIG = {"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.8}}}}
+DANA = "Customer Dana Reyes prefers email over phone calls. Her account manager is Sam Okafor."
+BADGE = "Her badge number is 4471."
+DESK = "Her desk is B7 on the third floor."
+
+
+def _orphaned_sentences(db) -> list[tuple[str, str]]:
+    """(archived node, sentence) for every sentence of an archived node that its keeper lacks."""
+    from curation_pipeline.core.text import split_sentences
+
+    rows = db.execute(
+        "SELECT a.id::text, a.pointer_summary, k.pointer_summary, k.archived_at IS NULL"
+        " FROM memory_nodes a JOIN memory_nodes k ON k.id = a.merged_into WHERE a.archived_at IS NOT NULL"
+    ).fetchall()
+    return [(archived_id, sentence) for archived_id, text, keeper_text, keeper_active in rows
+            for sentence in split_sentences(text) if not keeper_active or sentence not in keeper_text]
+
+
+def test_forcing_the_undo_of_a_merge_a_later_run_built_on_refuses_that_keeper(db, instance, database_url, capsys):
+    """Issue 13.3: runs A then B merge into one keeper; forcing A's undo must not put the keeper
+    back to its text from before A while B's absorbed node still points at it."""
+    from curation_pipeline.cli.main import main
+
+    keeper, first = insert(db, node(text=DANA, base_utility=0.9), node(text=f"{DANA} {BADGE}"))
+    run_a = run_cycle(instance, run_config=MERGE_CONFIG)
+    assert run_a.success and fetch_node(db, first)["merged_into"] is not None
+    [second] = insert(db, node(text=f"{DANA} {BADGE} {DESK}", base_utility=0.1))
+    run_b = run_cycle(instance, run_config=MERGE_CONFIG)
+    assert run_b.success and str(fetch_node(db, second)["merged_into"]) == keeper
+    assert DESK in fetch_node(db, keeper)["pointer_summary"]
+
+    assert main(["undo", "--run", run_a.run_id, "--force"]) == 1
+    captured = capsys.readouterr()
+    assert _orphaned_sentences(db) == []
+    assert DESK in fetch_node(db, keeper)["pointer_summary"]
+    assert (f"left alone: node {keeper}: node {second} was merged into it since, by run {run_b.run_id};"
+            f" undo run {run_b.run_id} first") in captured.err
+    assert fetch_node(db, first)["archived_at"] is None  # the rest of A is undone
+
+    # Undone newest first, both runs come back out whole.
+    assert main(["undo", "--run", run_b.run_id]) == 0
+    assert main(["undo", "--run", run_a.run_id]) == 0
+    assert _orphaned_sentences(db) == []
+    assert {row[0] for row in db.execute("SELECT pointer_summary FROM memory_nodes WHERE archived_at IS NULL")} == {
+        DANA, f"{DANA} {BADGE}", f"{DANA} {BADGE} {DESK}"}
+
+
+def test_a_forced_undo_lists_every_row_it_forced(db, curated, capsys, instance):
+    from curation_pipeline.cli.main import main
+    from curation_pipeline.defs.definitions import defs
+
+    keeper, summarized = curated["ids"][0], curated["ids"][2]
+    for node_id in (keeper, summarized):
+        db.execute("UPDATE memory_nodes SET pointer_summary = 'Agent rewrote this.' WHERE id = %s", (node_id,))
+    assert main(["undo", "--run", curated["run_id"], "--force"]) == 0
+    captured = capsys.readouterr()
+    for node_id in (keeper, summarized):
+        assert f"forced: node {node_id} (pointer_summary had changed since)" in captured.out
+    assert fetch_node(db, keeper)["pointer_summary"] == PARAPHRASES[0]
+
+    # The Dagster undo job shows them too.
+    [undo_id] = [row[0] for row in db.execute(
+        "SELECT run_id FROM activity_log WHERE action = 'curation_undo'").fetchall()]
+    redo = defs.get_job_def("undo_curation_run").execute_in_process(
+        run_config={"ops": {"undo_run_op": {"config": {"run_id": undo_id}}}}, instance=instance)
+    assert redo.success
+    db.execute("UPDATE memory_nodes SET pointer_summary = 'Agent again.' WHERE id = %s", (keeper,))
+    forced = defs.get_job_def("undo_curation_run").execute_in_process(
+        run_config={"ops": {"undo_run_op": {"config": {"run_id": redo.run_id, "force": True}}}},
+        instance=instance)
+    assert forced.success
+    output = next(event for event in forced.all_events
+                  if event.step_key == "undo_run_op" and event.event_type_value == "STEP_OUTPUT")
+    assert output.event_specific_data.metadata["forced"].value == [{"kind": "node", "id": keeper, "changed_since": ["pointer_summary"]}]

@@ -101,3 +101,20 @@ def test_undoing_every_run_newest_first_restores_the_start_exactly(db, instance,
     for undo_id in reversed(undos):
         undo_run(database_url, undo_id)
     assert _state(db) == curated
+
+
+@pytest.mark.parametrize("seed", [31, 32])
+def test_random_runs_agent_writes_and_undos_never_strand_a_merged_node_or_delete_a_row(
+    db, instance, database_url, monkeypatch, seed,
+):
+    """Issue 13.3 as a property: after every run, agent write and undo (forced or not, of a run
+    or of an undo), no row is gone, every archived node's keeper chain ends at an active node,
+    and every sentence an agent wrote is in an active node (or recorded as left out); at the end,
+    undoing everything newest first gives back exactly what the agents wrote."""
+    from curation_pipeline_tests.support.soak import Mix, Soak
+
+    mix = Mix(insert=22, edit=12, recall=0, run=36, undo=30, force_share=0.6, newest_share=0.2,
+              duplicate_share=0.8, faults=(None,))
+    soak = Soak(db, database_url, instance, seed=seed, mix=mix, set_env=monkeypatch.setenv)
+    log = soak.run(18)
+    assert log.actions["run actions"] and log.actions["undo --force"]

@@ -1,15 +1,19 @@
-"""A real HTTP server of ours on 127.0.0.1 that speaks the OpenAI Responses API.
+"""A real HTTP server of ours on 127.0.0.1 that speaks the OpenAI Responses API and Chat
+Completions (`POST .../responses`, `POST .../chat/completions`).
 
 The real `openai` client talks to it over TCP, so timeouts, status codes, headers and bodies go
 through the same code paths as with a real provider. A *responder* decides each reply from the
 request body and the request's number (0-based), which is how the tests script faults
-("429 first, then answer") and model behaviours ("drop the date").
+("429 first, then answer") and model behaviours ("drop the date"). A responder returns either a
+raw `Reply` or an `Answer` (a model's output text), which the stub puts in the wire format of
+the API the request came through, so one script serves both APIs.
 """
 
 from __future__ import annotations
 
 import json
 import socket
+from dataclasses import dataclass
 
 from curation_pipeline.core.fact_guard import extract_facts
 from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD, parse_data_block
@@ -21,7 +25,21 @@ from curation_pipeline_tests.support.http_stub import (
     error,
 )
 
-__all__ = ["Reply", "StubResponsesServer", "error", "answer", "faithful", "response_body"]
+__all__ = ["Answer", "Reply", "StubLLMServer", "StubResponsesServer", "answer", "chat_body", "error", "faithful", "response_body"]
+
+PATHS = {"responses": "/responses", "chat": "/chat/completions"}
+
+
+@dataclass
+class Answer:
+    """A model's answer, whatever the API: `status` "completed", or "incomplete" (cut off at
+    the output cap: Chat Completions' finish_reason "length")."""
+
+    text: str
+    input_tokens: int = 120
+    output_tokens: int = 40
+    status: str = "completed"
+    delay_secs: float = 0.0
 
 
 def response_body(output_text: str, *, input_tokens: int = 120, output_tokens: int = 40,
@@ -37,17 +55,59 @@ def response_body(output_text: str, *, input_tokens: int = 120, output_tokens: i
     }).encode()
 
 
-def answer(field_name: str, text: str, **usage) -> Reply:
-    return Reply(body=response_body(json.dumps({field_name: text}), **usage))
+def chat_body(output_text: str, *, input_tokens: int = 120, output_tokens: int = 40,
+              status: str = "completed") -> bytes:
+    """The Chat Completions wire format of an answer holding `output_text`."""
+    return json.dumps({
+        "id": "chatcmpl_stub", "object": "chat.completion", "created": 0, "model": "stub-model",
+        "choices": [{"index": 0, "finish_reason": "length" if status == "incomplete" else "stop",
+                     "message": {"role": "assistant", "content": output_text}}],
+        "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
+                  "total_tokens": input_tokens + output_tokens},
+    }).encode()
+
+
+def api_of(body: dict) -> str:
+    return "chat" if "messages" in body else "responses"
+
+
+def render(reply: Reply | Answer, body: dict) -> Reply:
+    if isinstance(reply, Reply):
+        return reply
+    wire = chat_body if api_of(body) == "chat" else response_body
+    return Reply(body=wire(reply.text, input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
+                           status=reply.status), delay_secs=reply.delay_secs)
+
+
+def answer(field_name: str, text: str, **usage) -> Answer:
+    return Answer(json.dumps({field_name: text}), **usage)
+
+
+def schema_name(body: dict) -> str:
+    if api_of(body) == "chat":
+        return body["response_format"]["json_schema"]["name"]
+    return body["text"]["format"]["name"]
 
 
 def purpose(body: dict) -> str:
-    return "merge" if body["text"]["format"]["name"] == "memory_merge" else "summary"
+    return "merge" if schema_name(body) == "memory_merge" else "summary"
+
+
+def user_message(body: dict) -> str:
+    messages = body["messages"] if api_of(body) == "chat" else body["input"]
+    [user] = [message for message in messages if message["role"] == "user"]
+    return user["content"]
+
+
+def system_text(body: dict) -> str:
+    if api_of(body) == "chat":
+        return "\n".join(message["content"] for message in body["messages"] if message["role"] == "system")
+    return body["instructions"]
 
 
 def memory_texts(body: dict) -> list[str]:
     """The memory texts a request carries, read back from its data block."""
-    document = parse_data_block(body["input"][0]["content"])
+    document = parse_data_block(user_message(body))
     if "entries" in document:
         return [entry["text"] for entry in document["entries"]]
     return [document["entry"]["text"]]
@@ -66,15 +126,29 @@ def faithful_text(body: dict) -> str:
     return " ".join(kept)
 
 
-def faithful(body: dict, _number: int = 0) -> Reply:
+def faithful(body: dict, _number: int = 0) -> Answer:
     field_name = MERGE_FIELD if purpose(body) == "merge" else SUMMARY_FIELD
     return answer(field_name, faithful_text(body))
 
 
+class StubLLMServer(RecordingServer):
+    """Serves the APIs in `apis` ("responses", "chat"); any other path gets a 404, as from a
+    server that does not implement that API."""
 
-class StubResponsesServer(RecordingServer):
-    def __init__(self, responder: Responder = faithful) -> None:
-        super().__init__(responder, "/responses")
+    def __init__(self, responder: Responder = faithful, apis: tuple[str, ...] = ("responses", "chat")) -> None:
+        super().__init__(responder, tuple(PATHS[api] for api in apis))
+
+    @property
+    def responder(self) -> Responder:
+        script = self._script
+        return lambda body, number: render(script(body, number), body)
+
+    @responder.setter
+    def responder(self, script) -> None:
+        self._script = script
+
+
+StubResponsesServer = StubLLMServer  # its former name, which other tests' support still uses
 
 
 def unused_port_url() -> str:

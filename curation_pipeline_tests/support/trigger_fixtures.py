@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 
 import dagster as dg
@@ -25,7 +24,7 @@ UNREACHABLE_STORE = MemoryStore(database_url="postgresql://nobody@127.0.0.1:1/no
 
 
 def trigger_settings(**overrides) -> Settings:
-    return replace(load_settings(), **overrides)
+    return load_settings().with_changes(**overrides)
 
 
 def set_activity(

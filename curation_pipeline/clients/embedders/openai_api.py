@@ -1,8 +1,9 @@
 """Embeddings from OpenAI, Azure OpenAI or any OpenAI-compatible server (``CURATION_EMBEDDER=openai``).
 
 `OpenAIEmbedder` sends each ``embed(texts)`` call as ONE ``POST /embeddings`` request (step 4
-already batches texts), through the official `openai` client with the SDK's own retries off, and
-applies the fault rules of the LLM path (`llm.py`) itself so that every request is counted:
+already batches texts), through the official `openai` client with the SDK's own retries off.
+Retries, Retry-After, the circuit breaker and the call budget are the shared layer's
+(`clients/resilience.py`, also the LLM client's), so every request is counted:
 
 - timeouts, lost connections, 408/409/429/5xx and malformed or short bodies are retried with
   doubling backoff and jitter; a Retry-After is honoured, but one longer than
@@ -21,19 +22,30 @@ One embedder object lives for one cycle: its breaker and budget are per cycle, l
 from __future__ import annotations
 
 import json
-import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from curation_pipeline.clients.llm import _short, make_openai_client, retry_after_secs
-
-# openai is imported where it is used (as in llm.py): a run that never embeds through it should
-# not pay the import at start-up.
+# openai is imported where it is used (see openai_sdk.py): a run that never embeds through it
+# should not pay the import at start-up.
+from curation_pipeline.clients.openai_sdk import (
+    is_retryable_status,
+    make_openai_client,
+    short,
+)
+from curation_pipeline.clients.resilience import (
+    BreakerOpen,
+    GaveUp,
+    OverBudget,
+    Policy,
+    Resilience,
+    Retryable,
+    retry_after_secs,
+)
 from curation_pipeline.config.embedder import EmbedderSettings
+from curation_pipeline.config.environment import revealed
 from curation_pipeline.core.vectors import (
     EmbedderUnavailable,
     EmbeddingError,
@@ -41,30 +53,34 @@ from curation_pipeline.core.vectors import (
 )
 
 
-class _Retryable(Exception):
-    """One attempt failed in a way another attempt may not (internal to `embed`)."""
-
-    def __init__(self, message: str, wait: float | None = None) -> None:
-        super().__init__(message)
-        self.wait = wait  # what the server asked for (Retry-After), None: our own backoff
-
-
-@dataclass
 class EmbedderUsage:
-    """Counters of one embedder object (one cycle), for step 4's report."""
+    """Counters of one embedder object (one cycle), for step 4's report. Requests, retries,
+    waits and the breaker are the resilience layer's."""
 
-    requests: int = 0  # HTTP requests sent, retries included
-    retries: int = 0  # of those, the ones that repeated a failed attempt
-    failed_calls: int = 0  # `embed` calls that raised
-    waited_secs: float = 0.0  # time slept between attempts (backoff, Retry-After)
-    prompt_tokens: int = 0  # as the server reports them
-    consecutive_failures: int = 0
-    breaker_open: bool = False
+    def __init__(self, resilience: Resilience) -> None:
+        self._resilience = resilience
+        self.failed_calls = 0  # `embed` calls that raised
+        self.prompt_tokens = 0  # as the server reports them
 
+    @property
+    def requests(self) -> int:  # HTTP requests sent, retries included
+        return self._resilience.requests
 
-# Status codes a later attempt may get past; everything else in 4xx is the request's (our) fault.
-def _is_retryable_status(status: int) -> bool:
-    return status in (408, 409, 429) or status >= 500
+    @property
+    def retries(self) -> int:  # of those, the ones that repeated a failed attempt
+        return self._resilience.retries
+
+    @property
+    def waited_secs(self) -> float:  # time slept between attempts (backoff, Retry-After)
+        return self._resilience.waited_secs
+
+    @property
+    def consecutive_failures(self) -> int:
+        return self._resilience.consecutive_failures
+
+    @property
+    def breaker_open(self) -> bool:
+        return self._resilience.breaker_open
 
 
 class OpenAIEmbedder:
@@ -95,9 +111,10 @@ class OpenAIEmbedder:
             settings.send_dimensions if settings.send_dimensions is not None
             else self.model.startswith("text-embedding-3")
         )
-        self.usage = EmbedderUsage()
+        self._resilience = Resilience(
+            Policy.of(settings, "embedding requests this cycle; CURATION_EMBEDDER_MAX_CALLS"), sleep=sleep)
+        self.usage = EmbedderUsage(self._resilience)
         self._client = client
-        self._sleep = sleep
 
     def __repr__(self) -> str:
         where = self.settings.base_url or "https://api.openai.com/v1"
@@ -115,53 +132,26 @@ class OpenAIEmbedder:
                 raise TypeError(f"text {index} is {type(text).__name__}, expected str")
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        if self.usage.breaker_open:
+        try:
+            return self._resilience.call(lambda: self._attempt(texts))
+        except BreakerOpen:
             raise EmbedderUnavailable(
                 f"circuit breaker open: {self.usage.consecutive_failures} embedding calls in a row "
                 "failed this cycle, so no more requests are sent until the next cycle"
-            )
-        try:
-            vectors = self._send_with_retries(texts)
+            ) from None
+        except OverBudget as refused:
+            self.usage.failed_calls += 1
+            raise EmbedderUnavailable(str(refused)) from None
+        except GaveUp as failure:
+            self.usage.failed_calls += 1
+            raise EmbedderUnavailable(f"embeddings endpoint unavailable after {failure.attempts} "
+                                      f"attempt{'s' * (failure.attempts != 1)}: {failure.last_error}") from None
         except EmbeddingError:
             self.usage.failed_calls += 1
-            self.usage.consecutive_failures += 1
-            if self.usage.consecutive_failures >= self.settings.breaker_failures:
-                self.usage.breaker_open = True
             raise
-        self.usage.consecutive_failures = 0
-        return vectors
-
-    def _send_with_retries(self, texts: list[str]) -> np.ndarray:
-        s = self.settings
-        attempts, last_error = 0, ""
-        for attempt in range(s.max_retries + 1):
-            if self.usage.requests >= s.max_calls:
-                raise EmbedderUnavailable(
-                    f"call budget used up ({self.usage.requests} of {s.max_calls} embedding requests "
-                    f"this cycle; CURATION_EMBEDDER_MAX_CALLS)"
-                    + (f"; last error: {last_error}" if last_error else "")
-                )
-            self.usage.requests += 1
-            self.usage.retries += attempt > 0
-            attempts += 1
-            try:
-                return self._attempt(texts)
-            except _Retryable as failure:
-                last_error, wait = str(failure), failure.wait
-            if wait is None:
-                wait = s.backoff_secs * (2 ** attempt) * (1 + random.random() / 4)
-            if wait > s.max_retry_wait_secs:
-                last_error += f" (asked to wait {wait:g} s, more than {s.max_retry_wait_secs:g} s)"
-                break
-            if attempt < s.max_retries:
-                self._sleep(wait)
-                self.usage.waited_secs += wait
-        raise EmbedderUnavailable(
-            f"embeddings endpoint unavailable after {attempts} attempt{'s' * (attempts != 1)}: {last_error}"
-        )
 
     def _attempt(self, texts: list[str]) -> np.ndarray:
-        """Send once. Returns the vectors, raises `_Retryable` or (not retryable) `EmbeddingError`."""
+        """Send once. Returns the vectors, raises `Retryable` or (not retryable) `EmbeddingError`."""
         import openai
 
         limit = self.settings.max_input_chars
@@ -173,19 +163,19 @@ class OpenAIEmbedder:
         try:
             response = client.embeddings.create(**request, timeout=self.settings.timeout_secs)
         except openai.APITimeoutError:  # before APIConnectionError: it is a subclass
-            raise _Retryable(f"timed out after {self.settings.timeout_secs:g} s") from None
+            raise Retryable(f"timed out after {self.settings.timeout_secs:g} s") from None
         except openai.APIConnectionError as error:
-            raise _Retryable(f"connection error: {self._redact(str(error))}") from None
+            raise Retryable(f"connection error: {self._redact(str(error))}") from None
         except openai.APIStatusError as error:
-            detail = f"HTTP {error.status_code}: {_short(self._redact(str(error)))}"
-            if _is_retryable_status(error.status_code):
+            detail = f"HTTP {error.status_code}: {short(self._redact(str(error)))}"
+            if is_retryable_status(error.status_code):
                 headers = error.response.headers if error.response is not None else None
-                raise _Retryable(detail, retry_after_secs(headers)) from None
+                raise Retryable(detail, retry_after_secs(headers)) from None
             raise EmbeddingError(f"{detail}; {self._advice(error.status_code)}") from None
         except (openai.APIResponseValidationError, json.JSONDecodeError) as error:
             # A 2xx whose body is not JSON (cut off, garbled): worth another attempt. Nothing
             # broader: a bug of ours must fail the step, not pass for an unavailable service.
-            raise _Retryable(f"malformed response: {type(error).__name__}: {_short(str(error))}") from None
+            raise Retryable(f"malformed response: {type(error).__name__}: {short(str(error))}") from None
         return self._vectors(response, len(texts))
 
     def _vectors(self, response: Any, count: int) -> np.ndarray:
@@ -193,18 +183,18 @@ class OpenAIEmbedder:
         problems are retried (a garbled list) and which are not (the model's own output)."""
         data = getattr(response, "data", None)
         if not isinstance(data, list):
-            raise _Retryable(f"malformed response: no list of embeddings ({type(response).__name__})")
+            raise Retryable(f"malformed response: no list of embeddings ({type(response).__name__})")
         if len(data) != count:
-            raise _Retryable(f"malformed response: {len(data)} embeddings for {count} texts")
+            raise Retryable(f"malformed response: {len(data)} embeddings for {count} texts")
         rows: list[Any] = [None] * count
         for item in data:
             # Servers may return the items in any order; `index` says which text each is for.
             index = getattr(item, "index", None)
             if not isinstance(index, int) or not 0 <= index < count or rows[index] is not None:
-                raise _Retryable(f"malformed response: bad or repeated index {index!r}")
+                raise Retryable(f"malformed response: bad or repeated index {index!r}")
             vector = getattr(item, "embedding", None)
             if not isinstance(vector, list):  # e.g. a base64 string from a server ignoring "float"
-                raise _Retryable(f"malformed response: embedding {index} is not a list of numbers")
+                raise Retryable(f"malformed response: embedding {index} is not a list of numbers")
             rows[index] = vector
         for index, vector in enumerate(rows):
             if len(vector) != self.dimension:
@@ -215,7 +205,7 @@ class OpenAIEmbedder:
             with np.errstate(over="ignore", invalid="ignore"):
                 vectors = np.asarray(rows, dtype=np.float32)
         except (TypeError, ValueError) as error:
-            raise _Retryable(f"malformed response: an embedding holds a non-number ({error})") from None
+            raise Retryable(f"malformed response: an embedding holds a non-number ({error})") from None
         self.usage.prompt_tokens += int(getattr(getattr(response, "usage", None), "prompt_tokens", 0) or 0)
         try:
             validate_vectors(vectors, self.dimension)
@@ -241,7 +231,7 @@ class OpenAIEmbedder:
 
     def _redact(self, text: str) -> str:
         # Servers sometimes echo (part of) the key they refused; never pass it on to a log.
-        key = self.settings.api_key
+        key = revealed(self.settings.api_key)
         return text.replace(key, "***") if key else text
 
     def _advice(self, status: int) -> str:

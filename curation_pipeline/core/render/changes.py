@@ -1,11 +1,16 @@
-"""A run's changes as tables: markdown for the Dagster UI, plain text for the CLI preview.
+"""A run's changes and its cycle as tables: markdown and table rows for the Dagster UI, plain text
+for the CLI preview.
 
-Input is what `store.revisions.run_changes` returns (embeddings reduced to present/absent).
+Input is what `store.revisions` returns (embeddings reduced to present/absent) and the cycle of
+core/cycles.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+
+from curation_pipeline.core.cycles import CYCLE_STEPS, STEP_NUMBERS, Cycle
+from curation_pipeline.core.render.tables import headline
 
 # Columns a curation step can change, in the order a reader wants them.
 CHANGE_COLUMNS = ("pointer_summary", "confidence", "archived_at", "merged_into", "embedding",
@@ -44,10 +49,37 @@ def _similarity(edge: Mapping) -> str:
     return f"{similarity:.4f}" if isinstance(similarity, (int, float)) else "–"
 
 
+# The vertex columns a sync can change, in the order a reader wants them.
+VERTEX_COLUMNS = ("archived", "pinned", "heat", "summary")
+
+
+def vertex_change(vertex: Mapping) -> str:
+    """A vertex the graph sync created ("created: ...") or changed (old → new per column)."""
+    before, after = vertex["before"], vertex["after"]
+    if before is None:
+        return "created: " + ", ".join(f"{col} {_cell(after.get(col), 60)}" for col in VERTEX_COLUMNS)
+    return "; ".join(f"{col}: {_cell(before.get(col), 60)} → {_cell(after.get(col))}"
+                     for col in VERTEX_COLUMNS if before.get(col) != after.get(col))
+
+
+PREVIEW_NOTE = "preview, nothing written"
+
+
 def step_markdown(step: str, changes: Sequence[Mapping], signals: Sequence[Mapping] = (),
-                  edges: Sequence[Mapping] = ()) -> str:
-    """What one step changed (or would change), as a markdown table."""
-    if step == "associate_concepts":
+                  edges: Sequence[Mapping] = (), vertices: Sequence[Mapping] = (), *,
+                  preview: bool = False) -> str:
+    """What one step changed (or, in a preview, would change), as a markdown table."""
+    table = _step_table(step, changes, signals, edges, vertices)
+    return f"**{PREVIEW_NOTE.capitalize()}:** what a real run would change.\n\n{table}" if preview else table
+
+
+def _step_table(step: str, changes: Sequence[Mapping], signals: Sequence[Mapping],
+                edges: Sequence[Mapping], vertices: Sequence[Mapping]) -> str:
+    if step == "sync_graph":
+        rows = [(v["node_id"], vertex_change(v)) for v in vertices]
+        rows += [(e["source"], f"edge {e['label']} → {e['target']}") for e in edges]
+        header = ("node", "graph change")
+    elif step == "associate_concepts":
         rows = [(e["source"], e["target"], _similarity(e)) for e in edges]
         header = ("node", "shares a concept with", "similarity")
     elif step == "reclassify_stale":
@@ -98,24 +130,67 @@ def preview_text(key: str, preview: Mapping) -> str:
     return "\n".join(lines)
 
 
-# The steps of a cycle in the order an operator reads them (step 7 closes it and is not listed).
-CYCLE_STEPS = (
-    "reclassify_stale",
-    "consolidate_duplicates",
-    "summarize_verbose",
-    "revectorize",
-    "mark_stale_confidence",
-    "sync_graph",
-    "associate_concepts",
+# Each step's counts in the order a reader wants them: what it did first, then what it looked
+# at. Counts not listed follow, the LLM's in LLM_COUNT_ORDER, then the rest alphabetically.
+COUNT_ORDER = {
+    "reclassify_stale": ("signals_created", "candidates", "skipped_concurrent"),
+    "consolidate_duplicates": ("pairs_merged", "nodes_archived", "keepers_rewritten", "repointed",
+                               "omitted_sentences", "pairs_left_over", "archive_allowance", "pass",
+                               "nodes_compared", "focus_nodes", "skipped_concurrent"),
+    "summarize_verbose": ("summarized", "candidates", "skipped_concurrent"),
+    "revectorize": ("embedded", "reembedded", "still_missing", "outdated_remaining", "candidates",
+                    "skipped_concurrent", "embedder"),
+    "mark_stale_confidence": ("marked_stale", "candidates", "skipped_concurrent"),
+    "sync_graph": ("nodes_considered", "vertices_created", "vertices_updated", "vertices_archived",
+                   "edges_created", "remaining"),
+    "associate_concepts": ("edges_added", "vertices_created", "pairs_in_band", "pairs_left_over",
+                           "pass", "nodes_compared", "skipped_concurrent", "skipped"),
+}
+LLM_COUNT_ORDER = ("llm_model", "llm_requests", "llm_accepted", "llm_rejected", "llm_unavailable",
+                   "llm_cache_hits", "llm_input_tokens", "llm_output_tokens", "llm_waited_secs",
+                   "llm_breaker_open")
+
+
+def ordered_counts(step: str, counts: Mapping) -> list[tuple[str, object]]:
+    """The step's counts as (name, value) in a stable order (see COUNT_ORDER)."""
+    listed = [key for key in (*COUNT_ORDER.get(step, ()), *LLM_COUNT_ORDER) if key in counts]
+    rest = sorted(key for key in counts if key not in listed)
+    return [(key, counts[key]) for key in (*listed, *rest)]
+
+
+# The cycle table's columns: (name, Dagster column type, description).
+CYCLE_COLUMNS = (
+    ("step", "string", "the step, numbered as in the job"),
+    ("status", "string", "succeeded, failed or not run"),
+    ("run", "string", "the run that ran the step (a re-execution takes the steps its parent finished)"),
+    ("result", "string", "the step's main count"),
+    ("counts", "string", "every count of the step"),
 )
 
 
-def cycle_markdown(metadata: Mapping) -> str:
-    """The cycle's per-step counts as a markdown table for the Dagster UI."""
-    lines = ["| step | status | counts |", "|---|---|---|"]
+def cycle_rows(cycle: Cycle, this_run_id: str) -> list[dict]:
+    """One row per step of the cycle (see CYCLE_COLUMNS), in the job's order."""
+    rows = []
     for step in CYCLE_STEPS:
-        entry = dict(metadata.get("steps", {}).get(step) or {"status": "not run"})
-        status = entry.pop("status")
-        details = ", ".join(f"{key}={value}" for key, value in entry.items())
-        lines.append(f"| {step} | {status} | {details} |")
-    return "\n".join(lines)
+        result = cycle.steps[step]
+        run = result.run_id or "–"
+        if cycle.reexecuted and result.run_id == this_run_id:
+            run += " (this run)"
+        details = ", ".join(f"{key}={value}" for key, value in ordered_counts(step, result.counts))
+        rows.append({
+            "step": f"{STEP_NUMBERS[step]} {step}",
+            "status": result.status,
+            "run": run,
+            "result": headline(step, result.counts) if result.status == "succeeded" else (result.error or "–"),
+            "counts": details or "–",
+        })
+    return rows
+
+
+def cycle_outcome(cycle: Cycle) -> str:
+    """The cycle's overall outcome in one line, naming the runs it took."""
+    if not cycle.reexecuted:
+        return cycle.status
+    failed = ", ".join(cycle.errors()) or "none"
+    return (f"{cycle.status} over {len(cycle.run_ids)} runs (first {cycle.run_ids[0]}, last "
+            f"{cycle.run_ids[-1]}); failed steps: {failed}")

@@ -50,13 +50,11 @@ def find_similar_pairs(
         raise ValueError(f"block_rows must be at least 1, got {block_rows}")
     require_finite_rows(vectors, lambda row: f"row {row}")
 
-    # Squared norms in float64: float32 squares can overflow for large (but finite) values.
-    norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64))
+    norms = _norms(vectors)
     usable_rows = np.flatnonzero((norms > 0) & np.isfinite(norms))
     # Stable sort keeps row numbers ascending inside a group, so tile positions r < c map to i < j.
     rows = usable_rows[np.argsort(group_of_row[usable_rows], kind="stable")]
-    unit = vectors[rows]  # one reordered copy; normalised in place
-    unit /= norms[rows, None].astype(np.float32)
+    unit = _unit(vectors, norms, rows)
 
     sorted_groups = group_of_row[rows]
     group_starts = np.flatnonzero(sorted_groups[1:] != sorted_groups[:-1]) + 1
@@ -68,7 +66,7 @@ def find_similar_pairs(
     found_sim: list[np.ndarray] = []
     for start, stop in bounds:
         if focus_sorted is None:
-            pairs = _pairs_in_slice(unit[start:stop], threshold, block_rows)
+            pairs = pairs_in_slice(unit[start:stop], threshold, block_rows)
         else:
             pairs = _focus_pairs_in_slice(unit[start:stop], focus_sorted[start:stop], threshold, block_rows)
         for r, c, sim in pairs:
@@ -89,7 +87,27 @@ def find_similar_pairs(
     ).sort("i", "j")
 
 
-def _pairs_in_slice(
+def unit_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the unit vectors of the rows that have a direction, those rows' numbers), computed
+    exactly as `find_similar_pairs` does, so a search over blocks compares the same numbers."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = _norms(vectors)
+    rows = np.flatnonzero((norms > 0) & np.isfinite(norms))
+    return _unit(vectors, norms, rows), rows
+
+
+def _norms(vectors: np.ndarray) -> np.ndarray:
+    # Squared norms in float64: float32 squares can overflow for large (but finite) values.
+    return np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64))
+
+
+def _unit(vectors: np.ndarray, norms: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    unit = vectors[rows]  # one copy of the chosen rows, normalised in place
+    unit /= norms[rows, None].astype(np.float32)
+    return unit
+
+
+def pairs_in_slice(
     unit: np.ndarray, threshold: float, block_rows: int
 ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Yield ``(r, c, similarity)`` for r < c in one group's unit vectors, tile by tile.
@@ -102,11 +120,7 @@ def _pairs_in_slice(
         row_block = unit[row_start : row_start + block_rows]
         for col_start in range(row_start, size, block_rows):
             similarity = row_block @ unit[col_start : col_start + block_rows].T
-            above = similarity > threshold
-            # Pairs are rare: most tiles have none, and skipping them costs one pass over bytes.
-            if not above.any():
-                continue
-            r, c = np.nonzero(above)
+            r, c = above(similarity, threshold)
             if col_start == row_start:  # diagonal tile: strict upper triangle only
                 upper = r < c
                 r, c = r[upper], c[upper]
@@ -136,6 +150,16 @@ def _focus_pairs_in_slice(
             keep = (r != c) & (~focus[c] | (r < c))
             if keep.any():
                 yield r[keep], c[keep], sim[keep]
+
+
+def above(similarity: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, columns) of the entries of a 2-D tile above `threshold`, in row-major order.
+
+    Pairs are rare, so this runs over every tile: one comparison and a flat scan of the mask
+    (several times faster than np.nonzero on the 2-D mask), then row and column from the index.
+    """
+    flat = np.flatnonzero(similarity.ravel() > threshold)
+    return np.divmod(flat, similarity.shape[1])
 
 
 def require_finite_rows(vectors: np.ndarray, describe_row: Callable[[int], str]) -> None:

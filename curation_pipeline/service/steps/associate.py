@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from curation_pipeline.core.steps.associate import (
     candidate_edges,
-    one_group,
     plan_associations,
     without_merges,
 )
@@ -38,7 +37,7 @@ def associate_concepts(run: StepRun, config, *, model: str | None) -> dict:
             return {"pass": "unchanged", "nodes_compared": 0, "edges_added": 0}
         search = search_pairs(
             conn, run.scope, start, model=model, threshold=config.threshold,
-            in_database_max_changed=config.in_database_search_max_changed, groups=one_group,
+            in_database_max_changed=config.in_database_search_max_changed,
             upper=config.merge_threshold, same_memory_type=False,
         )
         pairs = search.pairs
@@ -56,7 +55,7 @@ def associate_concepts(run: StepRun, config, *, model: str | None) -> dict:
             passes.save_pass_state(conn, run.scope, start.searched_again())
         else:
             passes.save_pass_state(conn, run.scope, start.finished(complete=plan.left_over == 0))
-        return {"pass": search.how, "nodes_compared": search.nodes.height,
+        return {"pass": search.how, "nodes_compared": search.compared,
                 "pairs_in_band": pairs.height, "pairs_left_over": plan.left_over, **counts}
 
     return run_phases(run, lambda conn: None, work)

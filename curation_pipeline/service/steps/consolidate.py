@@ -13,11 +13,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from curation_pipeline.clients.llm import LLMClient
-from curation_pipeline.core.steps.consolidate import (
-    archive_allowance,
-    group_of_row,
-    select_merges,
-)
+from curation_pipeline.core.steps.consolidate import archive_allowance, select_merges
 from curation_pipeline.core.steps.incremental import PassStart
 from curation_pipeline.service.llm_rewrite import rewrite_merges
 from curation_pipeline.service.similar_pairs import PairSearch, search_pairs
@@ -47,7 +43,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
         allowance = archive_allowance(candidates.count_active(conn, run.scope), config.max_archive_fraction)
         search = search_pairs(
             conn, run.scope, start, model=model, threshold=config.similarity_threshold,
-            in_database_max_changed=config.in_database_search_max_changed, groups=group_of_row,
+            in_database_max_changed=config.in_database_search_max_changed,
         )
         result = select_merges(search.nodes, search.pairs, cap=min(config.cap, allowance),
                                max_chars=config.max_chars, vetoed=candidates.vetoed_pairs(conn, run.scope))
@@ -65,7 +61,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
             return {"pass": "unchanged", "nodes_compared": 0, "focus_nodes": 0, **actions.no_merges()}
         counts = actions.apply_merges(conn, run.scope, planned.plan, planned.search.nodes)
         passes.save_pass_state(conn, run.scope, planned.start.finished(complete=planned.left_over == 0))
-        return {"pass": planned.search.how, "nodes_compared": planned.search.nodes.height,
+        return {"pass": planned.search.how, "nodes_compared": planned.search.compared,
                 "focus_nodes": planned.search.focus_nodes, "archive_allowance": planned.allowance,
                 "pairs_left_over": planned.left_over, **counts, **(planned.llm_counts or {})}
 

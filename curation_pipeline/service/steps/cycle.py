@@ -1,16 +1,82 @@
-"""Step 7, `log_curation_activity`: close the cycle's activity row (status and duration); only a
-cycle without failed steps marks the namespace curated."""
+"""Step 7, `log_curation_activity`: close the cycle's activity row (status and duration; only a
+cycle without failed steps marks the namespace curated) and take the namespace's health.
+
+The cycle is the run's own row combined with the rows of the runs it re-executes (core/cycles.py);
+its health record and checks (core/health.py, core/health_checks.py) are kept in the closing row,
+in the same transaction, and returned for Dagster to show.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
+import psycopg
+
+from curation_pipeline.core.cycles import Cycle, combine_cycles
+from curation_pipeline.core.health import cycle_health, llm_was_on
+from curation_pipeline.core.health_checks import (
+    CheckInputs,
+    CheckOutcome,
+    evaluate_checks,
+)
+from curation_pipeline.core.scope import Scope
 from curation_pipeline.service.session import NamespaceSession
-from curation_pipeline.store import activity
+from curation_pipeline.store import activity, health
 
 STEP = "log_curation_activity"
 
 
-def close_cycle(session: NamespaceSession, run_info: Mapping) -> dict:
+@dataclass(frozen=True)
+class CycleReport:
+    row: dict  # this run's cycle row, closed
+    cycle: Cycle  # the run combined with the runs it re-executes
+    health: dict  # ordered as core.health.HEALTH_FIELDS
+    checks: list[CheckOutcome]
+
+
+def close_cycle(session: NamespaceSession, run_info: Mapping, *, embedding_model: str) -> CycleReport:
+    scope = session.scope(STEP)
     with session.transaction() as conn:
-        return activity.close_cycle(conn, session.scope(STEP), run_info)
+        row = activity.close_cycle(conn, scope, run_info)
+        root = run_info.get("root_run_id") or session.run_id
+        cycle = combine_cycles(activity.cycle_rows(conn, root, session.tenant_id, session.namespace))
+        record = cycle_health(health.snapshot(conn, scope, embedding_model), cycle)
+        checks = evaluate_checks(record, _check_inputs(conn, session, scope, cycle))
+        activity.record_health(conn, scope, record, [check.as_dict() for check in checks],
+                               {"status": cycle.status, "run_ids": list(cycle.run_ids)})
+    return CycleReport(row, cycle, record, checks)
+
+
+def recheck_latest_cycle(session: NamespaceSession) -> list[CheckOutcome] | None:
+    """The checks of the namespace's latest recorded cycle, evaluated again now (orphans are
+    looked up afresh): what running the asset checks from the Dagster UI does. None if no cycle
+    was recorded yet."""
+    scope = session.scope(STEP)
+    with session.transaction() as conn:
+        recorded = health.recorded_cycles(conn, tenant_id=session.tenant_id,
+                                          namespace=session.namespace, last=1)
+        if not recorded:
+            return None
+        latest = recorded[0]
+        run_ids = latest["cycle"].get("run_ids") or [latest["run_id"]]
+        rows = [row for row in activity.cycle_rows(conn, run_ids[0], session.tenant_id, session.namespace)
+                if row.get("run_id") in run_ids]
+        cycle = combine_cycles(rows)
+        return evaluate_checks(latest["health"], _check_inputs(conn, session, scope, cycle))
+
+
+def _check_inputs(conn: psycopg.Connection, session: NamespaceSession, scope: Scope,
+                  cycle: Cycle) -> CheckInputs:
+    orphan_count, orphan_examples = health.orphans(conn, scope)
+    previous = health.previous_health(conn, scope, cycle.run_ids)
+    return CheckInputs(
+        archived_by_cycle=health.archived_by_runs(conn, scope, cycle.run_ids),
+        recorded_allowance=cycle.counts("consolidate_duplicates").get("archive_allowance"),
+        max_archive_fraction=session.settings.max_archive_fraction,
+        orphan_count=orphan_count,
+        orphan_examples=orphan_examples,
+        previous_backlog=(previous or {}).get("embedding_backlog"),
+        llm_on=llm_was_on(cycle),
+        llm_min_acceptance_rate=session.settings.llm_min_acceptance_rate,
+    )

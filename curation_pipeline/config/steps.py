@@ -1,0 +1,56 @@
+"""Every step's thresholds and caps (the reference curator's numbers; docs/architecture.md lists
+the steps). Dagster op config (op_config.py) starts from these, so an operator can override a
+value for one run in the launchpad without touching the environment."""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from curation_pipeline.config.bounds import (
+    AtLeastOne,
+    Cap,
+    Count,
+    TextLimit,
+    Threshold,
+    check_association_below_merge,
+)
+from curation_pipeline.config.environment import EnvironmentSettings
+
+
+class StepSettings(EnvironmentSettings):
+    # Step 1: reclassify_stale.
+    reclassify_min_epoch_lag: Count = Field(100, validation_alias="CURATOR_RECLASSIFY_MIN_EPOCH_LAG")
+    reclassify_cap: Cap = Field(50, validation_alias="CURATOR_RECLASSIFY_CAP")
+    # Step 2: consolidate_duplicates.
+    similarity_threshold: Threshold = Field(0.92, validation_alias="CURATOR_SIMILARITY_THRESHOLD")
+    consolidate_cap: Cap = Field(20, validation_alias="CURATOR_CONSOLIDATE_CAP")
+    merge_max_chars: AtLeastOne = Field(2000, validation_alias="CURATOR_MERGE_MAX_CHARS")
+    # At most this share of a namespace's active nodes is archived in one cycle (at least one),
+    # so a bad threshold can't archive half a namespace at once.
+    max_archive_fraction: Threshold = Field(0.1, validation_alias="CURATOR_MAX_ARCHIVE_FRACTION")
+    # Incremental step 2: up to this many changed nodes are compared in the database (k x n
+    # distances there beat loading n vectors here below roughly 100; benchmarks/curation_cost.py).
+    in_database_search_max_changed: Count = Field(100, validation_alias="CURATOR_IN_DATABASE_SEARCH_MAX_CHANGED")
+    # Step 3: summarize_verbose.
+    verbose_min_chars: Count = Field(500, validation_alias="CURATOR_VERBOSE_MIN_CHARS")
+    verbose_recall_below: Count = Field(3, validation_alias="CURATOR_VERBOSE_RECALL_BELOW")
+    summarize_cap: Cap = Field(30, validation_alias="CURATOR_SUMMARIZE_CAP")
+    summary_chars: TextLimit = Field(200, validation_alias="CURATOR_SUMMARY_CHARS")
+    # Step 4: revectorize.
+    embed_batch_size: AtLeastOne = Field(256, validation_alias="CURATOR_EMBED_BATCH_SIZE")
+    # Nodes whose vector came from another model than the configured one are re-embedded, at
+    # most this many per cycle: a model switch is a migration spread over cycles, not one bill.
+    reembed_cap: Cap = Field(1000, validation_alias="CURATOR_REEMBED_CAP")
+    # Step 5: mark_stale_confidence.
+    stale_after_days: Count = Field(30, validation_alias="CURATOR_STALE_AFTER_DAYS")
+    # Step 6: sync_graph.
+    graph_sync_cap: Cap = Field(100, validation_alias="CURATOR_GRAPH_SYNC_CAP")
+    # Step 6b: associate_concepts. Nodes at least this similar (but not similar enough to merge)
+    # are linked by a `shares_concept_with` edge; never with the lexical embedder.
+    association_threshold: Threshold = Field(0.80, validation_alias="CURATOR_ASSOCIATION_THRESHOLD")
+    association_cap: Cap = Field(200, validation_alias="CURATOR_ASSOCIATION_CAP")
+
+    @model_validator(mode="after")
+    def _association_below_merge(self) -> StepSettings:
+        check_association_below_merge(self.association_threshold, self.similarity_threshold)
+        return self

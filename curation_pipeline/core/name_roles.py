@@ -1,0 +1,112 @@
+"""Who does what to whom: the names of linked sentences and their order. Pure.
+
+Two checks of the fact guard that the token check cannot make, because every name still stands
+somewhere in the answer:
+
+- **roles**: two names with a verb or noun between them in one clause of an input sentence
+  ("Sam Okafor reports to Dana Reyes") keep their order in the answer sentence linked to it;
+  "Dana Reyes reports to Sam Okafor" is refused. Names with only "at", "from", "(" or a number
+  between them ("Dana Whitfield (Brightline Dental)", "Marta Klein from Orbital Foods") may
+  trade places, and so may two names that another source of the same answer sentence already
+  has in the answer's order (two phrasings of one merge);
+- **substitution**: a group of linked sentences whose answer side lacks a name of its input side
+  and has a name its input side lacks put one name in another's place ("Escalate outages to
+  Grace Novak" -> "Escalate outages to Luca Rossi").
+
+A name is a capitalised word that is not a function word (sentence_tokens.Token.is_name), in
+runs ("Priya Raman", "Harbor & Vine"). For the substitution check only words capitalised
+somewhere other than at the start of a sentence count, so "Escalate ..." -> "Outages go to ..."
+is no substitution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from curation_pipeline.core.sentence_alignment import Sentence
+from curation_pipeline.core.sentence_tokens import Token
+
+
+@dataclass(frozen=True)
+class Entity:
+    names: tuple[str, ...]  # the lower-case words of a run of names ("priya", "raman")
+    start: int  # token positions [start, end)
+    end: int
+    written: str  # as written ("Priya Raman")
+
+
+def entities(tokens: Sequence[Token]) -> list[Entity]:
+    """Runs of names ("Priya Raman", "Harbor & Vine"), in order."""
+    runs: list[Entity] = []
+    i = 0
+    while i < len(tokens):
+        if not tokens[i].is_name:
+            i += 1
+            continue
+        end = i + 1
+        while end < len(tokens) and (tokens[end].is_name or (
+                tokens[end].text == "&" and end + 1 < len(tokens) and tokens[end + 1].is_name)):
+            end += 1
+        runs.append(Entity(tuple(t.lower for t in tokens[i:end] if t.text != "&"), i, end,
+                           " ".join(t.text for t in tokens[i:end])))
+        i = end
+    return runs
+
+
+def related_by_order(tokens: Sequence[Token], first: Entity, second: Entity) -> bool:
+    """Whether the order of two entities carries who does what to whom: a content word (a verb
+    or noun, not only "at", "from", "(" or a number) stands between them, in one clause."""
+    between = tokens[first.end:second.start]
+    return (not any(token.ends_clause for token in between)
+            and any(token.kind == "word" and token.keys and not token.is_name for token in between))
+
+
+def _ordered_pairs(source: Sentence) -> list[tuple[Entity, Entity]]:
+    runs = entities(source.tokens)
+    return [(first, second) for a, first in enumerate(runs) for second in runs[a + 1:]
+            if related_by_order(source.tokens, first, second)]
+
+
+def _before(sentence: Sentence, first: frozenset[str], second: frozenset[str]) -> bool | None:
+    """Whether a name of `first` comes before one of `second`; None if either is missing."""
+    at_first = [n for n, t in enumerate(sentence.tokens) if t.is_name and t.lower in first]
+    at_second = [n for n, t in enumerate(sentence.tokens) if t.is_name and t.lower in second]
+    if not (at_first and at_second):
+        return None
+    return min(at_first) < max(at_second)
+
+
+def role_swaps(sources: Sequence[Sentence], answer: Sentence) -> list[str]:
+    """Pairs of names that an answer sentence puts in the reverse order of one of its sources."""
+    problems = []
+    for source in sources:
+        for first, second in _ordered_pairs(source):
+            # Words two names share ("Dana Reyes", "Dana Whitfield") tell them apart from nothing.
+            own_first = frozenset(first.names) - frozenset(second.names)
+            own_second = frozenset(second.names) - frozenset(first.names)
+            if _before(answer, own_first, own_second) is False and not any(
+                    _before(other, own_second, own_first) for other in sources if other is not source):
+                problems.append(f"swaps the roles of {first.written!r} and {second.written!r} in {answer.quoted}")
+    return problems
+
+
+def proper_names(sentences: Sequence[Sentence]) -> frozenset[str]:
+    """Capitalised words that stand somewhere other than at the start of a sentence or after a
+    colon: names, not an "Escalate" or "Open" that is capitalised only because it starts one."""
+    return frozenset(t.lower for s in sentences for n, t in enumerate(s.tokens)
+                     if t.is_name and n > 0 and s.tokens[n - 1].text != ":")
+
+
+def name_swaps(sources: Sequence[Sentence], answers: Sequence[Sentence], proper: frozenset[str]) -> list[str]:
+    """A name of the input side put in the place of another (a group of linked sentences)."""
+    def names(sentences: Sequence[Sentence]) -> dict[str, str]:
+        return {t.lower: t.text for s in sentences for t in s.tokens if t.is_name and t.lower in proper}
+
+    had, has = names(sources), names(answers)
+    lost, new = sorted(set(had) - set(has)), sorted(set(has) - set(had))
+    if not (lost and new):
+        return []
+    where = next(answer for answer in answers if set(names([answer])) & set(new))
+    lost_names, new_names = ", ".join(repr(had[k]) for k in lost), ", ".join(repr(has[k]) for k in new)
+    return [f"replaces {lost_names} with {new_names} in {where.quoted}"]

@@ -1,0 +1,43 @@
+"""One line per row an undo forced, left alone or held back: what the CLI prints and the Dagster
+undo job logs. Reports are store.undo.UndoReport (read by attribute only)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def forced_lines(reports: Sequence) -> list[str]:
+    """Every row restored over a change someone made since (`--force`)."""
+    return [
+        f"forced: {row['kind']} {row['id']} ({', '.join(row['changed_since'])} had changed since)"
+        for report in reports for row in report.forced
+    ]
+
+
+def left_alone_lines(reports: Sequence) -> list[str]:
+    """Every row left as it is: changed since (a conflict), or held back to keep merges whole."""
+    lines = [
+        f"left alone: {row['kind']} {row['id']} changed since ({', '.join(row['changed_since'])});"
+        " --force restores it anyway"
+        for report in reports for row in report.conflicts
+    ]
+    lines += [f"left alone: {row['kind']} {row['id']}: {held_reason(row)}"
+              for report in reports for row in report.held]
+    return lines
+
+
+def held_reason(row: dict) -> str:
+    nodes = ", ".join(row["nodes"])
+    several = len(row["nodes"]) > 1
+    if row["reason"] == "merged_since":
+        runs = [run for run in row["runs"] if run]
+        by = f", by run{'s' if len(runs) > 1 else ''} {', '.join(runs)}" if runs else ""
+        first = (f"; undo run{'s' if len(runs) > 1 else ''} {', '.join(runs)} first" if runs
+                 else "; undo the change that merged them first")
+        return (f"node{'s' if several else ''} {nodes} {'were' if several else 'was'} merged into it"
+                f" since{by}{first}")
+    if row["reason"] == "keeper_changed":
+        return (f"its keeper {nodes} no longer has the text it was merged into; archiving it again"
+                " would leave its text in no active node")
+    return (f"restoring it would leave an archived node pointing at an archived node ({nodes});"
+            " no active node would hold its text")

@@ -1,0 +1,133 @@
+"""Which restores an undo must hold back so that no merged text is left in no active node.
+
+The invariant an undo keeps: **an archived node's content is in its active keeper, or the node
+is active again.** A run keeps it by writing both halves of a merge in one transaction (the
+keeper's new text, the absorbed node's `merged_into`). An undo restores rows one by one, and a
+row may be left alone (changed since) or forced back over later changes; then the two halves
+can come apart. Three ways, each held back here:
+
+- **merged since**: the undo puts a keeper's text back to before the run, but a node was merged
+  into it after that point (a later run, or the run itself if that half is left alone). Its
+  text would then be in no active node. The keeper is held back; undo the later run first.
+- **keeper changed**: the undo (an undo of an undo) archives a node into a keeper again, but
+  the keeper's text is not put back to the text that held it, and is not that text any more
+  (an undo records the keeper's text when it unlinks a node, so this is known exactly; else
+  the keeper's recorded history decides). The node is held back and stays active.
+- **keeper archived**: after the undo a node would point at a keeper that is itself archived
+  (a chain that ends nowhere it can be read). The row that would create the pointer is held back.
+
+A held-back row is left exactly as it is, like a conflict; holding one back can make another
+unsafe, so the rule runs to a fixpoint. Pure logic: the store gathers the facts (undo.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+Reason = str  # "merged_since" | "keeper_changed" | "keeper_archived"
+
+
+@dataclass(frozen=True)
+class Link:
+    """Where a node stands: active, or archived into `keeper`."""
+
+    archived: bool
+    keeper: str | None = None
+
+
+@dataclass(frozen=True)
+class NodeNow:
+    """A node as it is now."""
+
+    link: Link
+    linked_at: int | None = None  # revision id that pointed it at its keeper (None: before any we have)
+    linked_by: str | None = None  # the run of that revision
+    text_as_before_run: bool = True  # its text now is the one it had before the undone run
+
+
+@dataclass(frozen=True)
+class Restore:
+    """What the undo is about to do to a node."""
+
+    link: Link  # its link afterwards
+    relinks: bool  # its link is put back to what it was before the run
+    rewrites_text: bool  # its text is put back to what it was before the run
+    # Relinking to a keeper that the undone run (an undo) unlinked it from: whether the keeper's
+    # text is still the one it had then (None: not recorded, NodeNow.text_as_before_run decides).
+    keeper_text_kept: bool | None = None
+
+
+@dataclass
+class Hold:
+    """A restore held back, and why."""
+
+    reason: Reason
+    nodes: list[str] = field(default_factory=list)  # the nodes it would strand (or its keeper)
+    runs: list[str] = field(default_factory=list)  # merged_since: the runs that merged them in
+
+
+def held_back(
+    restores: Mapping[str, Restore], now: Mapping[str, NodeNow], run_start: int
+) -> dict[str, Hold]:
+    """The restores to leave undone, by node id. `now` covers every node in `restores`, their
+    keepers afterwards and every node pointing at one of them now; `run_start` is the undone
+    run's first revision id in the namespace (within a namespace, runs never interleave)."""
+    held: dict[str, Hold] = {}
+    while True:
+        found = _unsafe(
+            {node_id: r for node_id, r in restores.items() if node_id not in held}, now, run_start
+        )
+        if not found:
+            return held
+        for node_id, hold in found.items():
+            held[node_id] = hold
+
+
+def _unsafe(restores: Mapping[str, Restore], now: Mapping[str, NodeNow], run_start: int) -> dict[str, Hold]:
+    def link(node_id: str) -> Link:
+        return restores[node_id].link if node_id in restores else now[node_id].link
+
+    def relinked(node_id: str) -> bool:
+        """Its link afterwards is not the one it has now."""
+        restore = restores.get(node_id)
+        return restore is not None and restore.relinks and restore.link != now[node_id].link
+
+    def link_older_than_run(node_id: str) -> bool:
+        if node_id in restores and restores[node_id].relinks:
+            return True  # put back to before the run
+        linked_at = now[node_id].linked_at
+        return linked_at is None or linked_at < run_start
+
+    found: dict[str, Hold] = {}
+
+    def hold(node_id: str, reason: Reason, other: str, run: str | None = None) -> None:
+        entry = found.setdefault(node_id, Hold(reason))
+        if other not in entry.nodes:
+            entry.nodes.append(other)
+        if run is not None and run not in entry.runs:
+            entry.runs.append(run)
+
+    for node_id in sorted(set(restores) | {n for n, state in now.items() if state.link.keeper in restores}):
+        if node_id not in now:
+            continue
+        after = link(node_id)
+        keeper = after.keeper
+        if not after.archived or keeper is None or keeper not in now:
+            continue
+        if link(keeper).archived:
+            if relinked(node_id):
+                hold(node_id, "keeper_archived", keeper)
+            elif keeper in restores:
+                hold(keeper, "keeper_archived", node_id)
+            continue
+        if keeper in restores and restores[keeper].rewrites_text:
+            if not link_older_than_run(node_id):
+                hold(keeper, "merged_since", node_id, now[node_id].linked_by)
+        elif relinked(node_id) and not _keeper_text_kept(restores[node_id], now[keeper]):
+            hold(node_id, "keeper_changed", keeper)
+    return found
+
+
+def _keeper_text_kept(restore: Restore, keeper: NodeNow) -> bool:
+    return keeper.text_as_before_run if restore.keeper_text_kept is None else restore.keeper_text_kept

@@ -1,0 +1,111 @@
+"""Reads for a namespace's health: its state after a cycle, what the checks look at, and the
+health recorded by earlier cycles (their activity rows)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import psycopg
+
+from curation_pipeline.core.health import Snapshot
+from curation_pipeline.core.scope import Scope
+from curation_pipeline.store import activity
+from curation_pipeline.store.candidates import (
+    count_missing_embeddings,
+    count_outdated_embeddings,
+)
+
+ORPHAN_EXAMPLES = 5
+
+
+def snapshot(conn: psycopg.Connection, scope: Scope, embedding_model: str) -> Snapshot:
+    """The namespace now: node counts, the embedding backlog (as step 4 counts it) and edges."""
+    active, archived, pinned, stale = conn.execute(
+        """
+        SELECT count(*) FILTER (WHERE archived_at IS NULL),
+               count(*) FILTER (WHERE archived_at IS NOT NULL),
+               count(*) FILTER (WHERE archived_at IS NULL AND pinned),
+               count(*) FILTER (WHERE archived_at IS NULL AND confidence = 'stale')
+        FROM memory_nodes WHERE tenant_id = %s AND namespace = %s
+        """,
+        (scope.tenant_id, scope.namespace),
+    ).fetchone()
+    edges = conn.execute(
+        "SELECT count(*) FROM graph_edges WHERE tenant_id = %s AND namespace = %s"
+        " AND label = 'shares_concept_with' AND retracted_at IS NULL",
+        (scope.tenant_id, scope.namespace),
+    ).fetchone()[0]
+    backlog = count_missing_embeddings(conn, scope) + count_outdated_embeddings(conn, scope, embedding_model)
+    return Snapshot(active, archived, pinned, stale, backlog, edges)
+
+
+def orphans(conn: psycopg.Connection, scope: Scope) -> tuple[int, list[str]]:
+    """(how many, a few ids) of the archived nodes whose keeper is archived, gone or elsewhere."""
+    rows = conn.execute(
+        """
+        SELECT a.id::text, count(*) OVER ()
+        FROM memory_nodes a LEFT JOIN memory_nodes k ON k.id = a.merged_into
+        WHERE a.tenant_id = %s AND a.namespace = %s AND a.merged_into IS NOT NULL
+          AND (k.id IS NULL OR k.archived_at IS NOT NULL
+               OR k.tenant_id <> a.tenant_id OR k.namespace <> a.namespace)
+        ORDER BY a.id LIMIT %s
+        """,
+        (scope.tenant_id, scope.namespace, ORPHAN_EXAMPLES),
+    ).fetchall()
+    return (rows[0][1] if rows else 0), [row[0] for row in rows]
+
+
+def archived_by_runs(conn: psycopg.Connection, scope: Scope, run_ids: Sequence[str]) -> int:
+    """Nodes the runs' merges archived, counted from their revisions (what really happened)."""
+    return conn.execute(
+        """
+        SELECT count(DISTINCT node_id) FROM node_revisions
+        WHERE run_id = ANY(%s) AND tenant_id = %s AND namespace = %s
+          AND step = 'consolidate_duplicates'
+          AND before->>'archived_at' IS NULL AND after->>'archived_at' IS NOT NULL
+        """,
+        (list(run_ids), scope.tenant_id, scope.namespace),
+    ).fetchone()[0]
+
+
+def previous_health(conn: psycopg.Connection, scope: Scope, run_ids: Sequence[str]) -> dict | None:
+    """The health recorded by the namespace's last cycle made by other runs than `run_ids`."""
+    row = conn.execute(
+        f"""
+        SELECT metadata->'health' FROM activity_log
+        WHERE action = '{activity.ACTION}' AND tenant_id = %s AND namespace = %s
+          AND metadata ? 'health' AND NOT (run_id = ANY(%s))
+        ORDER BY id DESC LIMIT 1
+        """,
+        (scope.tenant_id, scope.namespace, list(run_ids)),
+    ).fetchone()
+    return row[0] if row else None
+
+
+def recorded_cycles(
+    conn: psycopg.Connection, *, tenant_id: str | None = None, namespace: str | None = None,
+    last: int = 5,
+) -> list[dict]:
+    """The last `last` cycles with a health record of each namespace (or of one), oldest first
+    within a namespace: partition, run, when it finished, its health and its checks."""
+    rows = conn.execute(
+        f"""
+        SELECT tenant_id, namespace, run_id, metadata->>'finished_at', metadata->'health',
+               metadata->'checks', metadata->'cycle'
+        FROM (
+            SELECT *, row_number() OVER (PARTITION BY tenant_id, namespace ORDER BY id DESC) AS nth
+            FROM activity_log
+            WHERE action = '{activity.ACTION}' AND metadata ? 'health'
+              AND (%(t)s::text IS NULL OR tenant_id = %(t)s)
+              AND (%(n)s::text IS NULL OR namespace = %(n)s)
+        ) recent
+        WHERE nth <= %(last)s
+        ORDER BY tenant_id, namespace, id
+        """,
+        {"t": tenant_id, "n": namespace, "last": last},
+    ).fetchall()
+    return [
+        {"tenant_id": t, "namespace": n, "run_id": run_id, "finished_at": finished, "health": health,
+         "checks": checks or [], "cycle": cycle or {}}
+        for t, n, run_id, finished, health, checks, cycle in rows
+    ]

@@ -1,0 +1,79 @@
+"""What the UI and the CLI show of a cycle: its steps in a stable order, graph changes, previews."""
+
+from __future__ import annotations
+
+from curation_pipeline.core.cycles import combine_cycles
+from curation_pipeline.core.render.changes import (
+    CYCLE_COLUMNS,
+    cycle_outcome,
+    cycle_rows,
+    ordered_counts,
+    step_markdown,
+)
+from curation_pipeline.core.render.tables import cycle_table, health_table, run_counts
+
+# As Postgres returns jsonb: keys sorted by length, then bytes, not in the order they were written.
+CONSOLIDATE = {"pass": "full", "repointed": 0, "focus_nodes": 0, "pairs_merged": 2, "llm_model": "m",
+               "llm_requests": 2, "nodes_archived": 2, "nodes_compared": 9, "zeta_new_count": 1}
+
+
+def test_counts_come_in_the_order_a_reader_wants_whatever_the_storage_order():
+    assert [key for key, _ in ordered_counts("consolidate_duplicates", CONSOLIDATE)] == [
+        "pairs_merged", "nodes_archived", "repointed", "pass", "nodes_compared", "focus_nodes",
+        "llm_model", "llm_requests", "zeta_new_count",
+    ]
+
+
+def test_a_reexecuted_cycle_says_which_run_ran_each_step():
+    cycle = combine_cycles([
+        {"run_id": "parent", "status": "partial", "duration_s": 1.0, "steps": {
+            "consolidate_duplicates": {"status": "succeeded", **CONSOLIDATE},
+            "revectorize": {"status": "failed", "error": "RaiseException: refused"}}},
+        {"run_id": "child", "status": "success", "duration_s": 1.0, "root_run_id": "parent",
+         "steps": {"revectorize": {"status": "succeeded", "embedded": 3, "reembedded": 1}}},
+    ])
+    rows = cycle_rows(cycle, "child")
+    assert all(list(row) == [name for name, _, _ in CYCLE_COLUMNS] for row in rows)
+    by_step = {row["step"]: row for row in rows}
+    assert by_step["2 consolidate_duplicates"]["run"] == "parent"
+    assert by_step["2 consolidate_duplicates"]["result"] == "merged: 2"
+    assert by_step["2 consolidate_duplicates"]["counts"].startswith("pairs_merged=2, nodes_archived=2, repointed=0")
+    assert by_step["4 revectorize"] == {"step": "4 revectorize", "status": "succeeded", "run": "child (this run)",
+                                        "result": "embedded: 4", "counts": "embedded=3, reembedded=1"}
+    assert by_step["6 sync_graph"]["status"] == "not run"
+    assert cycle_outcome(cycle) == ("success over 2 runs (first parent, last child); failed steps: none")
+
+
+def test_graph_sync_shows_the_vertices_and_edges_it_wrote():
+    vertices = [
+        {"node_id": "n1", "before": None, "after": {"archived": False, "pinned": True, "heat": 0.5, "summary": "A."}},
+        {"node_id": "n2", "before": {"archived": False, "pinned": False, "heat": 0.1, "summary": "B."},
+         "after": {"archived": True, "pinned": False, "heat": 0.1, "summary": "B."}},
+    ]
+    edges = [{"label": "merged_into", "source": "n2", "target": "n1", "properties": {}}]
+    table = step_markdown("sync_graph", [], edges=edges, vertices=vertices)
+    assert "| n1 | created: archived False, pinned True, heat 0.5, summary A. |" in table
+    assert "| n2 | archived: False → True |" in table
+    assert "| n2 | edge merged_into → n1 |" in table
+    assert step_markdown("sync_graph", []) == "_no changes_"
+
+
+def test_a_preview_says_so_above_its_changes():
+    assert step_markdown("sync_graph", [], preview=True).startswith("**Preview, nothing written:**")
+
+
+def test_the_cli_tables_carry_run_ids_and_health():
+    metadata = {"status": "success", "steps": {"consolidate_duplicates": {"status": "succeeded", "pairs_merged": 2}}}
+    table = cycle_table([("acme:support", "run-1", "SUCCESS", metadata)])
+    header, _, row = table.splitlines()
+    assert header.split()[-2:] == ["run", "id"] and row.split()[-1] == "run-1"
+    assert run_counts("curation_cycle", metadata) == "merged=2"
+    assert run_counts("curation_undo", {"nodes_restored": ["a", "b"], "conflicts": [], "signals_withdrawn": 1,
+                                        "edges_retracted": 0}) == "restored=2 conflicts=0 signals=1 edges=0"
+    health = {"active_nodes": 3, "stale_share": 0.25, "llm_acceptance_rate": None}
+    text = health_table([{"tenant_id": "acme corp", "namespace": "a", "run_id": "run-1",
+                          "finished_at": "2026-01-02T03:04:05.678+00:00", "health": health,
+                          "checks": [{"name": "no_orphaned_archives", "passed": False}]}])
+    row = text.splitlines()[2]
+    assert row.startswith("acme%20corp:a  2026-01-02 03:04:05  3")
+    assert "0.25" in row and row.rstrip().endswith("no_orphaned_archives  run-1")

@@ -1,0 +1,38 @@
+"""Tokens and content keys: two phrasings of one claim share their keys."""
+
+from __future__ import annotations
+
+from curation_pipeline.core.sentence_tokens import content_keys, root, tokenize
+
+
+def keys(text: str) -> frozenset[str]:
+    return content_keys(tokenize(text))
+
+
+def test_inflections_share_a_root():
+    assert len({root(w) for w in ("approve", "approves", "approved", "approving", "approval")}) == 1
+    assert root("stopped") == root("stop") and root("ships") == root("shipping")
+    assert root("pass") == root("passed") and root("less") != root("le")
+
+
+def test_function_words_and_negations_carry_no_key():
+    assert keys("She is not the one who does not have it.") == {root("one")}
+    assert keys("She doesn't drink coffee.") == {root("drink"), root("coffee")}
+
+
+def test_numbers_urls_and_ids_are_whole_tokens():
+    tokens = tokenize("Refunds above $5,000 go to https://acme.example/refunds, see HV-ATL-02 at 9:00.")
+    kinds = {token.text: token.kind for token in tokens}
+    assert kinds["$5,000"] == "number" and kinds["https://acme.example/refunds"] == "url"
+    assert kinds["HV-ATL-02"] == "word" and kinds["9:00"] == "number"
+    assert "5000" in keys("Refunds above $5,000.")
+
+
+def test_hyphenated_words_are_their_parts_but_ids_stay_whole():
+    assert keys("It needs sign-off.") >= keys("It needs a sign off.")
+    assert "hv-atl-02" in keys("Warehouse HV-ATL-02.")
+
+
+def test_names_are_capitalised_non_function_words():
+    names = [token.text for token in tokenize("The admin of Harbor & Vine is Priya Raman.") if token.is_name]
+    assert names == ["Harbor", "Vine", "Priya", "Raman"]

@@ -1,0 +1,110 @@
+"""What a run's page shows, read through Dagster's GraphQL API as the UI reads it: graph changes,
+the cycle table (across a re-execution), a failure's cause, and previews that say so."""
+
+from __future__ import annotations
+
+import json
+
+import dagster as dg
+from dagster._core.definitions.reconstruct import ReconstructableRepository
+
+from curation_pipeline.core.partition_keys import partition_key
+from curation_pipeline.defs.job import JOB_NAME
+from curation_pipeline.defs.previews import DRY_RUN_TAG, PREVIEW_JOB_NAME
+from curation_pipeline_tests.conftest import (
+    insert,
+    node,
+    refuse_vector_writes,
+    run_cycle,
+)
+from curation_pipeline_tests.support.ui_graphql import (
+    RUNS_TAGGED,
+    materializations,
+    output_metadata,
+    run_events,
+    ui_graphql,
+)
+
+DUPLICATES = ("Customer Dana Reyes prefers email over phone calls.", "Customer Dana Reyes prefers email to phone calls.")
+
+
+def _store(db) -> list[str]:
+    return insert(db, node(text=DUPLICATES[0], base_utility=0.9), node(text=DUPLICATES[1]),
+                  node(text="Never used.", recall_count=0, epoch=0))
+
+
+def test_the_graph_sync_lists_the_vertices_and_edges_it_wrote(db, instance):
+    keeper, absorbed, other = _store(db)
+    result = run_cycle(instance)
+    assert result.success
+    with ui_graphql(instance) as query:
+        changes = output_metadata(query, result.run_id, "sync_graph")["changes"]["mdStr"]
+    assert changes != "_no changes_"
+    for node_id in (keeper, absorbed, other):
+        assert f"| {node_id} | created: archived" in changes
+    assert f"| {absorbed} | edge merged_into → {keeper} |" in changes
+
+
+def _reconstructable_job():
+    return ReconstructableRepository.for_module(
+        "curation_pipeline.defs.definitions", "defs").get_reconstructable_job(JOB_NAME)
+
+
+def test_a_reexecuted_run_shows_the_whole_cycle_and_a_failure_shows_its_cause(db, instance):
+    _store(db)
+    key = partition_key("acme", "support")
+    instance.add_dynamic_partitions("namespaces", [key])
+    with refuse_vector_writes(db), dg.execute_job(_reconstructable_job(), instance,
+                                                  tags={"dagster/partition": key}) as failed:
+        assert not failed.success
+        parent = failed.run_id
+    with dg.execute_job(_reconstructable_job(), instance, tags={"dagster/partition": key},
+                        reexecution_options=dg.ReexecutionOptions.from_failure(parent, instance)) as retried:
+        assert retried.success
+        child = retried.run_id
+
+    with ui_graphql(instance) as query:
+        [failure] = [e for e in run_events(query, parent) if e["__typename"] == "ExecutionStepFailureEvent"]
+        first_line = failure["error"]["message"].splitlines()[0]
+        assert "revectorize failed" in first_line and "vector writes are refused" in first_line
+
+        step7 = output_metadata(query, child, "log_curation_activity")
+        table = step7["counts"]["table"]
+        assert [c["name"] for c in table["schema"]["columns"]] == ["step", "status", "run", "result", "counts"]
+        rows = {row["step"]: row for row in map(json.loads, table["records"])}
+        assert list(rows) == ["1 reclassify_stale", "2 consolidate_duplicates", "3 summarize_verbose",
+                              "4 revectorize", "5 mark_stale_confidence", "6 sync_graph", "6b associate_concepts"]
+        assert all(row["status"] == "succeeded" for row in rows.values())
+        assert rows["2 consolidate_duplicates"]["run"] == parent
+        assert rows["2 consolidate_duplicates"]["result"] == "merged: 1"
+        assert rows["4 revectorize"]["run"] == f"{child} (this run)"
+        assert step7["outcome"]["text"].startswith(f"success over 2 runs (first {parent}, last {child})")
+
+        # The asset's event for the cycle carries the combined numbers of both runs.
+        [event] = materializations(query, key)
+        assert event["run_id"] == child
+        assert event["metadata"]["merged"] == 1 and event["metadata"]["cycle_runs"] == f"{parent}, {child}"
+
+
+def test_a_preview_is_tagged_says_so_first_and_stays_off_the_asset(db, instance):
+    keeper = _store(db)[0]
+    preview = run_cycle(instance, job_name=PREVIEW_JOB_NAME)
+    assert preview.success
+    with ui_graphql(instance) as query:
+        tagged = query(RUNS_TAGGED, key=DRY_RUN_TAG, value="true")["runsOrError"]["results"]
+        assert [(run["runId"], run["jobName"]) for run in tagged] == [(preview.run_id, PREVIEW_JOB_NAME)]
+
+        events = run_events(query, preview.run_id)
+        messages = [e for e in events if e["__typename"] == "LogMessageEvent"]
+        first_step = next(i for i, e in enumerate(events) if e["__typename"] == "ExecutionStepStartEvent")
+        assert messages[0]["message"].startswith("preview, nothing written")
+        assert events.index(messages[0]) < first_step
+
+        for step in ("consolidate_duplicates", "log_curation_activity"):
+            metadata = output_metadata(query, preview.run_id, step)
+            assert metadata["preview"]["text"] == "preview, nothing written"
+            assert metadata["dry_run"]["boolValue"] is True
+        assert output_metadata(query, preview.run_id, "consolidate_duplicates")["changes"]["mdStr"].startswith(
+            "**Preview, nothing written:**")
+        assert materializations(query, "acme:support") == []
+    assert db.execute("SELECT archived_at FROM memory_nodes WHERE merged_into = %s", (keeper,)).fetchall() == []

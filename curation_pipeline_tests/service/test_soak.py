@@ -1,0 +1,61 @@
+"""The soak: a seeded random mix of agent writes, curation runs with faults and undos (forced
+or not, of runs and of undos), with every promise checked after every action
+(support/soak.py says what is done and checked).
+
+CI runs a short soak with a fresh seed each time, so it keeps hunting; a failure prints the
+seed and the command that replays it. A longer soak:
+
+    CURATION_SOAK_ACTIONS=600 CURATION_SOAK_SEED=7 CURATION_SOAK_UNWIND_EVERY=150 \\
+        .venv/bin/python -m pytest -q -p no:cacheprovider curation_pipeline_tests/service/test_soak.py -s
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from curation_pipeline_tests.support.llm_stub import StubResponsesServer
+from curation_pipeline_tests.support.soak import Soak
+from curation_pipeline_tests.support.step_faults import install_step_pause, uninstall_step_pause
+
+DEFAULT_ACTIONS = 40  # a few minutes on a shared 2-core machine
+
+
+def _setting(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return default if raw in (None, "") else int(raw)
+
+
+@pytest.fixture
+def step_pause(db):
+    install_step_pause(db)
+    yield
+    uninstall_step_pause(db)
+
+
+@pytest.fixture
+def llm_server():
+    server = StubResponsesServer()
+    yield server
+    server.close()
+
+
+def test_soak_keeps_every_promise_under_faults(db, database_url, instance, step_pause, llm_server, monkeypatch):
+    seed = _setting("CURATION_SOAK_SEED", random.SystemRandom().randrange(1_000_000))
+    actions = _setting("CURATION_SOAK_ACTIONS", DEFAULT_ACTIONS)
+    unwind_every = _setting("CURATION_SOAK_UNWIND_EVERY", 0)
+    print(f"soak seed {seed}, {actions} actions")
+
+    def set_env(name: str, value: str | None) -> None:
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+
+    soak = Soak(db, database_url, instance, seed=seed, set_env=set_env, llm=llm_server)
+    log = soak.run(actions, unwind_every=unwind_every)
+    print(f"soak seed {seed}: {dict(log.actions)}; mid-step faults {dict(log.fired)}; {dict(log.outcomes)}")
+    # The mix really ran: runs, undos and faults that hit a working step.
+    assert log.actions["run actions"] and log.actions["undo"] + log.actions["undo --force"] and log.actions["unwind"]

@@ -1,0 +1,408 @@
+"""A seeded random driver that keeps attacking the real pipeline and checks every promise after
+every action (the soak suite, service/test_soak.py, and the undo property test).
+
+Actions, against the real embedded Postgres and the real `curate_namespace` job:
+
+- agents insert memories (new ones, near-duplicates of what is there, verbose ones), edit them
+  (replacing a sentence only they wrote, so no merged-in text is dropped by the agent itself)
+  and recall them (a vector query, then the recall counters);
+- curation runs of one namespace, clean or with a fault: the LLM path on against our stub server
+  answering well, with 500s or with garbage; the step's database connection killed mid-step; the
+  run's lease connection killed mid-step; an agent writing while a step holds its transaction;
+- undos of a random earlier run or undo (so undos of undos), some with `force`.
+
+After each action (support/memory_invariants.py): no row deleted, every keeper chain ends at an
+active node of its namespace, every sentence an agent wrote is in active memory or recorded, and
+nothing changed outside the partition acted on; after a fault, what the fault must leave. At the
+end (and every `unwind_every` actions) every run and undo is undone, newest first, which must
+give back what the agents last wrote, and then those undos are undone, which must give back the
+curated state.
+
+Everything random comes from one `random.Random(seed)` (node ids included), so a seed replays
+the same actions; a failure names the seed, the action and the problems.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+import dagster as dg
+import psycopg
+
+from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD
+from curation_pipeline.core.text import split_sentences
+from curation_pipeline.service.undo import NothingToUndoError, undo_run
+from curation_pipeline.store.undo import namespaces_changed_by
+from curation_pipeline_tests.conftest import EMBEDDER, NOW, insert, node, run_cycle
+from curation_pipeline_tests.support import memory_invariants as inv
+from curation_pipeline_tests.support.llm_stub import Reply, StubResponsesServer, answer, error, faithful, purpose
+from curation_pipeline_tests.support.step_faults import PAUSABLE_STEPS, MidStepFault
+
+PARTITIONS = (("acme", "support"), ("acme", "sales"), ("globex", "support"))
+# The lexical embedder scores a near-duplicate (one sentence more or less) about 0.8-0.9.
+RUN_CONFIG = {"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.8}}}}
+
+PEOPLE = ("Dana Reyes", "Sam Okafor", "Priya Nair", "Lena Fischer", "Tomás Ruiz", "Aiko Tanaka")
+TOPICS = ("the invoice", "the SSO rollout", "the renewal", "the webhook retries", "the CSV export",
+          "the Q3 roadmap", "the data retention policy", "the pilot in eu-central-1")
+VERBS = ("asked about", "escalated", "approved", "signed off on", "complained about", "postponed")
+
+RUN_FAULTS = {  # fault: weight
+    None: 30, "llm_ok": 12, "llm_500": 10, "llm_garbage": 10,
+    "kill_step": 14, "kill_lease": 12, "agent_mid_step": 12,
+}
+
+LLM_ENV = {"CURATOR_LLM_API": "responses", "CURATOR_LLM_MODEL": "stub-model", "CURATOR_LLM_TIMEOUT_SECS": "2",
+           "CURATOR_LLM_BACKOFF_SECS": "0.01", "CURATOR_LLM_MAX_RETRIES": "1",
+           "CURATOR_LLM_MAX_RETRY_WAIT_SECS": "1"}
+
+
+@dataclass(frozen=True)
+class Mix:
+    """How often each action is drawn (weights) and which run faults may be drawn."""
+
+    insert: int = 20
+    edit: int = 14
+    recall: int = 8
+    run: int = 36
+    undo: int = 22
+    force_share: float = 0.35  # of undos
+    newest_share: float = 0.5  # of undos: the newest run or undo (else any earlier one)
+    duplicate_share: float = 0.4  # of inserts: a near-duplicate of an active memory
+    faults: tuple[str | None, ...] = tuple(RUN_FAULTS)
+
+
+@dataclass
+class SoakLog:
+    actions: Counter = field(default_factory=Counter)  # what was done, faults by kind
+    fired: Counter = field(default_factory=Counter)  # mid-step faults that hit a paused step
+    outcomes: Counter = field(default_factory=Counter)  # forced / held / conflict rows, failed runs
+    recent: list[str] = field(default_factory=list)
+
+    def note(self, line: str) -> None:
+        self.recent = (self.recent + [line])[-40:]
+
+
+class SoakFailure(AssertionError):
+    pass
+
+
+class Soak:
+    def __init__(self, db: psycopg.Connection, url: str, instance: dg.DagsterInstance, *, seed: int,
+                 set_env: Callable[[str, str | None], None], llm: StubResponsesServer | None = None,
+                 mix: Mix = Mix()) -> None:
+        self.db, self.url, self.instance, self.seed = db, url, instance, seed
+        self.rng = random.Random(seed)
+        self.set_env, self.llm, self.mix = set_env, llm, mix
+        self.record = inv.AgentRecord()
+        self.history: list[str] = []  # curation runs and undos, oldest first
+        self.log = SoakLog()
+        self.step_number = 0
+        self._llm_mode = "ok"
+        self._serial = 0
+        if llm is not None:
+            llm.responder = self._answer
+        set_env("CURATOR_LLM_ENABLED", "false")
+
+    # ------------------------------------------------------------------ driving
+
+    def setup(self, nodes_per_partition: int = 8) -> None:
+        for partition in PARTITIONS:
+            for number in range(nodes_per_partition):
+                self._insert(partition, fresh_only=number < nodes_per_partition // 2)
+        self.db.execute("UPDATE namespace_activity SET current_epoch = 500")
+        self.check("setup", set(PARTITIONS), inv.row_keys(self.db), inv.partition_digests(self.db))
+
+    def run(self, actions: int, *, unwind_every: int = 0) -> SoakLog:
+        self.setup()
+        for _ in range(actions):
+            self.act()
+            if unwind_every and self.step_number % unwind_every == 0:
+                self.unwind_and_rewind()
+        self.unwind_and_rewind()
+        return self.log
+
+    def act(self) -> None:
+        self.step_number += 1
+        mix = self.mix
+        kind = self.rng.choices(("insert", "edit", "recall", "run", "undo"),
+                                (mix.insert, mix.edit, mix.recall, mix.run, mix.undo))[0]
+        partition = self.rng.choice(PARTITIONS)
+        keys, digests = inv.row_keys(self.db), inv.partition_digests(self.db)
+        acted_on = {partition}
+        if kind == "insert":
+            description = self._insert(partition)
+        elif kind == "edit":
+            description = self._edit(partition)
+        elif kind == "recall":
+            description = self._recall(partition)
+        elif kind == "run":
+            description, problems = self._run(partition)
+            self._fail_if(problems, description)
+        else:
+            description, acted_on, _ = self._undo()
+        self.log.actions[f"{kind} actions"] += 1
+        self.check(description, acted_on, keys, digests)
+
+    def check(self, description: str, acted_on: set, keys: dict, digests: dict) -> None:
+        self.log.note(f"{self.step_number}: {description}")
+        problems = (inv.deleted_rows(keys, inv.row_keys(self.db)) + inv.broken_chains(self.db)
+                    + inv.lost_sentences(self.db, self.record)
+                    + inv.changed_elsewhere(digests, inv.partition_digests(self.db), acted_on))
+        self._fail_if(problems, description)
+
+    def _fail_if(self, problems: list[str], description: str) -> None:
+        if problems:
+            raise SoakFailure(
+                f"soak seed {self.seed}, action {self.step_number} ({description}) broke a promise:\n  "
+                + "\n  ".join(problems[:20])
+                + "\nlast actions:\n  " + "\n  ".join(self.log.recent)
+                + f"\nreplay: CURATION_SOAK_SEED={self.seed} CURATION_SOAK_ACTIONS={self.step_number}"
+            )
+
+    # ------------------------------------------------------------------ agents
+
+    def _new_id(self) -> str:
+        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+
+    def _sentence(self) -> str:
+        self._serial += 1
+        rng = self.rng
+        return (f"{rng.choice(PEOPLE)} {rng.choice(VERBS)} {rng.choice(TOPICS)}"
+                f" on ticket T-{1000 + self._serial}.")
+
+    def _active(self, partition: tuple[str, str]) -> list[tuple[str, str]]:
+        return self.db.execute(
+            "SELECT id::text, pointer_summary FROM memory_nodes"
+            " WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL ORDER BY id",
+            partition,
+        ).fetchall()
+
+    def _insert(self, partition: tuple[str, str], *, fresh_only: bool = False) -> str:
+        rng = self.rng
+        active = [] if fresh_only else self._active(partition)
+        shape = "fresh"
+        if active:
+            shape = "duplicate" if rng.random() < self.mix.duplicate_share else rng.choice(("fresh", "fresh", "verbose"))
+        if shape == "duplicate":
+            source = rng.choice(active)[1]
+            parts = split_sentences(source)
+            if len(parts) > 1 and rng.random() < 0.4:
+                parts.pop(rng.randrange(len(parts)))
+            else:
+                parts.append(self._sentence())
+            text = " ".join(parts)
+        else:
+            count = rng.randint(9, 10) if shape == "verbose" else rng.randint(1, 4)
+            text = " ".join(self._sentence() for _ in range(count))
+        row = node(
+            *partition, text, id=self._new_id(), embed=rng.random() < 0.8,
+            base_utility=round(rng.random(), 2), pinned=rng.random() < 0.08,
+            confidence=rng.choice(("default", "default", "verified")),
+            recall_count=rng.choice((0, 0, 1, 5)), epoch=rng.choice((0, 0, 450)),
+            last_recalled_at=rng.choice((None, NOW - timedelta(days=rng.randint(1, 90)))),
+            created_at=NOW - timedelta(days=rng.randint(1, 200)),
+        )
+        insert(self.db, row)
+        self.record.wrote(row["id"], partition, text)
+        return f"agent inserts a {shape} node {row['id']} in {partition}"
+
+    def _edit(self, partition: tuple[str, str], conn: psycopg.Connection | None = None) -> str:
+        """An agent rewrites an active node. Mid-step (`conn` given) it takes a row the paused
+        step does not hold, as an agent that must not wait would."""
+        mid_step = conn is not None
+        conn = conn or self.db
+        candidates = conn.execute(
+            "SELECT id::text, pointer_summary FROM memory_nodes WHERE tenant_id = %s AND namespace = %s"
+            f" AND archived_at IS NULL ORDER BY id {'FOR UPDATE SKIP LOCKED' if mid_step else ''}",
+            partition,
+        ).fetchall()
+        if not candidates:
+            return "agent edit: nothing to edit"
+        node_id, before = self.rng.choice(candidates)
+        text = self._edited(node_id, before)
+        conn.execute(
+            "UPDATE memory_nodes SET pointer_summary = %s, embedding = NULL, embedding_model = NULL WHERE id = %s",
+            (text, node_id),
+        )
+        self.record.wrote(node_id, partition, text, before=before)
+        return f"agent edits {node_id} in {partition}"
+
+    def _edited(self, node_id: str, text: str) -> str:
+        """Replace one sentence no other node's agent wrote (or add one): an agent rewriting its
+        own words, never the words merged in from another memory."""
+        others = set().union(*(inv.sentences(t) for n, t in self.record.written.items() if n != node_id))
+        parts = split_sentences(text)
+        own = [i for i, part in enumerate(parts) if not (inv.sentences(part) & others)]
+        if own and self.rng.random() < 0.7:
+            parts[self.rng.choice(own)] = self._sentence()
+        else:
+            parts.append(self._sentence())
+        return " ".join(parts)
+
+    def _recall(self, partition: tuple[str, str]) -> str:
+        written = sorted(n for n, p in self.record.partition.items() if p == partition)
+        if not written:
+            return "agent recall: nothing written yet"
+        query = self.rng.choice(split_sentences(self.record.written[self.rng.choice(written)]))
+        vector = EMBEDDER.embed([query])[0]
+        recalled = [row[0] for row in self.db.execute(
+            "SELECT id FROM memory_nodes WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL"
+            " AND embedding IS NOT NULL ORDER BY embedding <=> %s::vector, id LIMIT 3",
+            (*partition, str(list(map(float, vector)))),
+        ).fetchall()]
+        self.db.execute(
+            "UPDATE memory_nodes SET recall_count = recall_count + 1, last_recalled_at = now(),"
+            " heat = least(1.0, heat + 0.1) WHERE id = ANY(%s)", (recalled,),
+        )
+        return f"agent recalls {len(recalled)} node(s) in {partition}"
+
+    # ------------------------------------------------------------------ runs
+
+    def _answer(self, body: dict, number: int) -> Reply:
+        if self._llm_mode == "500":
+            return error(500)
+        if self._llm_mode == "garbage":
+            field_name = MERGE_FIELD if purpose(body) == "merge" else SUMMARY_FIELD
+            return self.rng.choice((Reply(body=b"{not json"), answer("text", "whatever"),
+                                    answer(field_name, "APPROVED")))
+        return faithful(body, number)
+
+    def _run(self, partition: tuple[str, str]) -> tuple[str, list[str]]:
+        fault = self.rng.choices(self.mix.faults, [RUN_FAULTS[f] for f in self.mix.faults])[0]
+        self.log.actions[f"run fault: {fault}"] += 1
+        llm = fault in ("llm_ok", "llm_500", "llm_garbage") and self.llm is not None
+        self.set_env("CURATOR_LLM_ENABLED", "true" if llm else "false")
+        if llm:
+            self.set_env("CURATOR_LLM_BASE_URL", self.llm.url)
+            for name, value in LLM_ENV.items():
+                self.set_env(name, value)
+            self._llm_mode = {"llm_ok": "ok", "llm_500": "500", "llm_garbage": "garbage"}[fault]
+        mid_step = None
+        if fault in ("kill_step", "kill_lease", "agent_mid_step"):
+            # Some of the steps that write: the first of them to write is paused.
+            steps = tuple(step for step in PAUSABLE_STEPS if self.rng.random() < 0.5) or PAUSABLE_STEPS
+            kind = {"agent_mid_step": "agent_write"}.get(fault, fault)
+            mid_step = MidStepFault(self.url, steps, kind, *partition,
+                                    agent_write=lambda conn: self._mid_step_write(partition, conn))
+        if mid_step is None:
+            result = run_cycle(self.instance, *partition, run_config=RUN_CONFIG)
+        else:
+            with mid_step:
+                result = run_cycle(self.instance, *partition, run_config=RUN_CONFIG)
+        self.set_env("CURATOR_LLM_ENABLED", "false")
+        self.history.append(result.run_id)
+        description = f"run {result.run_id} of {partition}, fault {fault}" + (
+            f" in {mid_step.outcome.step or 'no step (none of ' + ', '.join(mid_step.steps) + ' wrote)'}"
+            if mid_step else "")
+        if not result.success:
+            self.log.outcomes["runs failed"] += 1
+        return description, self._run_problems(result, fault, mid_step)
+
+    def _mid_step_write(self, partition: tuple[str, str], conn: psycopg.Connection) -> None:
+        """While a step holds its transaction open: an agent adds a memory and edits another.
+        (A plain INSERT, as an agent writes: nothing that waits on the paused step's locks.)"""
+        node_id, text = self._new_id(), self._sentence()
+        conn.execute(
+            "INSERT INTO memory_nodes (id, tenant_id, namespace, pointer_summary) VALUES (%s, %s, %s, %s)",
+            (node_id, *partition, text),
+        )
+        self.record.wrote(node_id, partition, text)
+        self._edit(partition, conn)
+
+    def _run_problems(self, result, fault: str | None, mid_step: MidStepFault | None) -> list[str]:
+        failures = [event for event in result.all_events if event.event_type_value == "STEP_FAILURE"]
+        errors = [str(event.event_specific_data.error.message) for event in failures]
+        fired = mid_step is not None and mid_step.outcome.fired
+        if mid_step is not None:
+            self.log.fired[f"{fault} {'fired' if fired else 'not reached'}"] += 1
+        if fault in ("kill_step", "kill_lease") and fired:
+            problems = [] if not result.success else [f"run {result.run_id} survived a {fault} as SUCCESS"]
+            problems += self._writes_after(result.run_id, mid_step, only_paused=fault == "kill_step")
+            if fault == "kill_lease" and not any("lost its lease" in message for message in errors):
+                problems.append(f"run {result.run_id} lost its lease but no step said so: {errors}")
+            return problems
+        if not result.success:
+            return [f"run {result.run_id} (fault {fault}) failed: {errors}"]
+        return []
+
+    def _writes_after(self, run_id: str, fault: MidStepFault, *, only_paused: bool) -> list[str]:
+        """After a killed step: nothing of that step landed. After a killed lease: no later step
+        of the run wrote anything (the paused step itself had proved its lease already)."""
+        marks, paused = fault.outcome.marks, fault.outcome.step
+        step_filter = "step = %(paused)s" if only_paused else "step <> %(paused)s"
+        found = []
+        for table in ("node_revisions", "graph_revisions"):
+            count = self.db.execute(
+                f"SELECT count(*) FROM {table} WHERE run_id = %(run)s AND id > %(mark)s AND {step_filter}",
+                {"run": run_id, "mark": marks[table], "paused": paused},
+            ).fetchone()[0]
+            if count:
+                found.append(f"run {run_id}: {count} {table} written after its {fault.kind} in {paused}")
+        if not only_paused:
+            signals = self.db.execute(
+                "SELECT count(*) FROM training_signals WHERE run_id = %s AND id > %s",
+                (run_id, marks["training_signals"]),
+            ).fetchone()[0]
+            if signals:
+                found.append(f"run {run_id}: {signals} training signal(s) created after its lease was killed")
+        return found
+
+    # ------------------------------------------------------------------ undos
+
+    def _undo(self, target: str | None = None, *, force: bool | None = None) -> tuple[str, set, str | None]:
+        """Undo `target` (default: the newest run or undo, or any earlier one; see Mix)."""
+        if not self.history:
+            return "undo: nothing run yet", set(), None
+        if target is None:
+            target = self.history[-1] if self.rng.random() < self.mix.newest_share else self.rng.choice(self.history)
+        if force is None:
+            force = self.rng.random() < self.mix.force_share
+        how = f"undo{' --force' if force else ''} of {target}"
+        acted_on = set(namespaces_changed_by(self.db, target))
+        try:
+            reports = undo_run(self.url, target, force=force)
+        except NothingToUndoError:
+            return f"{how}: nothing to undo", acted_on, None
+        undo_id = reports[0].undo_id
+        self.history.append(undo_id)
+        for report in reports:
+            self.log.outcomes["rows forced"] += len(report.forced)
+            self.log.outcomes["rows held back"] += len(report.held)
+            self.log.outcomes["conflicts"] += len(report.conflicts)
+        self.log.actions["undo --force" if force else "undo"] += 1
+        left = [f"{row['id']} ({row['reason']}: {', '.join(row['nodes'])})" for report in reports for row in report.held]
+        left += [f"{row['id']} (changed since: {', '.join(row['changed_since'])})"
+                 for report in reports for row in report.conflicts]
+        return f"{how} as {undo_id}" + (f", left alone: {'; '.join(left)}" if left else ""), acted_on, undo_id
+
+    def unwind_and_rewind(self) -> None:
+        """Undo every run and undo, newest first: the agents' last texts come back. Then undo
+        those undos, newest first: the curated state comes back."""
+        self.log.actions["unwind"] += 1
+        curated = self._texts()
+        keys = inv.row_keys(self.db)
+        unwound = []
+        for target in reversed(list(self.history)):
+            description, _, undo_id = self._undo(target, force=False)
+            self.log.note(f"  unwind: {description}")
+            if undo_id is not None:
+                unwound.append(undo_id)
+        self._fail_if(inv.not_as_agents_wrote(self.db, self.record), "undo every run, newest first")
+        for undo_id in reversed(unwound):
+            self.log.note(f"  rewind: {self._undo(undo_id, force=False)[0]}")
+        rewound = self._texts()
+        self._fail_if([f"node {node_id}: {curated[node_id]} after the run(s), {rewound.get(node_id)} after undoing their undos"
+                       for node_id in sorted(curated) if rewound.get(node_id) != curated[node_id]],
+                      "undo the undos of every run, newest first")
+        self.check("unwind and rewind", set(PARTITIONS), keys, inv.partition_digests(self.db))
+
+    def _texts(self) -> dict[str, tuple]:
+        return {row[0]: tuple(row[1:]) for row in self.db.execute(
+            "SELECT id::text, pointer_summary, archived_at IS NOT NULL, merged_into::text, confidence FROM memory_nodes"
+        ).fetchall()}
