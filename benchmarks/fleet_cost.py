@@ -77,9 +77,7 @@ def run_timeline(instance, run_id: str) -> dict:
         kind = event.event_type
         if kind == kinds.RUN_ENQUEUED:
             marks["enqueued"] = entry.timestamp
-        elif kind == kinds.RUN_DEQUEUED:
-            marks["dequeued"] = entry.timestamp
-        elif kind == kinds.RUN_STARTING:
+        elif kind == kinds.RUN_STARTING:  # dequeued, and its process launched
             marks["starting"] = entry.timestamp
         elif kind == kinds.RUN_START:
             marks["started"] = entry.timestamp
@@ -196,9 +194,10 @@ def main() -> None:
           f"| {tick.end_timestamp - tick.timestamp:.1f} |")
     print(f"| tick's time to the first run queued | {first_created - tick.timestamp:.1f} |")
     print(f"| tick's time to the last run finished ({succeeded}/{len(timelines)} succeeded) | {span:.1f} |")
-    print(f"| per run, median: waiting in the queue | {median('enqueued', 'dequeued'):.2f} |")
-    print(f"| per run, median: dequeued to the run started (process start, imports, code load) "
-          f"| {median('dequeued', 'started'):.2f} |")
+    print(f"| per run, median: waiting in the queue (for a slot and the next dequeue) "
+          f"| {median('enqueued', 'starting'):.2f} |")
+    print(f"| per run, median: launched to run started (process start, imports, code load) "
+          f"| {median('starting', 'started'):.2f} |")
     print(f"| per run, median: run started to its first step (resources: session, lease) "
           f"| {median('started', 'first_step'):.2f} |")
     print(f"| per run, median: first step start to last step end | {median('first_step', 'last_step'):.2f} |")

@@ -4,15 +4,18 @@ The invariant an undo keeps: **an archived node's content is in its active keepe
 is active again.** A run keeps it by writing both halves of a merge in one transaction (the
 keeper's new text, the absorbed node's `merged_into`). An undo restores rows one by one, and a
 row may be left alone (changed since) or forced back over later changes; then the two halves
-can come apart. Three ways, each held back here:
+can come apart. Each way is held back here:
 
-- **merged since**: the undo puts a keeper's text back to before the run, but a node was merged
-  into it after that point (a later run, or the run itself if that half is left alone). Its
-  text would then be in no active node. The keeper is held back; undo the later run first.
+- **merged since**: the undo puts a keeper's text back to what it was before the run, but a
+  node points at it now that did not point at it then (a later run merged it in, or the run
+  itself did and that half is left alone), or whose text changed since. Its text would be in
+  no active node. The keeper is held back; undo the later run first.
 - **keeper changed**: the undo (an undo of an undo) archives a node into a keeper again, but
   the keeper's text is not put back to the text that held it, and is not that text any more
-  (an undo records the keeper's text when it unlinks a node, so this is known exactly; else
-  the keeper's recorded history decides). The node is held back and stays active.
+  (an undo records the keeper's text when it takes a node out of it, so this is known exactly;
+  else the keeper's recorded history decides). The node is held back and stays active.
+- **node changed**: the undo archives a node again whose own text changed after the undone run
+  took it out of its keeper (an agent edited it): its keeper never held that text. Held back.
 - **keeper archived**: after the undo a node would point at a keeper that is itself archived
   (a chain that ends nowhere it can be read). The row that would create the pointer is held back.
 
@@ -25,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-Reason = str  # "merged_since" | "keeper_changed" | "keeper_archived"
+Reason = str  # "merged_since" | "keeper_changed" | "node_changed" | "keeper_archived"
 
 
 @dataclass(frozen=True)
@@ -38,12 +41,13 @@ class Link:
 
 @dataclass(frozen=True)
 class NodeNow:
-    """A node as it is now."""
+    """A node as it is now, and as it was when the undone run started (from the revisions;
+    a node no revision mentions is taken to be as it was)."""
 
     link: Link
-    linked_at: int | None = None  # revision id that pointed it at its keeper (None: before any we have)
-    linked_by: str | None = None  # the run of that revision
+    link_before_run: Link | None = None  # None: the same as now
     text_as_before_run: bool = True  # its text now is the one it had before the undone run
+    linked_by: str | None = None  # the run that last pointed it at its keeper (for messages)
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,9 @@ class Restore:
     link: Link  # its link afterwards
     relinks: bool  # its link is put back to what it was before the run
     rewrites_text: bool  # its text is put back to what it was before the run
-    # Relinking to a keeper that the undone run (an undo) unlinked it from: whether the keeper's
+    # Its text now differs from what the undone run left (someone edited it since).
+    text_changed_since_run: bool = False
+    # Relinking to a keeper that the undone run (an undo) took it out of: whether the keeper's
     # text is still the one it had then (None: not recorded, NodeNow.text_as_before_run decides).
     keeper_text_kept: bool | None = None
 
@@ -67,24 +73,18 @@ class Hold:
     runs: list[str] = field(default_factory=list)  # merged_since: the runs that merged them in
 
 
-def held_back(
-    restores: Mapping[str, Restore], now: Mapping[str, NodeNow], run_start: int
-) -> dict[str, Hold]:
+def held_back(restores: Mapping[str, Restore], now: Mapping[str, NodeNow]) -> dict[str, Hold]:
     """The restores to leave undone, by node id. `now` covers every node in `restores`, their
-    keepers afterwards and every node pointing at one of them now; `run_start` is the undone
-    run's first revision id in the namespace (within a namespace, runs never interleave)."""
+    keepers afterwards and every node pointing at one of them now."""
     held: dict[str, Hold] = {}
     while True:
-        found = _unsafe(
-            {node_id: r for node_id, r in restores.items() if node_id not in held}, now, run_start
-        )
+        found = _unsafe({node_id: r for node_id, r in restores.items() if node_id not in held}, now)
         if not found:
             return held
-        for node_id, hold in found.items():
-            held[node_id] = hold
+        held.update(found)
 
 
-def _unsafe(restores: Mapping[str, Restore], now: Mapping[str, NodeNow], run_start: int) -> dict[str, Hold]:
+def _unsafe(restores: Mapping[str, Restore], now: Mapping[str, NodeNow]) -> dict[str, Hold]:
     def link(node_id: str) -> Link:
         return restores[node_id].link if node_id in restores else now[node_id].link
 
@@ -93,11 +93,15 @@ def _unsafe(restores: Mapping[str, Restore], now: Mapping[str, NodeNow], run_sta
         restore = restores.get(node_id)
         return restore is not None and restore.relinks and restore.link != now[node_id].link
 
-    def link_older_than_run(node_id: str) -> bool:
-        if node_id in restores and restores[node_id].relinks:
-            return True  # put back to before the run
-        linked_at = now[node_id].linked_at
-        return linked_at is None or linked_at < run_start
+    def held_by_keeper_before_run(node_id: str, keeper: str) -> bool:
+        """The keeper's text from before the run held this node as it will be afterwards."""
+        restore = restores.get(node_id)
+        if restore is not None and restore.relinks:
+            return True  # linked back to its state from before the run (its text: node_changed)
+        state = now[node_id]
+        before = state.link if state.link_before_run is None else state.link_before_run
+        text_as_before = state.text_as_before_run or (restore is not None and restore.rewrites_text)
+        return before == Link(True, keeper) and text_as_before
 
     found: dict[str, Hold] = {}
 
@@ -115,16 +119,18 @@ def _unsafe(restores: Mapping[str, Restore], now: Mapping[str, NodeNow], run_sta
         keeper = after.keeper
         if not after.archived or keeper is None or keeper not in now:
             continue
-        if link(keeper).archived:
+        restore = restores.get(node_id)
+        if relinked(node_id) and not restore.rewrites_text and restore.text_changed_since_run:
+            hold(node_id, "node_changed", keeper)
+        elif link(keeper).archived:
             if relinked(node_id):
                 hold(node_id, "keeper_archived", keeper)
             elif keeper in restores:
                 hold(keeper, "keeper_archived", node_id)
-            continue
-        if keeper in restores and restores[keeper].rewrites_text:
-            if not link_older_than_run(node_id):
+        elif keeper in restores and restores[keeper].rewrites_text:
+            if not held_by_keeper_before_run(node_id, keeper):
                 hold(keeper, "merged_since", node_id, now[node_id].linked_by)
-        elif relinked(node_id) and not _keeper_text_kept(restores[node_id], now[keeper]):
+        elif relinked(node_id) and not _keeper_text_kept(restore, now[keeper]):
             hold(node_id, "keeper_changed", keeper)
     return found
 

@@ -17,8 +17,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psutil
 import psycopg
-from pgvector.psycopg import register_vector
+from pgvector.psycopg.vector import register_vector_info
 from psycopg import sql
+from psycopg.types import TypeInfo
 
 from curation_pipeline.config.store import StoreSettings
 from curation_pipeline.store.migrations import apply_migrations
@@ -112,8 +113,21 @@ def open_connection(url: str, *, vector: bool = True, autocommit: bool = False) 
     except psycopg.OperationalError as error:
         raise DatabaseError(f"cannot connect to the database at {redact(url)}: {error}") from None
     if vector:
-        register_vector(conn)
+        _register_vector(conn, url)
     return conn
+
+
+_vector_types: dict[str, TypeInfo] = {}
+
+
+def _register_vector(conn: psycopg.Connection, url: str) -> None:
+    """pgvector's `vector` adapters on `conn`. The type's catalog entry is read once per server
+    and process: pgvector's register_vector reads four types' entries on every connection, four
+    round trips before each step's first query (the store uses `vector` only)."""
+    info = _vector_types.get(url)
+    if info is None:
+        info = _vector_types[url] = TypeInfo.fetch(conn, "vector")
+    register_vector_info(conn, info)
 
 
 def _require_pgvector(conn: psycopg.Connection, url: str) -> None:

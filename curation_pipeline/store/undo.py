@@ -185,13 +185,13 @@ def _held_back(conn, scope: Scope, run_id: str, restores: dict, current: dict) -
             relinks=bool({"archived_at", "merged_into"} & set(decision.columns)),
             rewrites_text=("pointer_summary" in decision.columns
                            and effect.before.get("pointer_summary") != current[node_id][0].get("pointer_summary")),
+            text_changed_since_run=effect.after.get("pointer_summary") != current[node_id][0].get("pointer_summary"),
             keeper_text_kept=recorded.get(node_id),
         )
         for node_id, (effect, decision) in restores.items()
     }
-    start = undo_links.run_start(conn, scope, run_id)
-    now = undo_links.nodes_now(conn, scope, links, start)
-    return held_back(planned, now, start)
+    now = undo_links.nodes_now(conn, scope, links, undo_links.run_start(conn, scope, run_id))
+    return held_back(planned, now)
 
 
 def _unlinked_keepers(conn, restores: dict, current: dict) -> dict[str, dict]:
@@ -357,14 +357,20 @@ def _undo_edges(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         "SELECT id::text, to_jsonb(e) FROM graph_edges e WHERE id = ANY(%s::bigint[]) ORDER BY id FOR UPDATE",
         ([int(edge_id) for edge_id in changes],),
     ).fetchall())
+    standing = _standing_merges(conn, [edge for edge in current.values() if edge["label"] == "merged_into"])
     retract, restore, restore_to = [], [], []
     for edge_id, effect in sorted(changes.items()):
         now = current[edge_id]
         if effect is None:  # the run added it: retract it, once
-            if now.get("retracted_at") is None:
+            if now.get("retracted_at") is None and (now["source_id"], now["target_id"]) not in standing:
                 retract.append(int(edge_id))
             continue
         decision = decide(effect, now, force=force)
+        # A merge edge follows its merge: it stands exactly while the node is archived into
+        # that keeper (a merge the node undo left alone keeps its edge).
+        if now["label"] == "merged_into" and ((effect.before.get("retracted_at") is None)
+                                              != ((now["source_id"], now["target_id"]) in standing)):
+            continue
         if decision.action == "restore":
             restore.append(int(edge_id))
             restore_to.append(effect.before)
@@ -378,6 +384,17 @@ def _undo_edges(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         conn, scope, run_id, retract, [{"retracted_by": scope.run_id}] * len(retract), stamp=True
     )
     report.edges_restored = _set_edges(conn, scope, run_id, restore, restore_to, stamp=False)
+
+
+def _standing_merges(conn, edges: list[dict]) -> set[tuple[str, str]]:
+    """(node, keeper) of the given merge edges whose node is archived into that keeper now."""
+    if not edges:
+        return set()
+    return set(conn.execute(
+        "SELECT id::text, merged_into::text FROM memory_nodes"
+        " WHERE id = ANY(%s::uuid[]) AND archived_at IS NOT NULL AND merged_into IS NOT NULL",
+        (sorted({edge["source_id"] for edge in edges}),),
+    ).fetchall()) & {(edge["source_id"], edge["target_id"]) for edge in edges}
 
 
 def _set_edges(conn, scope: Scope, run_id: str, ids: list[int], states: list[dict], *, stamp: bool) -> int:

@@ -27,7 +27,9 @@ def nodes_now(
     conn: psycopg.Connection, scope: Scope, restored: Mapping[str, Link], start: int
 ) -> dict[str, NodeNow]:
     """NodeNow of every node the rule looks at: those about to be restored, their keepers
-    afterwards, and every node that points at one of them now."""
+    afterwards, and every node that points at one of them now. A node's state when the run
+    started is the `before` of its first revision since (`start`: the run's first revision id in
+    the namespace; runs of one namespace never interleave), else the `after` of its last one."""
     keepers = {link.keeper for link in restored.values() if link.keeper is not None}
     rows = conn.execute(
         """
@@ -36,18 +38,22 @@ def nodes_now(
             WHERE tenant_id = %(t)s AND namespace = %(n)s
               AND (id = ANY(%(ids)s::uuid[]) OR merged_into = ANY(%(restored)s::uuid[]))
         )
-        SELECT m.id::text, m.archived_at IS NOT NULL, m.merged_into::text, linked.id, linked.run_id,
-               m.pointer_summary IS NOT DISTINCT FROM coalesce(
-                   (SELECT r.before->>'pointer_summary' FROM node_revisions r
-                    WHERE r.node_id = m.id AND r.id >= %(start)s ORDER BY r.id LIMIT 1),
-                   (SELECT r.after->>'pointer_summary' FROM node_revisions r
-                    WHERE r.node_id = m.id AND r.id < %(start)s ORDER BY r.id DESC LIMIT 1),
-                   m.pointer_summary)
+        SELECT m.id::text, m.archived_at IS NOT NULL, m.merged_into::text,
+               pre.state IS NOT NULL, pre.state->>'archived_at' IS NOT NULL, pre.state->>'merged_into',
+               m.pointer_summary IS NOT DISTINCT FROM coalesce(pre.state->>'pointer_summary', m.pointer_summary),
+               linked.run_id
         FROM memory_nodes m
         JOIN concerned USING (id)
-        -- the latest revision that pointed the node at its present keeper
         LEFT JOIN LATERAL (
-            SELECT r.id, r.run_id FROM node_revisions r
+            SELECT coalesce(
+                (SELECT r.before FROM node_revisions r
+                 WHERE r.node_id = m.id AND r.id >= %(start)s ORDER BY r.id LIMIT 1),
+                (SELECT r.after FROM node_revisions r
+                 WHERE r.node_id = m.id AND r.id < %(start)s ORDER BY r.id DESC LIMIT 1)) AS state
+        ) pre ON true
+        -- the run that last pointed the node at its present keeper
+        LEFT JOIN LATERAL (
+            SELECT r.run_id FROM node_revisions r
             WHERE r.node_id = m.id AND m.archived_at IS NOT NULL
               AND r.after->>'merged_into' = m.merged_into::text
               AND (r.before->>'archived_at' IS NULL
@@ -59,9 +65,18 @@ def nodes_now(
          "ids": sorted(set(restored) | keepers), "restored": sorted(restored)},
     ).fetchall()
     return {
-        node_id: NodeNow(Link(archived, keeper if archived else None), linked_at, linked_by, text_kept)
-        for node_id, archived, keeper, linked_at, linked_by, text_kept in rows
+        node_id: NodeNow(
+            link=_link(archived, keeper),
+            link_before_run=_link(was_archived, was_keeper) if known else None,
+            text_as_before_run=text_kept,
+            linked_by=linked_by,
+        )
+        for node_id, archived, keeper, known, was_archived, was_keeper, text_kept, linked_by in rows
     }
+
+
+def _link(archived: bool, keeper: str | None) -> Link:
+    return Link(archived, keeper if archived else None)
 
 
 def text_digests(conn: psycopg.Connection, ids: Collection[str]) -> dict[str, str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from curation_pipeline.core.undo_links import Link, NodeNow, Restore, held_back
 
 ACTIVE = Link(False)
-START = 100  # the undone run's first revision id
 
 
 def into(keeper: str) -> Link:
@@ -14,49 +13,73 @@ def into(keeper: str) -> Link:
 
 def test_a_keeper_put_back_to_before_the_run_is_held_while_a_later_merge_points_at_it():
     now = {"keeper": NodeNow(ACTIVE),
-           "later": NodeNow(into("keeper"), linked_at=150, linked_by="run-b"),
-           "earlier": NodeNow(into("keeper"), linked_at=20, linked_by="run-0")}
-    restores = {"keeper": Restore(ACTIVE, relinks=False, rewrites_text=True)}
-    held = held_back(restores, now, START)
+           "later": NodeNow(into("keeper"), link_before_run=ACTIVE, linked_by="run-b"),
+           "earlier": NodeNow(into("keeper"), link_before_run=into("keeper"))}
+    held = held_back({"keeper": Restore(ACTIVE, relinks=False, rewrites_text=True)}, now)
     assert list(held) == ["keeper"]
     assert (held["keeper"].reason, held["keeper"].nodes, held["keeper"].runs) == ("merged_since", ["later"], ["run-b"])
 
 
 def test_merges_from_before_the_run_and_nodes_restored_with_the_keeper_do_not_hold_it():
     now = {"keeper": NodeNow(ACTIVE),
-           "earlier": NodeNow(into("keeper"), linked_at=20),
-           "imported": NodeNow(into("keeper"), linked_at=None),
-           "absorbed": NodeNow(into("keeper"), linked_at=120)}
+           "earlier": NodeNow(into("keeper"), link_before_run=into("keeper")),
+           "never_revised": NodeNow(into("keeper")),  # imported archived: as it was
+           "absorbed": NodeNow(into("keeper"), link_before_run=ACTIVE)}
     restores = {"keeper": Restore(ACTIVE, relinks=False, rewrites_text=True),
                 "absorbed": Restore(ACTIVE, relinks=True, rewrites_text=False)}
-    assert held_back(restores, now, START) == {}
+    assert held_back(restores, now) == {}
+
+
+def test_a_node_pointing_at_the_keeper_before_the_run_but_edited_since_holds_it():
+    now = {"keeper": NodeNow(ACTIVE),
+           "edited": NodeNow(into("keeper"), link_before_run=into("keeper"), text_as_before_run=False)}
+    held = held_back({"keeper": Restore(ACTIVE, relinks=False, rewrites_text=True)}, now)
+    assert held["keeper"].reason == "merged_since"
 
 
 def test_a_keeper_restore_that_only_touches_other_columns_is_never_held():
-    now = {"keeper": NodeNow(ACTIVE), "later": NodeNow(into("keeper"), linked_at=150)}
-    assert held_back({"keeper": Restore(ACTIVE, relinks=False, rewrites_text=False)}, now, START) == {}
+    now = {"keeper": NodeNow(ACTIVE), "later": NodeNow(into("keeper"), link_before_run=ACTIVE)}
+    assert held_back({"keeper": Restore(ACTIVE, relinks=False, rewrites_text=False)}, now) == {}
 
 
 def test_archiving_again_into_a_keeper_whose_text_moved_on_is_held():
     now = {"absorbed": NodeNow(ACTIVE), "keeper": NodeNow(ACTIVE, text_as_before_run=False)}
-    held = held_back({"absorbed": Restore(into("keeper"), relinks=True, rewrites_text=False)}, now, START)
+    held = held_back({"absorbed": Restore(into("keeper"), relinks=True, rewrites_text=False)}, now)
     assert held["absorbed"].reason == "keeper_changed" and held["absorbed"].nodes == ["keeper"]
     # ... but not when the keeper's text comes back with it, or never moved.
     restores = {"absorbed": Restore(into("keeper"), relinks=True, rewrites_text=False),
                 "keeper": Restore(ACTIVE, relinks=False, rewrites_text=True)}
-    assert held_back(restores, now, START) == {}
+    assert held_back(restores, now) == {}
     now["keeper"] = NodeNow(ACTIVE, text_as_before_run=True)
-    assert held_back({"absorbed": Restore(into("keeper"), relinks=True, rewrites_text=False)}, now, START) == {}
+    assert held_back({"absorbed": Restore(into("keeper"), relinks=True, rewrites_text=False)}, now) == {}
+
+
+def test_what_the_undo_recorded_about_the_keepers_text_decides_over_its_history():
+    # The keeper's history says its text moved on (an agent edit before the undone undo), but
+    # the undone undo recorded that text when it took the node out: it is unchanged since.
+    now = {"absorbed": NodeNow(ACTIVE), "keeper": NodeNow(ACTIVE, text_as_before_run=False)}
+    kept = Restore(into("keeper"), relinks=True, rewrites_text=False, keeper_text_kept=True)
+    assert held_back({"absorbed": kept}, now) == {}
+    now["keeper"] = NodeNow(ACTIVE, text_as_before_run=True)
+    moved = Restore(into("keeper"), relinks=True, rewrites_text=False, keeper_text_kept=False)
+    assert held_back({"absorbed": moved}, now)["absorbed"].reason == "keeper_changed"
+
+
+def test_a_node_edited_since_it_was_taken_out_is_not_archived_again():
+    now = {"absorbed": NodeNow(ACTIVE), "keeper": NodeNow(ACTIVE)}
+    restores = {"absorbed": Restore(into("keeper"), relinks=True, rewrites_text=False, text_changed_since_run=True),
+                "keeper": Restore(ACTIVE, relinks=False, rewrites_text=True)}
+    assert {node_id: hold.reason for node_id, hold in held_back(restores, now).items()} == {"absorbed": "node_changed"}
 
 
 def test_no_chain_may_end_at_an_archived_node():
     # Pointing a node at a keeper that is archived (and stays so) is held back ...
     now = {"absorbed": NodeNow(ACTIVE), "keeper": NodeNow(into("other")), "other": NodeNow(ACTIVE)}
-    held = held_back({"absorbed": Restore(into("keeper"), relinks=True, rewrites_text=False)}, now, START)
+    held = held_back({"absorbed": Restore(into("keeper"), relinks=True, rewrites_text=False)}, now)
     assert held["absorbed"].reason == "keeper_archived"
     # ... and so is archiving a node that another still points at.
-    now = {"keeper": NodeNow(ACTIVE), "later": NodeNow(into("keeper"), linked_at=150), "other": NodeNow(ACTIVE)}
-    held = held_back({"keeper": Restore(into("other"), relinks=True, rewrites_text=False)}, now, START)
+    now = {"keeper": NodeNow(ACTIVE), "later": NodeNow(into("keeper")), "other": NodeNow(ACTIVE)}
+    held = held_back({"keeper": Restore(into("other"), relinks=True, rewrites_text=False)}, now)
     assert held["keeper"].reason == "keeper_archived" and held["keeper"].nodes == ["later"]
 
 
@@ -64,21 +87,10 @@ def test_holding_one_restore_back_can_hold_back_another():
     # The keeper is held (a later merge points at it); the absorbed node would be archived
     # into it again, but its text does not come back, so that restore is held too.
     now = {"keeper": NodeNow(ACTIVE, text_as_before_run=False),
-           "later": NodeNow(into("keeper"), linked_at=150, linked_by="run-b"),
+           "later": NodeNow(into("keeper"), link_before_run=ACTIVE, linked_by="run-b"),
            "absorbed": NodeNow(ACTIVE)}
     restores = {"keeper": Restore(ACTIVE, relinks=False, rewrites_text=True),
                 "absorbed": Restore(into("keeper"), relinks=True, rewrites_text=False)}
-    held = held_back(restores, now, START)
+    held = held_back(restores, now)
     assert {node_id: hold.reason for node_id, hold in held.items()} == {
         "keeper": "merged_since", "absorbed": "keeper_changed"}
-
-
-def test_what_the_undo_recorded_about_the_keepers_text_decides_over_its_history():
-    # The keeper's history says its text moved on (an agent edit before the undone undo), but
-    # the undone undo recorded that text when it unlinked the node: it is unchanged since.
-    now = {"absorbed": NodeNow(ACTIVE), "keeper": NodeNow(ACTIVE, text_as_before_run=False)}
-    kept = Restore(into("keeper"), relinks=True, rewrites_text=False, keeper_text_kept=True)
-    assert held_back({"absorbed": kept}, now, START) == {}
-    now["keeper"] = NodeNow(ACTIVE, text_as_before_run=True)
-    moved = Restore(into("keeper"), relinks=True, rewrites_text=False, keeper_text_kept=False)
-    assert held_back({"absorbed": moved}, now, START)["absorbed"].reason == "keeper_changed"

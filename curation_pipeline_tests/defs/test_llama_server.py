@@ -35,7 +35,7 @@ VERBOSE = [
     "Priya Raman joined the platform team on 2023-11-02 as a site reliability engineer. " + _FILLER
     + "Her on-call rotation starts in week 12.",
 ]
-OUTPUT_CAP = 300  # tokens per answer: room for a merge of these texts, and a cap that must hold
+OUTPUT_CAP = 200  # tokens per answer: room for a merge of these texts, and a cap that must hold
 # Lexically these pairs are 0.88 and 0.92 similar; with 6 nodes the default archive share (10 %)
 # would allow one merge per cycle.
 RUN_CONFIG = {"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.8, "max_archive_fraction": 0.5}}}}
@@ -104,19 +104,17 @@ def test_the_job_runs_against_llama_server_through_chat_completions(db, instance
 
     # Every planned row was asked about, through Chat Completions, and every answer came back.
     assert merge["llm_api"] == summary["llm_api"] == "chat"
-    assert merge["llm_requests"] >= len(PAIRS) and summary["llm_requests"] >= len(VERBOSE)
-    assert not merge["llm_breaker_open"] and not summary["llm_breaker_open"]
-    outcomes = [reason.get("llm_outcome") or reason["guard"] for reason in llm_reasons(db, result.run_id)
-                if reason.get("method")]
-    outcomes += [note.get("llm_outcome") or note["guard"] for note in summary.get("llm_not_summarized", [])]
-    outcomes += ["accepted"] * summary["summarized"]
-    assert len(outcomes) == len(PAIRS) + len(VERBOSE)
+    assert merge["pairs_merged"] == len(PAIRS) and summary["candidates"] == len(VERBOSE)
+    for step, asked in ((merge, len(PAIRS)), (summary, len(VERBOSE))):
+        assert step["llm_accepted"] + step["llm_rejected"] + step["llm_unavailable"] == asked
+        assert step["llm_requests"] >= asked and not step["llm_breaker_open"]
     # The grammar made each answer the schema's JSON object: the guard judged it (accepted or
     # rejected), unless the model ran into the output cap first (an incomplete answer).
-    assert set(outcomes) <= {"accepted", "rejected", "incomplete"}, outcomes
-    assert {"accepted", "rejected"} & set(outcomes)
-    judged = merge["llm_accepted"] + merge["llm_rejected"] + summary["llm_accepted"] + summary["llm_rejected"]
-    assert judged == outcomes.count("accepted") + outcomes.count("rejected")
+    notes = merge.get("llm_fallbacks", []) + summary.get("llm_not_summarized", [])
+    assert {note["llm_outcome"] for note in notes if "llm_outcome" in note} <= {"incomplete"}, notes
+    assert merge["llm_accepted"] + merge["llm_rejected"] + summary["llm_accepted"] + summary["llm_rejected"] >= 1
+    judged = [reason for reason in llm_reasons(db, result.run_id) if "guard" in reason]
+    assert {reason["guard"] for reason in judged} <= {"accepted", "rejected"}
 
     # The output cap held for every answer.
     for reason in llm_reasons(db, result.run_id):

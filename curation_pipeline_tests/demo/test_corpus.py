@@ -1,7 +1,7 @@
 """The demo corpus: realistic, deterministic, valid, and with work for every curation step.
 
 The step conditions are restated here with plain Polars, deliberately independent of the step
-modules, from the table in DESIGN.md.
+modules, from the table of the seven steps in docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -336,3 +336,22 @@ def test_a_forced_undo_lists_every_row_it_forced(db, curated, capsys, instance):
     output = next(event for event in forced.all_events
                   if event.step_key == "undo_run_op" and event.event_type_value == "STEP_OUTPUT")
     assert output.event_specific_data.metadata["forced"].value == [{"kind": "node", "id": keeper, "changed_since": ["pointer_summary"]}]
+
+
+def test_undoing_an_undo_does_not_archive_again_a_node_edited_since(db, curated, capsys):
+    """The undo of an undo would merge the absorbed node back into its keeper; an agent edited
+    it meanwhile, and the keeper never held that text: it stays active, and so does its edge."""
+    from curation_pipeline.cli.main import main
+
+    keeper, absorbed = curated["ids"][0], curated["ids"][1]
+    [undo] = undo_run(curated["url"], curated["run_id"])
+    db.execute("UPDATE memory_nodes SET pointer_summary = %s WHERE id = %s",
+               (f"{PARAPHRASES[1]} She is on leave until June.", absorbed))
+
+    assert main(["undo", "--run", undo.undo_id]) == 1
+    assert (f"left alone: node {absorbed}: its text changed after it was taken out of its keeper {keeper}"
+            in capsys.readouterr().err)
+    assert fetch_node(db, absorbed)["archived_at"] is None
+    assert _orphaned_sentences(db) == []
+    assert db.execute("SELECT count(*) FROM graph_edges WHERE label = 'merged_into' AND retracted_at IS NULL"
+                      ).fetchone()[0] == 0

@@ -103,7 +103,7 @@ def test_undoing_every_run_newest_first_restores_the_start_exactly(db, instance,
     assert _state(db) == curated
 
 
-@pytest.mark.parametrize("seed", [31, 32])
+@pytest.mark.parametrize("seed", [1, 9])
 def test_random_runs_agent_writes_and_undos_never_strand_a_merged_node_or_delete_a_row(
     db, instance, database_url, monkeypatch, seed,
 ):

