@@ -96,6 +96,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="200 namespaces")
     parser.add_argument("--namespaces", type=int)
     parser.add_argument("--changed-percent", type=float, default=10.0)
+    parser.add_argument("--dequeue-interval", type=int,
+                        help="the run queue's dequeue_interval_seconds (default: dagster.yaml's)")
     args = parser.parse_args()
     total = args.namespaces or (200 if args.quick else 1_000)
     count = max(1, round(total * args.changed_percent / 100))
@@ -114,6 +116,11 @@ def main() -> None:
     from curation_pipeline.store.database import open_connection
 
     home = prepare_dagster_home(load_settings())
+    if args.dequeue_interval is not None:  # this DAGSTER_HOME's copy only, not the package's
+        config = (home / "dagster.yaml").read_text()
+        config = config.replace("    max_concurrent_runs: 4\n", "    max_concurrent_runs: 4\n"
+                                f"    dequeue_interval_seconds: {args.dequeue_interval}\n")
+        (home / "dagster.yaml").write_text(config.replace("# Managed by curation-pipeline", "# Edited"))
     with resources.as_file(resources.files("curation_pipeline") / "instance" / "workspace.yaml") as source:
         shutil.copyfile(source, home / "workspace.yaml")
     rng = np.random.default_rng(23)
@@ -166,11 +173,6 @@ def main() -> None:
         ticks = [tick for tick in instance.get_ticks(state.instigator_origin_id, state.selector_id)
                  if tick.run_ids]
         timelines = [run_timeline(instance, run.run_id) for run in runs]
-        if os.environ.get("FLEET_DEBUG"):
-            for entry in instance.all_logs(runs[0].run_id):
-                if entry.dagster_event:
-                    print(round(entry.timestamp - timelines[0]["enqueued"], 2), entry.dagster_event.event_type_value,
-                          entry.step_key or "")
         stats = {run.run_id: instance.get_run_step_stats(run.run_id) for run in runs}
 
     if not timelines:
@@ -186,8 +188,9 @@ def main() -> None:
         return statistics.median(t[name_to] - t[name_from] for t in timelines)
 
     step_seconds = [sum(s.end_time - s.start_time for s in steps) for steps in stats.values()]
+    interval = args.dequeue_interval if args.dequeue_interval is not None else "default 5"
     print(f"\n## Fleet: {total:,} namespaces of {NODES} nodes, {len(changed)} with one changed node "
-          f"(daemon, schedule tick, QueuedRunCoordinator, 4 at a time)\n")
+          f"(daemon, schedule tick, QueuedRunCoordinator, 4 at a time, dequeue every {interval} s)\n")
     print("| what | seconds |")
     print("|---|---|")
     print(f"| schedule tick: its time to the tick's end ({len(tick.run_ids)} run requests) "

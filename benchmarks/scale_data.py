@@ -189,10 +189,21 @@ def copy_pass_state(conn, tenant: str, source: str, target: str) -> None:
     conn.commit()
 
 
+def own_peak_rss_mib() -> float:
+    """This process's peak RSS so far (VmHWM), MiB."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
+
+
 def in_child(code: str, env: dict | None = None) -> tuple[float, str]:
-    """Run `code` in a fresh Python process; (its own peak RSS in MiB, its stdout)."""
-    probe = "\nimport resource\nprint('peak-rss-kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
-    done = subprocess.run([sys.executable, "-c", code + probe], capture_output=True, text=True,
+    """Run `code` in a fresh Python process; (its own peak RSS in MiB, its stdout).
+
+    The peak is the process's VmHWM: getrusage's ru_maxrss would carry over the RSS its parent
+    had when it forked (Linux keeps the high-water mark across execve).
+    """
+    probe = ("\nfor line in open('/proc/self/status'):\n"
+             "    if line.startswith('VmHWM:'):\n        print('peak-rss-kib', line.split()[1])\n")
+    done = subprocess.run([sys.executable, "-c", code + probe], check=False, capture_output=True, text=True,
                           env={**os.environ, **(env or {})})
     if done.returncode:
         raise RuntimeError(f"child failed:\n{done.stderr[-4000:]}")

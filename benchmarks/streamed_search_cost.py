@@ -89,8 +89,6 @@ def floor(conn, url: str, namespace: str, k: int, model: str) -> tuple[float, fl
 def reference(conn, namespace: str, model: str) -> dict:
     """Per step: (the streamed search's id pairs, the in-memory search's, seconds and peak MiB of
     the in-memory one), from the same committed state."""
-    import resource
-
     from curation_pipeline.core.scope import Scope
     from curation_pipeline.core.steps.consolidate import group_of_row
     from curation_pipeline.core.steps.similarity import find_similar_pairs
@@ -109,7 +107,7 @@ def reference(conn, namespace: str, model: str) -> dict:
             start = passes.begin_pass(conn, scope, state)
             streamed = search_pairs(conn, scope, start, model=model, threshold=threshold,
                                     in_database_max_changed=0, same_memory_type=same_type)
-            before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            before = scale_data.own_peak_rss_mib()
             began = time.perf_counter()
             nodes, vectors = candidates.consolidation_candidates(conn, scope, model)
             groups = group_of_row(nodes) if same_type else np.zeros(nodes.height, dtype=np.int64)
@@ -117,13 +115,13 @@ def reference(conn, namespace: str, model: str) -> dict:
             memory = find_similar_pairs(vectors, groups, threshold=threshold, focus=focus)
             in_memory_s = time.perf_counter() - began
             del vectors
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak = scale_data.own_peak_rss_mib()
         ids = nodes["id"]
         memory_pairs = {tuple(sorted(p)) for p in zip(ids.gather(memory["i"]), ids.gather(memory["j"]))}
         s_ids = streamed.nodes["id"]
         streamed_pairs = {tuple(sorted(p)) for p in zip(s_ids.gather(streamed.pairs["i"]),
                                                         s_ids.gather(streamed.pairs["j"]))}
-        out[step] = (streamed_pairs, memory_pairs, in_memory_s, max(peak - before, 0) / 1024)
+        out[step] = (streamed_pairs, memory_pairs, in_memory_s, max(peak - before, 0))
     return out
 
 

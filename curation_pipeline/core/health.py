@@ -9,7 +9,7 @@ health`, so the three always agree.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from curation_pipeline.core.cycles import Cycle
 
@@ -51,8 +51,41 @@ class Snapshot:
     archived_nodes: int
     pinned_nodes: int
     stale_nodes: int  # active ones
-    embedding_backlog: int
+    embedding_backlog: int  # of `embedding_model`
     association_edges: int
+    orphans: int = 0  # archived nodes whose keeper is archived, gone or elsewhere
+    orphan_examples: tuple[str, ...] = ()
+    embedding_model: str = ""
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "orphan_examples": list(self.orphan_examples)}
+
+    @classmethod
+    def from_dict(cls, values: Mapping) -> Snapshot:
+        return cls(**{**values, "orphan_examples": tuple(values.get("orphan_examples") or ())})
+
+
+# What steps 2 to 6b report when they changed nothing in the namespace.
+_UNCHANGED_COUNTS = {
+    "consolidate_duplicates": ("pairs_merged", "nodes_archived", "keepers_rewritten", "repointed"),
+    "summarize_verbose": ("summarized",),
+    "revectorize": ("embedded", "reembedded"),
+    "mark_stale_confidence": ("marked_stale",),
+    "sync_graph": ("nodes_considered",),
+    "associate_concepts": ("edges_added", "vertices_created"),
+}
+
+
+def namespace_unchanged(cycle: Cycle) -> bool:
+    """Nothing in the namespace changed since the previous cycle, as far as this cycle can tell:
+    no step changed a node or an edge, and the graph sync (which sees every node written since
+    the previous sync, by anyone) found none and left none for later. Then the previous cycle's
+    snapshot still holds, and a cycle where nothing changed reads nothing to take its health."""
+    for step, keys in _UNCHANGED_COUNTS.items():
+        result = cycle.steps[step]
+        if result.status != "succeeded" or any(result.counts.get(key) for key in keys):
+            return False
+    return not cycle.counts("sync_graph").get("remaining")
 
 
 def _sum(cycle: Cycle, steps: tuple[str, ...], *keys: str) -> int:

@@ -116,14 +116,16 @@ def cycle_rows(conn: psycopg.Connection, root_run_id: str, tenant_id: str, names
     return [row[0] for row in rows]
 
 
-def record_health(conn: psycopg.Connection, scope: Scope, health: Mapping, checks: list[Mapping],
-                  cycle: Mapping) -> None:
-    """Keep the cycle's health record, its checks and the runs that made it in its closing row."""
+def record_health(conn: psycopg.Connection, scope: Scope, *, health: Mapping, checks: list[Mapping],
+                  cycle: Mapping, snapshot: Mapping) -> None:
+    """Keep the cycle's health record, its checks, the runs that made it and the store snapshot
+    its numbers came from (the next cycle may reuse it) in its closing row."""
     _upsert_cycle(
         conn, scope,
         "metadata = metadata || jsonb_build_object('health', %(health)s::jsonb,"
-        " 'checks', %(checks)s::jsonb, 'cycle', %(cycle)s::jsonb)",
-        {"health": json.dumps(dict(health)), "checks": json.dumps(checks), "cycle": json.dumps(dict(cycle))},
+        " 'checks', %(checks)s::jsonb, 'cycle', %(cycle)s::jsonb, 'snapshot', %(snapshot)s::jsonb)",
+        {"health": json.dumps(dict(health)), "checks": json.dumps(checks),
+         "cycle": json.dumps(dict(cycle)), "snapshot": json.dumps(dict(snapshot))},
         None,
     )
 

@@ -26,7 +26,7 @@ from curation_pipeline.core.steps import (
     summarize,
 )
 from curation_pipeline.core.steps.similarity import PAIR_SCHEMA, id_pairs
-from curation_pipeline.core.steps.streamed_search import RowBlock, concatenate
+from curation_pipeline.core.steps.streamed_search import RowBlock
 
 # Every frame carries the row version its writes are guarded by.
 _VERSION = {"row_version": pl.Int64}
@@ -135,15 +135,14 @@ def stream_search_rows(
     order = " ORDER BY memory_type, id" if ordered else ""
     with conn.cursor(name=f"search_{next(_cursor_numbers)}", binary=True) as cursor:
         cursor.execute(f"SELECT {_SEARCH_COLUMNS} FROM memory_nodes WHERE {where}{order}", params)
-        parts, size = [], 0
-        while rows := cursor.fetchmany(STREAM_FETCH_ROWS):
-            parts.append(_row_block(rows))
-            size += len(rows)
-            if size >= STREAM_BLOCK_ROWS:
-                yield concatenate(parts)
-                parts, size = [], 0
-        if parts:
-            yield concatenate(parts)
+        rows: list[tuple] = []
+        while fetched := cursor.fetchmany(STREAM_FETCH_ROWS):
+            rows.extend(fetched)
+            if len(rows) >= STREAM_BLOCK_ROWS:
+                yield _row_block(rows)  # decoded in bulk, once per block
+                rows = []
+        if rows:
+            yield _row_block(rows)
 
 
 def search_rows_by_id(conn: psycopg.Connection, scope: Scope, model: str, ids: list[str]) -> RowBlock:

@@ -36,7 +36,9 @@ def snapshot(conn: psycopg.Connection, scope: Scope, embedding_model: str) -> Sn
         (scope.tenant_id, scope.namespace),
     ).fetchone()[0]
     backlog = count_missing_embeddings(conn, scope) + count_outdated_embeddings(conn, scope, embedding_model)
-    return Snapshot(active, archived, pinned, stale, backlog, edges)
+    orphan_count, orphan_examples = orphans(conn, scope)
+    return Snapshot(active, archived, pinned, stale, backlog, edges, orphan_count, tuple(orphan_examples),
+                    embedding_model)
 
 
 def orphans(conn: psycopg.Connection, scope: Scope) -> tuple[int, list[str]]:
@@ -68,18 +70,28 @@ def archived_by_runs(conn: psycopg.Connection, scope: Scope, run_ids: Sequence[s
     ).fetchone()[0]
 
 
-def previous_health(conn: psycopg.Connection, scope: Scope, run_ids: Sequence[str]) -> dict | None:
-    """The health recorded by the namespace's last cycle made by other runs than `run_ids`."""
+def previous_cycle(conn: psycopg.Connection, scope: Scope, run_ids: Sequence[str]) -> dict | None:
+    """The namespace's last cycle with a health record made by other runs than `run_ids`: its
+    health, its snapshot and when its row was written."""
     row = conn.execute(
         f"""
-        SELECT metadata->'health' FROM activity_log
+        SELECT metadata->'health', metadata->'snapshot', created_at FROM activity_log
         WHERE action = '{activity.ACTION}' AND tenant_id = %s AND namespace = %s
           AND metadata ? 'health' AND NOT (run_id = ANY(%s))
-        ORDER BY id DESC LIMIT 1
+        ORDER BY created_at DESC LIMIT 1
         """,
         (scope.tenant_id, scope.namespace, list(run_ids)),
     ).fetchone()
-    return row[0] if row else None
+    return {"health": row[0], "snapshot": row[1], "created_at": row[2]} if row else None
+
+
+def undone_since(conn: psycopg.Connection, scope: Scope, since) -> bool:
+    """Whether an undo touched the namespace after `since` (it may retract edges alone)."""
+    return conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM activity_log WHERE action = 'curation_undo'"
+        " AND tenant_id = %s AND namespace = %s AND created_at > %s)",
+        (scope.tenant_id, scope.namespace, since),
+    ).fetchone()[0]
 
 
 def recorded_cycles(
@@ -87,11 +99,12 @@ def recorded_cycles(
     last: int = 5,
 ) -> list[dict]:
     """The last `last` cycles with a health record of each namespace (or of one), oldest first
-    within a namespace: partition, run, when it finished, its health and its checks."""
+    within a namespace: partition, run, when it finished, its health, its checks, the runs that
+    made it and the snapshot of the store its numbers came from."""
     rows = conn.execute(
         f"""
         SELECT tenant_id, namespace, run_id, metadata->>'finished_at', metadata->'health',
-               metadata->'checks', metadata->'cycle'
+               metadata->'checks', metadata->'cycle', metadata->'snapshot'
         FROM (
             SELECT *, row_number() OVER (PARTITION BY tenant_id, namespace ORDER BY id DESC) AS nth
             FROM activity_log
@@ -106,6 +119,6 @@ def recorded_cycles(
     ).fetchall()
     return [
         {"tenant_id": t, "namespace": n, "run_id": run_id, "finished_at": finished, "health": health,
-         "checks": checks or [], "cycle": cycle or {}}
-        for t, n, run_id, finished, health, checks, cycle in rows
+         "checks": checks or [], "cycle": cycle or {}, "snapshot": snapshot or {}}
+        for t, n, run_id, finished, health, checks, cycle, snapshot in rows
     ]

@@ -106,3 +106,34 @@ def test_the_llm_check_passes_when_the_llm_is_off_or_judged_nothing():
 def test_the_first_cycle_has_no_backlog_to_compare_with():
     outcome = _outcomes(cycle_health(SNAPSHOT, LLM_CYCLE), _inputs(previous_backlog=None))["embedding_backlog_not_growing"]
     assert outcome.passed and "first recorded cycle" in outcome.description
+
+
+UNCHANGED = {
+    "reclassify_stale": {"signals_created": 0}, "consolidate_duplicates": {"pass": "unchanged", "pairs_merged": 0},
+    "summarize_verbose": {"summarized": 0}, "revectorize": {"embedded": 0, "reembedded": 0},
+    "mark_stale_confidence": {"marked_stale": 0}, "sync_graph": {"nodes_considered": 0, "remaining": False},
+    "associate_concepts": {"skipped": "lexical embedder"},
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "unchanged"),
+    [
+        ({}, True),
+        ({"sync_graph": {"nodes_considered": 2, "remaining": False}}, False),  # someone wrote nodes
+        ({"sync_graph": {"nodes_considered": 0, "remaining": True}}, False),  # a capped sync
+        ({"mark_stale_confidence": {"marked_stale": 1}}, False),  # may have run after the sync
+        ({"associate_concepts": {"edges_added": 3}}, False),
+        ({"revectorize": {"status": "failed", "error": "x"}}, False),
+    ],
+)
+def test_a_cycle_knows_when_nothing_changed_since_the_previous_one(change, unchanged):
+    from curation_pipeline.core.health import namespace_unchanged
+
+    steps = {**UNCHANGED, **change}
+    cycle = combine_cycles([{"run_id": "r", "status": "success", "steps": {
+        step: {"status": "succeeded", **counts} for step, counts in steps.items()}}])
+    assert namespace_unchanged(cycle) is unchanged
+    without_sync = combine_cycles([{"run_id": "r", "status": "success", "steps": {
+        step: {"status": "succeeded", **counts} for step, counts in steps.items() if step != "sync_graph"}}])
+    assert namespace_unchanged(without_sync) is False  # not run: nothing is known

@@ -35,7 +35,7 @@ VERBOSE = [
     "Priya Raman joined the platform team on 2023-11-02 as a site reliability engineer. " + _FILLER
     + "Her on-call rotation starts in week 12.",
 ]
-OUTPUT_CAP = 200  # tokens per answer: room for a merge of these texts, and a cap that must hold
+OUTPUT_CAP = 120  # tokens per answer: room for most merges of these texts, and a cap that must hold
 # Lexically these pairs are 0.88 and 0.92 similar; with 6 nodes the default archive share (10 %)
 # would allow one merge per cycle.
 RUN_CONFIG = {"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.8, "max_archive_fraction": 0.5}}}}

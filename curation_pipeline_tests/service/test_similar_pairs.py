@@ -96,7 +96,7 @@ def test_a_pair_whose_node_an_agent_rewrote_during_the_search_is_left_for_the_ne
     db, database_url, namespace, small_blocks, monkeypatch
 ):
     expected = _in_memory(db, same_type=True, threshold=0.92)
-    rewritten = sorted(expected)[0][0]
+    rewritten = min(expected)[0]
     load = candidates.node_rows
 
     def agent_writes_first(conn, scope, ids):

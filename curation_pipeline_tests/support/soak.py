@@ -103,6 +103,7 @@ class Soak:
         self.history: list[str] = []  # curation runs and undos, oldest first
         self.log = SoakLog()
         self.step_number = 0
+        self.unwind_every = 0
         self._llm_mode = "ok"
         self._serial = 0
         if llm is not None:
@@ -119,6 +120,7 @@ class Soak:
         self.check("setup", set(PARTITIONS), inv.row_keys(self.db), inv.partition_digests(self.db))
 
     def run(self, actions: int, *, unwind_every: int = 0) -> SoakLog:
+        self.unwind_every = unwind_every
         self.setup()
         for _ in range(actions):
             self.act()
@@ -163,6 +165,7 @@ class Soak:
                 + "\n  ".join(problems[:20])
                 + "\nlast actions:\n  " + "\n  ".join(self.log.recent)
                 + f"\nreplay: CURATION_SOAK_SEED={self.seed} CURATION_SOAK_ACTIONS={self.step_number}"
+                + (f" CURATION_SOAK_UNWIND_EVERY={self.unwind_every}" if self.unwind_every else "")
             )
 
     # ------------------------------------------------------------------ agents

@@ -1,8 +1,10 @@
 """Exact similarity search over float32 blocks: the pairs above a threshold, within groups. Pure.
 
-Used by step 2 (duplicates, grouped by memory type and model) and step 6b (associations). An
-exact blocked scan in numpy beat both a SQL self-join (~50x) and per-row HNSW queries (~95x,
-which also missed 2% of pairs) on 100k vectors; `benchmarks/curation_cost.py` measures it.
+The search over all vectors at once, and the pieces the search over streamed blocks
+(core/steps/streamed_search.py, what steps 2 and 6b run) shares with it, so both compare the
+same numbers. An exact blocked scan in numpy beat both a SQL self-join (~50x) and per-row HNSW
+queries (~95x, which also missed 2% of pairs) on 100k vectors; `benchmarks/curation_cost.py` and
+`benchmarks/first_pass_cost.py` measure it.
 """
 
 from __future__ import annotations

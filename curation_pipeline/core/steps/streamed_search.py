@@ -19,10 +19,12 @@ and keeps a pair only if both are still those versions).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
+from threadpoolctl import threadpool_limits
 
 from curation_pipeline.core.steps.similarity import (
     BLOCK_ROWS,
@@ -31,6 +33,7 @@ from curation_pipeline.core.steps.similarity import (
     require_finite_rows,
     unit_rows,
 )
+
 
 @dataclass(frozen=True)
 class RowBlock:
@@ -66,9 +69,6 @@ class FoundPairs:
 
     def __len__(self) -> int:
         return len(self.low_keys)
-
-    def keys(self) -> set:
-        return set(self.low_keys) | set(self.high_keys)
 
     def extend(self, other: FoundPairs) -> None:
         for name in ("low_keys", "high_keys", "low_versions", "high_versions", "similarities"):
@@ -109,31 +109,35 @@ def focus_search(
     unit, focus_codes, usable = unit[order], focus_codes[order], usable[order]
     keys, versions = [focus.keys[row] for row in usable], focus.versions[usable]
     seen = 0
-    for block in blocks:
-        seen += len(block)
-        if not keys:
-            continue
-        _require_finite(block, describe)
-        block_unit, block_usable = unit_rows(block.vectors)
-        if by_group:  # the block's rows of the focus groups, sorted by group the same way
-            block_codes = _codes([block.groups[row] for row in block_usable], codes, add=False)
-            kept = np.flatnonzero(block_codes >= 0)
-            kept = kept[np.argsort(block_codes[kept], kind="stable")]
-            block_unit, block_usable, block_codes = block_unit[kept], block_usable[kept], block_codes[kept]
-        else:
-            block_codes = np.zeros(block_usable.size, dtype=np.int64)
-        for code in np.unique(block_codes):
-            first, last = np.searchsorted(focus_codes, [code, code + 1])
-            low, high = np.searchsorted(block_codes, [code, code + 1])
-            columns = block_unit[low:high].T
-            for start in range(first, last, block_rows):
-                similarity = unit[start : min(start + block_rows, last)] @ columns
-                for r, c in zip(*above(similarity, threshold)):
-                    focus_row, block_row = start + r, block_usable[low + c]
-                    key, other = keys[focus_row], block.keys[block_row]
-                    if other == key or (other in all_focus and other < key):
-                        continue  # itself, or a focus pair found from its smaller key's side
-                    found.add(key, versions[focus_row], other, block.versions[block_row], similarity[r, c])
+    # Within groups the products are small (one group's focus rows against its rows of one block):
+    # a BLAS thread pool costs more than it saves on those (20 of them, 50 x 820 each, took 12x
+    # the CPU time with 2 threads as with one on 2 busy cores), so they use one thread.
+    with threadpool_limits(1, user_api="blas") if by_group else nullcontext():
+        for block in blocks:
+            seen += len(block)
+            if not keys:
+                continue
+            _require_finite(block, describe)
+            block_unit, block_usable = unit_rows(block.vectors)
+            if by_group:  # the block's rows of the focus groups, sorted by group the same way
+                block_codes = _codes([block.groups[row] for row in block_usable], codes, add=False)
+                kept = np.flatnonzero(block_codes >= 0)
+                kept = kept[np.argsort(block_codes[kept], kind="stable")]
+                block_unit, block_usable, block_codes = block_unit[kept], block_usable[kept], block_codes[kept]
+            else:
+                block_codes = np.zeros(block_usable.size, dtype=np.int64)
+            for code in np.unique(block_codes):
+                first, last = np.searchsorted(focus_codes, [code, code + 1])
+                low, high = np.searchsorted(block_codes, [code, code + 1])
+                columns = block_unit[low:high].T
+                for start in range(first, last, block_rows):
+                    similarity = unit[start : min(start + block_rows, last)] @ columns
+                    for r, c in zip(*above(similarity, threshold)):
+                        focus_row, block_row = start + r, block_usable[low + c]
+                        key, other = keys[focus_row], block.keys[block_row]
+                        if other == key or (other in all_focus and other < key):
+                            continue  # itself, or a focus pair found from its smaller key's side
+                        found.add(key, versions[focus_row], other, block.versions[block_row], similarity[r, c])
     return found, seen
 
 

@@ -3,18 +3,25 @@ cycle without failed steps marks the namespace curated) and take the namespace's
 
 The cycle is the run's own row combined with the rows of the runs it re-executes (core/cycles.py);
 its health record and checks (core/health.py, core/health_checks.py) are kept in the closing row,
-in the same transaction, and returned for Dagster to show.
+in the same transaction, and returned for Dagster to show. Like every step, it costs what
+changed: when the cycle changed nothing and found nothing changed, the previous cycle's snapshot
+of the namespace is kept instead of counting the namespace again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import psycopg
 
 from curation_pipeline.core.cycles import Cycle, combine_cycles
-from curation_pipeline.core.health import cycle_health, llm_was_on
+from curation_pipeline.core.health import (
+    Snapshot,
+    cycle_health,
+    llm_was_on,
+    namespace_unchanged,
+)
 from curation_pipeline.core.health_checks import (
     CheckInputs,
     CheckOutcome,
@@ -39,13 +46,29 @@ def close_cycle(session: NamespaceSession, run_info: Mapping, *, embedding_model
     scope = session.scope(STEP)
     with session.transaction() as conn:
         row = activity.close_cycle(conn, scope, run_info)
-        root = run_info.get("root_run_id") or session.run_id
-        cycle = combine_cycles(activity.cycle_rows(conn, root, session.tenant_id, session.namespace))
-        record = cycle_health(health.snapshot(conn, scope, embedding_model), cycle)
-        checks = evaluate_checks(record, _check_inputs(conn, session, scope, cycle))
-        activity.record_health(conn, scope, record, [check.as_dict() for check in checks],
-                               {"status": cycle.status, "run_ids": list(cycle.run_ids)})
+        root = run_info.get("root_run_id")
+        rows = activity.cycle_rows(conn, root, session.tenant_id, session.namespace) if root else [row]
+        cycle = combine_cycles(rows)
+        previous = health.previous_cycle(conn, scope, cycle.run_ids)
+        state = _state_after(conn, scope, cycle, previous, embedding_model)
+        record = cycle_health(state, cycle)
+        checks = evaluate_checks(record, _check_inputs(conn, session, scope, cycle, state, previous))
+        activity.record_health(conn, scope, health=record, checks=[check.as_dict() for check in checks],
+                               cycle={"status": cycle.status, "run_ids": list(cycle.run_ids)},
+                               snapshot=state.as_dict())
     return CycleReport(row, cycle, record, checks)
+
+
+def _state_after(conn: psycopg.Connection, scope: Scope, cycle: Cycle, previous: Mapping | None,
+                 embedding_model: str) -> Snapshot:
+    """The namespace after the cycle: read from the store, or, when nothing changed since the
+    previous cycle, that cycle's snapshot (a cycle costs what changed; counting a namespace
+    reads all of it)."""
+    if previous and previous.get("snapshot") and namespace_unchanged(cycle):
+        kept = Snapshot.from_dict(previous["snapshot"])
+        if kept.embedding_model == embedding_model and not health.undone_since(conn, scope, previous["created_at"]):
+            return kept
+    return health.snapshot(conn, scope, embedding_model)
 
 
 def recheck_latest_cycle(session: NamespaceSession) -> list[CheckOutcome] | None:
@@ -63,20 +86,22 @@ def recheck_latest_cycle(session: NamespaceSession) -> list[CheckOutcome] | None
         rows = [row for row in activity.cycle_rows(conn, run_ids[0], session.tenant_id, session.namespace)
                 if row.get("run_id") in run_ids]
         cycle = combine_cycles(rows)
-        return evaluate_checks(latest["health"], _check_inputs(conn, session, scope, cycle))
+        orphan_count, orphan_examples = health.orphans(conn, scope)
+        state = replace(Snapshot.from_dict(latest["snapshot"]), orphans=orphan_count,
+                        orphan_examples=tuple(orphan_examples))
+        previous = health.previous_cycle(conn, scope, cycle.run_ids)
+        return evaluate_checks(latest["health"], _check_inputs(conn, session, scope, cycle, state, previous))
 
 
-def _check_inputs(conn: psycopg.Connection, session: NamespaceSession, scope: Scope,
-                  cycle: Cycle) -> CheckInputs:
-    orphan_count, orphan_examples = health.orphans(conn, scope)
-    previous = health.previous_health(conn, scope, cycle.run_ids)
+def _check_inputs(conn: psycopg.Connection, session: NamespaceSession, scope: Scope, cycle: Cycle,
+                  state: Snapshot, previous: Mapping | None) -> CheckInputs:
     return CheckInputs(
         archived_by_cycle=health.archived_by_runs(conn, scope, cycle.run_ids),
         recorded_allowance=cycle.counts("consolidate_duplicates").get("archive_allowance"),
         max_archive_fraction=session.settings.max_archive_fraction,
-        orphan_count=orphan_count,
-        orphan_examples=orphan_examples,
-        previous_backlog=(previous or {}).get("embedding_backlog"),
+        orphan_count=state.orphans,
+        orphan_examples=state.orphan_examples,
+        previous_backlog=((previous or {}).get("health") or {}).get("embedding_backlog"),
         llm_on=llm_was_on(cycle),
         llm_min_acceptance_rate=session.settings.llm_min_acceptance_rate,
     )
