@@ -8,11 +8,11 @@ last passes were complete; then k nodes change: a third become near-duplicates o
 of their memory type (step 2 pairs), a third similar ones (step 6b's band), a third new random
 vectors. Measured:
 
-- the real cycle, run as a run process runs it (a fresh Python process executing the job):
-  steps 2 and 6b's times and the process's peak RSS;
-- the floor, in the same run: a bare binary COPY of the namespace's vectors (what any search
-  must read) plus the bare k x N float32 product in the same blocks (what an exact search must
-  compute, before any grouping);
+- in a fresh process that has loaded the job, as a run process has: steps 2 and 6b's searches
+  (service/similar_pairs.py) and the floor, taking turns (medians): a bare binary COPY of the
+  namespace's vectors (what any search must read) plus the bare k x N float32 product in the
+  same blocks (what an exact search must compute, before any grouping); then the real cycle:
+  the steps' times in it and the process's peak RSS;
 - the reference: steps 2 and 6b's pairs from the streamed search (service/similar_pairs.py)
   against the in-memory search (all vectors loaded, core/steps/similarity.py), same snapshot.
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import time
 
 import numpy as np
@@ -58,7 +59,7 @@ def change_nodes(conn, namespace: str, k: int, rng: np.random.Generator) -> None
     conn.commit()
 
 
-def floor(conn, url: str, namespace: str, k: int, model: str) -> tuple[float, float]:
+def floor(conn, namespace: str, k: int, model: str) -> tuple[float, float]:
     """(a bare binary COPY of the namespace's searched vectors, the bare k x N product in the
     stream's blocks), seconds."""
     from curation_pipeline.store.candidates import STREAM_BLOCK_ROWS
@@ -125,21 +126,62 @@ def reference(conn, namespace: str, model: str) -> dict:
     return out
 
 
+def timed_searches(conn, namespace: str, model: str) -> dict:
+    """Seconds of steps 2 and 6b's searches as the steps run them (the pass they would start)."""
+    from curation_pipeline.core.scope import Scope
+    from curation_pipeline.service.similar_pairs import search_pairs
+    from curation_pipeline.store import passes
+
+    seconds = {}
+    for step, prefix, same_type, threshold in (
+        ("consolidate_duplicates", "consolidate", True, 0.92), ("associate_concepts", "associate", False, 0.80),
+    ):
+        scope = Scope("bench", TENANT, namespace, step)
+        with conn.transaction():
+            params = conn.execute(f"SELECT {prefix}_params FROM namespace_activity WHERE tenant_id = %s"
+                                  " AND namespace = %s", (TENANT, namespace)).fetchone()[0]
+            began = time.perf_counter()
+            search_pairs(conn, scope, passes.begin_pass(conn, scope, params), model=model,
+                         threshold=threshold, in_database_max_changed=0, same_memory_type=same_type)
+            seconds[step] = time.perf_counter() - began
+    return seconds
+
+
+def in_run_process(url: str, namespace: str, k: int, model: str, repeats: int) -> None:
+    """In a fresh process that has loaded the job (a run process): the floor and both searches,
+    taking turns `repeats` times (medians: they see the same load of a shared machine), then one
+    real cycle. Prints one JSON line."""
+    import dagster as dg
+
+    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.store.database import open_connection
+
+    samples: dict[str, list[float]] = {}
+    with open_connection(url) as conn:
+        for _ in range(repeats):
+            copy_s, product_s = floor(conn, namespace, k, model)
+            for name, value in (("copy", copy_s), ("product", product_s), *timed_searches(conn, namespace, model).items()):
+                samples.setdefault(name, []).append(value)
+    key = f"{TENANT}:{namespace}"
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("namespaces", [key])
+        began = time.perf_counter()
+        result = defs.get_job_def("curate_namespace").execute_in_process(
+            partition_key=key, instance=instance, run_config=scale_data.QUIET)
+        total = time.perf_counter() - began
+        steps = {s.step_key: s.end_time - s.start_time for s in instance.get_run_step_stats(result.run_id)}
+        meta = {e.step_key: {name: value.value for name, value in e.event_specific_data.metadata.items()
+                             if isinstance(value.value, (int, float, str))}
+                for e in result.all_events if e.is_successful_output}
+    print(json.dumps({"medians": {name: statistics.median(values) for name, values in samples.items()},
+                      "total": total, "steps": steps, "meta": meta}))
+
+
 CHILD = """
-import json, time
-import dagster as dg
-from curation_pipeline.defs.definitions import defs
-job = defs.get_job_def("curate_namespace")
-with dg.instance_for_test() as instance:
-    instance.add_dynamic_partitions("namespaces", [{key!r}])
-    began = time.perf_counter()
-    result = job.execute_in_process(partition_key={key!r}, instance=instance, run_config={quiet!r})
-    total = time.perf_counter() - began
-    steps = {{s.step_key: s.end_time - s.start_time for s in instance.get_run_step_stats(result.run_id)}}
-    meta = {{e.step_key: {{k: v.value for k, v in e.event_specific_data.metadata.items()
-                           if isinstance(v.value, (int, float, str))}}
-             for e in result.all_events if e.is_successful_output}}
-print(json.dumps({{"total": total, "steps": steps, "meta": meta, "success": result.success}}))
+import sys
+sys.path.insert(0, {here!r})
+import streamed_search_cost
+streamed_search_cost.in_run_process({url!r}, {namespace!r}, {k!r}, {model!r}, {repeats!r})
 """
 
 
@@ -148,6 +190,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="100,000 nodes")
     parser.add_argument("--nodes", type=int)
     parser.add_argument("--changed", type=int, default=1_000)
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     n = args.nodes or (100_000 if args.quick else 1_000_000)
     k = args.changed
@@ -182,23 +225,26 @@ def main() -> None:
         print(f"seeded in {time.perf_counter() - began:.0f} s")
         change_nodes(conn, namespace, k, rng)
 
-        copy_s, product_s = floor(conn, url, namespace, k, model)
         refs = reference(conn, namespace, model)
-        peak_mib, out = scale_data.in_child(CHILD.format(key=f"{TENANT}:{namespace}", quiet=scale_data.QUIET))
+        peak_mib, out = scale_data.in_child(CHILD.format(
+            here=os.path.dirname(os.path.abspath(__file__)), url=url, namespace=namespace, k=k, model=model,
+            repeats=args.repeats))
         run = json.loads(out.strip().splitlines()[-1])
 
-    floor_s = copy_s + product_s
-    print(f"\n## {k:,} changed nodes in a namespace of {n:,} (one cycle, in a fresh run process)\n")
-    print("| step | pass | time (s) | floor: COPY + k x N product (s) | ratio | nodes compared "
-          "| pairs | same pairs as the in-memory search | in-memory search incl. load (s) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    medians = run["medians"]
+    floor_s = medians["copy"] + medians["product"]
+    print(f"\n## {k:,} changed nodes in a namespace of {n:,} (in a fresh run process; medians of "
+          f"{args.repeats}, floor and searches taking turns)\n")
+    print("| step | pass | search (s) | floor: COPY + k x N product (s) | ratio | the step in a real cycle (s) "
+          "| nodes compared | pairs | same pairs as the in-memory search | in-memory search incl. load (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for step in ("consolidate_duplicates", "associate_concepts"):
         streamed, memory, in_memory_s, _ = refs[step]
         meta = run["meta"].get(step, {})
-        seconds = run["steps"][step]
         same = "yes" if streamed == memory else f"no: {len(streamed ^ memory)} differ"
-        print(f"| {step} | {meta.get('pass')} | {seconds:.2f} | {copy_s:.2f} + {product_s:.2f} = {floor_s:.2f} "
-              f"| {seconds / floor_s:.2f}x | {meta.get('nodes_compared', 0):,} | {len(streamed):,} | {same} "
+        print(f"| {step} | {meta.get('pass')} | {medians[step]:.2f} | {medians['copy']:.2f} + "
+              f"{medians['product']:.2f} = {floor_s:.2f} | {medians[step] / floor_s:.2f}x "
+              f"| {run['steps'][step]:.2f} | {meta.get('nodes_compared', 0):,} | {len(streamed):,} | {same} "
               f"| {in_memory_s:.2f} |")
     print(f"\nwhole cycle {run['total']:.2f} s; peak RSS of the run process {peak_mib:.0f} MiB "
           f"(target < 1024); the in-memory search of the reference needed "

@@ -5,11 +5,12 @@
 
 One namespace per size (20 memory types, 384-d vectors of a semantic model, so that step 6b
 runs too; nothing is ever embedded, so no embedder is called). The small namespace gets two real
-full cycles; at the large size a full pass would take minutes, so its passes and its graph are
-brought up to date directly (the state those cycles leave). Then the real job runs zero-change
-cycles in process: per-step times from Dagster's step stats (median of 3), and every statement
-of the last cycle is recorded and replayed under EXPLAIN (ANALYZE, BUFFERS) in a transaction
-that is rolled back: the buffers a step touches must not grow with the namespace.
+full cycles; at the large size a full pass would take minutes, so its passes are set complete
+directly (the state those cycles leave). Both graphs are brought up to date directly (step 6
+syncs 100 nodes a cycle). Then the real job runs zero-change cycles in process, the sizes taking
+turns: per-step times from Dagster's step stats (medians), and every statement of one more
+cycle is recorded and replayed under EXPLAIN (ANALYZE, BUFFERS) in a transaction that is rolled
+back: the buffers a step touches must not grow with the namespace.
 
 Prints figures; asserts nothing.
 """
@@ -69,16 +70,17 @@ def _sender() -> str:
     return "session and bookkeeping"
 
 
-def explain(url: str, query: str, params) -> dict:
-    """The statement's EXPLAIN (ANALYZE, BUFFERS) in a transaction rolled back."""
+def explain(url: str, query: str, params, form: str = "JSON"):
+    """The statement's EXPLAIN (ANALYZE, BUFFERS) in a transaction rolled back: the plan as a
+    dict (JSON), or its lines (TEXT)."""
     from curation_pipeline.store.database import open_connection
 
     with open_connection(url) as conn:
         try:
-            [[plan]] = conn.execute(f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {query}", params).fetchall()
+            rows = conn.execute(f"EXPLAIN (ANALYZE, BUFFERS, FORMAT {form}) {query}", params).fetchall()
         finally:
             conn.rollback()
-    return plan[0]
+    return rows[0][0][0] if form == "JSON" else [row[0] for row in rows]
 
 
 def _walk(node: dict):
@@ -94,7 +96,8 @@ def summarise(plan: dict) -> dict:
         kind = node["Node Type"]
         if "Scan" in kind and node.get("Relation Name"):
             target = node.get("Index Name") or node["Relation Name"]
-            scans.append(f"{kind.replace(' Scan', '')}:{target}")
+            never = " (never run)" if node.get("Actual Loops") == 0 else ""
+            scans.append(f"{kind.replace(' Scan', '')}:{target}{never}")
     return {
         "buffers": top.get("Shared Hit Blocks", 0) + top.get("Shared Read Blocks", 0),
         "ms": plan.get("Execution Time", 0.0),
@@ -120,6 +123,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="1,000 and 100,000 nodes")
     parser.add_argument("--sizes", type=int, nargs="+", help="namespace sizes (the first is the reference)")
     parser.add_argument("--statements", action="store_true", help="print each statement of the largest size")
+    parser.add_argument("--cycles", type=int, default=7, help="measured cycles per size (median)")
     args = parser.parse_args()
     sizes = args.sizes or ([1_000, 100_000] if args.quick else [1_000, 1_000_000])
 
@@ -133,12 +137,13 @@ def main() -> None:
     job = defs.get_job_def("curate_namespace")
     quiet = scale_data.QUIET
     rng = np.random.default_rng(3)
-    results, plans = {}, {}
+    results, plans, loads = {}, {}, []
     print(f"# zero-change cycles ({os.cpu_count()} cores, numpy {np.__version__}); sizes {sizes}")
     with dg.instance_for_test() as instance, open_connection(url) as conn:
+        keys = {}
         for n in sizes:
             namespace = f"zero-{n}"
-            key = f"bench:{namespace}"
+            keys[n] = key = f"bench:{namespace}"
             start = time.perf_counter()
             scale_data.seed_namespace(conn, "bench", namespace, n, model=MODEL,
                                       vectors=lambda k: scale_data.unit_vectors(rng, k))
@@ -151,12 +156,17 @@ def main() -> None:
             else:
                 scale_data.copy_pass_state(conn, "bench", f"zero-{sizes[0]}", namespace)
                 run_cycles(instance, job, key, 1, quiet)  # warm-up
-            cycles = run_cycles(instance, job, key, 3, quiet)
-            results[n] = {name: statistics.median(c.get(name, 0.0) for c in cycles)
+        # The sizes take turns, so that both see the same load of a shared machine.
+        cycles = {n: [] for n in sizes}
+        for _ in range(args.cycles):
+            for n in sizes:
+                cycles[n] += run_cycles(instance, job, keys[n], 1, quiet)
+        for n in sizes:
+            results[n] = {name: statistics.median(c.get(name, 0.0) for c in cycles[n])
                           for name in ("total", *STEPS)}
             log = StatementLog()
             with log.recording():
-                run_cycles(instance, job, key, 1, quiet)
+                run_cycles(instance, job, keys[n], 1, quiet)
             per_step = defaultdict(lambda: {"statements": 0, "buffers": 0, "ms": 0.0, "scans": []})
             for sender, query, params in log.statements:
                 first = query.lstrip().split(None, 1)[0].upper()
@@ -168,13 +178,16 @@ def main() -> None:
                 entry["buffers"] += summary["buffers"]
                 entry["ms"] += summary["ms"]
                 entry["scans"].extend(summary["scans"])
+                if n == sizes[-1] and "memory_nodes" in query and sender != "cycle":
+                    loads.append((sender, query, params))
                 if args.statements and n == sizes[-1]:
                     print(f"  {sender}: {summary['buffers']} buffers, {', '.join(summary['scans'])}: "
                           f"{' '.join(query.split())[:160]}")
             plans[n] = dict(per_step)
 
     small, large = sizes[0], sizes[-1]
-    print(f"\n## Zero-change cycle: {small:,} vs {large:,} nodes (median of 3 cycles, in process)\n")
+    print(f"\n## Zero-change cycle: {small:,} vs {large:,} nodes (median of {args.cycles} cycles each, "
+          "taking turns, in process)\n")
     print(f"| step | {small:,} nodes (s) | {large:,} nodes (s) | ratio |")
     print("|---|---|---|---|")
     for name in (*STEPS, "total"):
@@ -191,6 +204,12 @@ def main() -> None:
         scans = ", ".join(sorted(set(b["scans"])))
         print(f"| {sender} | {b['statements']} | {a['buffers']} | {b['buffers']} | {a['ms']:.1f} "
               f"| {b['ms']:.1f} | {scans} |")
+
+    print(f"\n## The plans of the statements that read memory_nodes, at {large:,} nodes\n")
+    for sender, query, params in loads:
+        print(f"{sender}: {' '.join(query.split())[:100]}...")
+        for line in explain(url, query, params, "TEXT"):
+            print(f"    {line}")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ carries `row_version`, which the apply side uses to leave rows an agent changed 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from datetime import UTC
 
 import numpy as np
@@ -27,6 +27,7 @@ from curation_pipeline.core.steps import (
 )
 from curation_pipeline.core.steps.similarity import PAIR_SCHEMA, id_pairs
 from curation_pipeline.core.steps.streamed_search import RowBlock
+from curation_pipeline.store.read_ahead import read_ahead
 
 # Every frame carries the row version its writes are guarded by.
 _VERSION = {"row_version": pl.Int64}
@@ -121,7 +122,8 @@ def stream_search_rows(
     after: tuple[str, str] | None = None, same_type: bool = True,
 ) -> Iterator[RowBlock]:
     """The namespace's active rows embedded by `model`, in blocks of about STREAM_BLOCK_ROWS,
-    through a server-side binary cursor: only one block is in memory at a time.
+    through a server-side binary cursor, the next block read while the current one is searched:
+    at most two blocks are in memory at a time.
 
     `ordered`: by (memory_type, id), an index range (sql/009). `after` (memory type, id):
     only the rows after it in that order, and only those of its memory type if `same_type`
@@ -133,8 +135,12 @@ def stream_search_rows(
         where += (" AND memory_type = %(after_type)s AND id > %(after_id)s::uuid" if same_type
                   else " AND (memory_type, id) > (%(after_type)s, %(after_id)s::uuid)")
     order = " ORDER BY memory_type, id" if ordered else ""
+    return read_ahead(_blocks(conn, f"SELECT {_SEARCH_COLUMNS} FROM memory_nodes WHERE {where}{order}", params))
+
+
+def _blocks(conn: psycopg.Connection, query: str, params: dict) -> Generator[RowBlock, None, None]:
     with conn.cursor(name=f"search_{next(_cursor_numbers)}", binary=True) as cursor:
-        cursor.execute(f"SELECT {_SEARCH_COLUMNS} FROM memory_nodes WHERE {where}{order}", params)
+        cursor.execute(query, params)
         rows: list[tuple] = []
         while fetched := cursor.fetchmany(STREAM_FETCH_ROWS):
             rows.extend(fetched)

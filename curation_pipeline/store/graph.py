@@ -52,7 +52,9 @@ def load_changes(
               AND last_txid >= %(txid)s::text::xid8
               AND (last_txid > %(txid)s::text::xid8
                    OR %(node)s::uuid IS NULL OR id > %(node)s::uuid)
-            ORDER BY last_txid, id
+            -- Qualified: unqualified, these names are the output columns (text and bigint),
+            -- and a sort of every row past the cursor would come before the LIMIT.
+            ORDER BY memory_nodes.last_txid, memory_nodes.id
             LIMIT %(limit)s
         ),
         pending AS (

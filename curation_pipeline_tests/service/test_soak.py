@@ -18,7 +18,10 @@ import pytest
 
 from curation_pipeline_tests.support.llm_stub import StubResponsesServer
 from curation_pipeline_tests.support.soak import Soak
-from curation_pipeline_tests.support.step_faults import install_step_pause, uninstall_step_pause
+from curation_pipeline_tests.support.step_faults import (
+    install_step_pause,
+    uninstall_step_pause,
+)
 
 DEFAULT_ACTIONS = 40  # a few minutes on a shared 2-core machine
 

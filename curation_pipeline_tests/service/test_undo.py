@@ -151,7 +151,7 @@ def test_history_explains_every_change_and_the_nodes_merged_in(db, curated, caps
     assert "step revectorize" in out and "embedding: computed" in out
     assert f"merged into it:\n  {absorbed} run {curated['run_id']}: {PARAPHRASES[1]}" in out
 
-    [report] = undo_run(curated["url"], curated["run_id"])
+    undo_run(curated["url"], curated["run_id"])
     assert main(["history", keeper]) == 0
     out = capsys.readouterr().out
     assert f"step undo\n    why: undo_of={curated['run_id']}" in out

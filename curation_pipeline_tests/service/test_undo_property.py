@@ -28,16 +28,16 @@ def _random_store(rng: random.Random) -> list[dict]:
             text = " ".join(_sentence(rng) for _ in range(rng.choice((1, 1, 2, 9))))
             if rng.random() < 0.15:
                 text = f"{text} [merged: {_sentence(rng)}]"
-            columns = dict(
-                tenant_id=tenant_id, namespace=namespace, text=text,
-                embed=rng.random() > 0.15,
-                memory_type=rng.choice(("semantic", "semantic", "episodic")),
-                base_utility=round(rng.random(), 2), pinned=rng.random() < 0.1,
-                confidence=rng.choice(("default", "default", "verified", "stale")),
-                recall_count=rng.choice((0, 0, 1, 5)), epoch=rng.choice((0, 50, 400)),
-                last_recalled_at=rng.choice((None, NOW - timedelta(days=rng.randint(1, 90)))),
-                created_at=NOW - timedelta(days=rng.randint(1, 200)),
-            )
+            columns = {
+                "tenant_id": tenant_id, "namespace": namespace, "text": text,
+                "embed": rng.random() > 0.15,
+                "memory_type": rng.choice(("semantic", "semantic", "episodic")),
+                "base_utility": round(rng.random(), 2), "pinned": rng.random() < 0.1,
+                "confidence": rng.choice(("default", "default", "verified", "stale")),
+                "recall_count": rng.choice((0, 0, 1, 5)), "epoch": rng.choice((0, 50, 400)),
+                "last_recalled_at": rng.choice((None, NOW - timedelta(days=rng.randint(1, 90)))),
+                "created_at": NOW - timedelta(days=rng.randint(1, 200)),
+            }
             rows.append(node(**columns))
             if rng.random() < 0.3:  # a near-verbatim duplicate (sometimes twice)
                 for _ in range(rng.choice((1, 1, 2))):

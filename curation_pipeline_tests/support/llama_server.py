@@ -197,6 +197,7 @@ def running_llama_server(build: Build, *, slots: int = 2, context: int = 8192, t
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        log_file.unlink(missing_ok=True)  # a failed start has already shown its tail
 
 
 def _wait_until_healthy(url: str, process: subprocess.Popen, log_file: Path, timeout: float) -> None:

@@ -13,7 +13,11 @@ from dataclasses import dataclass, field
 
 import psycopg
 
-from curation_pipeline.core.text import normalise_sentence, split_sentences, strip_merge_markers
+from curation_pipeline.core.text import (
+    normalise_sentence,
+    split_sentences,
+    strip_merge_markers,
+)
 
 # Every table whose rows must never disappear, with its key.
 KEYED_TABLES = {

@@ -40,7 +40,14 @@ from curation_pipeline.service.undo import NothingToUndoError, undo_run
 from curation_pipeline.store.undo import namespaces_changed_by
 from curation_pipeline_tests.conftest import EMBEDDER, NOW, insert, node, run_cycle
 from curation_pipeline_tests.support import memory_invariants as inv
-from curation_pipeline_tests.support.llm_stub import Reply, StubResponsesServer, answer, error, faithful, purpose
+from curation_pipeline_tests.support.llm_stub import (
+    Reply,
+    StubResponsesServer,
+    answer,
+    error,
+    faithful,
+    purpose,
+)
 from curation_pipeline_tests.support.step_faults import PAUSABLE_STEPS, MidStepFault
 
 PARTITIONS = (("acme", "support"), ("acme", "sales"), ("globex", "support"))
@@ -124,7 +131,7 @@ class Soak:
         self.setup()
         for _ in range(actions):
             self.act()
-            if unwind_every and self.step_number % unwind_every == 0:
+            if unwind_every and self.step_number % unwind_every == 0 and self.step_number < actions:
                 self.unwind_and_rewind()
         self.unwind_and_rewind()
         return self.log
@@ -136,7 +143,7 @@ class Soak:
                                 (mix.insert, mix.edit, mix.recall, mix.run, mix.undo))[0]
         partition = self.rng.choice(PARTITIONS)
         keys, digests = inv.row_keys(self.db), inv.partition_digests(self.db)
-        acted_on = {partition}
+        acted_on, problems = {partition}, []
         if kind == "insert":
             description = self._insert(partition)
         elif kind == "edit":
@@ -145,18 +152,21 @@ class Soak:
             description = self._recall(partition)
         elif kind == "run":
             description, problems = self._run(partition)
-            self._fail_if(problems, description)
         else:
             description, acted_on, _ = self._undo()
         self.log.actions[f"{kind} actions"] += 1
-        self.check(description, acted_on, keys, digests)
+        self.check(description, acted_on, keys, digests, problems)
 
-    def check(self, description: str, acted_on: set, keys: dict, digests: dict) -> None:
+    def check(self, description: str, acted_on: set, keys: dict, digests: dict, problems: list[str] = ()) -> None:
+        """Every promise after an action; `problems`: what the action itself found wrong."""
         self.log.note(f"{self.step_number}: {description}")
-        problems = (inv.deleted_rows(keys, inv.row_keys(self.db)) + inv.broken_chains(self.db)
-                    + inv.lost_sentences(self.db, self.record)
-                    + inv.changed_elsewhere(digests, inv.partition_digests(self.db), acted_on))
-        self._fail_if(problems, description)
+        self._fail_if([
+            *problems,
+            *inv.deleted_rows(keys, inv.row_keys(self.db)),
+            *inv.broken_chains(self.db),
+            *inv.lost_sentences(self.db, self.record),
+            *inv.changed_elsewhere(digests, inv.partition_digests(self.db), acted_on),
+        ], description)
 
     def _fail_if(self, problems: list[str], description: str) -> None:
         if problems:
@@ -358,8 +368,11 @@ class Soak:
 
     # ------------------------------------------------------------------ undos
 
-    def _undo(self, target: str | None = None, *, force: bool | None = None) -> tuple[str, set, str | None]:
-        """Undo `target` (default: the newest run or undo, or any earlier one; see Mix)."""
+    def _undo(self, target: str | None = None, *, force: bool | None = None,
+              unwinding: bool = False) -> tuple[str, set, str | None]:
+        """Undo `target` (default: the newest run or undo, or any earlier one; see Mix).
+        Undos made while unwinding are not remembered: unwind and rewind cancel out (checked),
+        so later undos and unwinds need not replay them."""
         if not self.history:
             return "undo: nothing run yet", set(), None
         if target is None:
@@ -373,12 +386,13 @@ class Soak:
         except NothingToUndoError:
             return f"{how}: nothing to undo", acted_on, None
         undo_id = reports[0].undo_id
-        self.history.append(undo_id)
+        if not unwinding:
+            self.history.append(undo_id)
         for report in reports:
             self.log.outcomes["rows forced"] += len(report.forced)
             self.log.outcomes["rows held back"] += len(report.held)
             self.log.outcomes["conflicts"] += len(report.conflicts)
-        self.log.actions["undo --force" if force else "undo"] += 1
+        self.log.actions["unwinding undo" if unwinding else "undo --force" if force else "undo"] += 1
         left = [f"{row['id']} ({row['reason']}: {', '.join(row['nodes'])})" for report in reports for row in report.held]
         left += [f"{row['id']} (changed since: {', '.join(row['changed_since'])})"
                  for report in reports for row in report.conflicts]
@@ -392,13 +406,13 @@ class Soak:
         keys = inv.row_keys(self.db)
         unwound = []
         for target in reversed(list(self.history)):
-            description, _, undo_id = self._undo(target, force=False)
+            description, _, undo_id = self._undo(target, force=False, unwinding=True)
             self.log.note(f"  unwind: {description}")
             if undo_id is not None:
                 unwound.append(undo_id)
         self._fail_if(inv.not_as_agents_wrote(self.db, self.record), "undo every run, newest first")
         for undo_id in reversed(unwound):
-            self.log.note(f"  rewind: {self._undo(undo_id, force=False)[0]}")
+            self.log.note(f"  rewind: {self._undo(undo_id, force=False, unwinding=True)[0]}")
         rewound = self._texts()
         self._fail_if([f"node {node_id}: {curated[node_id]} after the run(s), {rewound.get(node_id)} after undoing their undos"
                        for node_id in sorted(curated) if rewound.get(node_id) != curated[node_id]],

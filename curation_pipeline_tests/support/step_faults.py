@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Self
 
 import psycopg
 
@@ -71,7 +72,7 @@ class FaultOutcome:
     fired: bool = False  # an armed step reached its pause (it wrote something)
     step: str | None = None  # which one
     marks: dict[str, int] = field(default_factory=dict)  # highest revision ids when the fault hit
-    error: BaseException | None = None
+    error: Exception | None = None
 
 
 class MidStepFault:
@@ -89,7 +90,7 @@ class MidStepFault:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
-    def __enter__(self) -> MidStepFault:
+    def __enter__(self) -> Self:
         with open_connection(self.url, autocommit=True) as conn:
             for step in self.steps:
                 conn.execute(
@@ -130,7 +131,7 @@ class MidStepFault:
                     kill_lease_connection(conn, self.tenant_id, self.namespace)
                 else:
                     self.agent_write(conn)
-        except BaseException as error:  # reported by __exit__ on the test's thread
+        except Exception as error:  # noqa: BLE001 - any failure here is re-raised by __exit__ on the test thread
             self.outcome.error = error
         finally:
             self._disarm()  # whatever happened, the paused step must not wait forever
