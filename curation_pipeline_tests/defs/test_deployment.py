@@ -24,6 +24,7 @@ from curation_pipeline.config.settings import environment_variables
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "docker"
+INSTANCE_YAML = ROOT / "curation_pipeline" / "instance" / "dagster.yaml"
 BIN = Path(sys.executable).parent
 KNOWN_VARIABLES = environment_variables() | {STORAGE_URL_VARIABLE}
 
@@ -122,6 +123,11 @@ def test_the_helm_values_use_the_k8s_run_launcher_and_one_run_per_namespace():
         coordinator["config"]["queuedRunCoordinator"]["tagConcurrencyLimits"]
     )
     assert values["telemetry"]["enabled"] is False and values["postgresql"]["enabled"] is False
+    # A dead run pod is found and its run failed, like run_monitoring in our dagster.yaml.
+    monitoring, ours = values["dagsterDaemon"]["runMonitoring"], load(INSTANCE_YAML)["run_monitoring"]
+    assert monitoring["enabled"] is True and ours["enabled"] is True
+    assert (monitoring["startTimeoutSeconds"], monitoring["pollIntervalSeconds"]) == (
+        ours["start_timeout_seconds"], ours["poll_interval_seconds"])
 
 
 @pytest.fixture(scope="module")
