@@ -16,7 +16,9 @@ from curation_pipeline.service.undo import undo_run
 class UndoConfig(dg.Config):
     run_id: str = Field(description="the curation run (or undo) to undo")
     namespace: str | None = Field(None, description="only this partition key TENANT:NAMESPACE")
-    force: bool = Field(False, description="also restore rows changed since by someone else")
+    force: bool = Field(False, description="also restore rows changed since by someone else (a restore "
+                                           "that would leave a merged node's text in no active node is "
+                                           "still held back)")
 
 
 @dg.op

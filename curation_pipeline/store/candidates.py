@@ -187,7 +187,7 @@ def _row_block(rows: list[tuple]) -> RowBlock:
         return RowBlock([], [], np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32))
     keys, types, versions, vectors = zip(*rows)
     return RowBlock(list(keys), list(types), np.fromiter(versions, dtype=np.int64, count=len(rows)),
-                    _decode_vectors(vectors))
+                    _vector_view(vectors))
 
 
 class _RawBytesLoader(psycopg.adapt.Loader):
@@ -201,9 +201,14 @@ class _RawBytesLoader(psycopg.adapt.Loader):
 
 def _decode_vectors(values) -> np.ndarray:
     """pgvector binary values (int16 dimension, int16 unused, big-endian float4s) -> float32."""
+    return _vector_view(values).astype(np.float32)
+
+
+def _vector_view(values) -> np.ndarray:
+    """The float4s of pgvector binary values, as they came (big-endian): the search normalises
+    them into native float32 in one pass (similarity.unit_rows)."""
     dimension = int.from_bytes(values[0][:2], "big")
-    raw = np.frombuffer(b"".join(values), dtype=">f4").reshape(len(values), dimension + 1)
-    return raw[:, 1:].astype(np.float32)
+    return np.frombuffer(b"".join(values), dtype=">f4").reshape(len(values), dimension + 1)[:, 1:]
 
 
 def similar_pairs_in_database(

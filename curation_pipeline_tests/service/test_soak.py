@@ -3,9 +3,10 @@ or not, of runs and of undos), with every promise checked after every action
 (support/soak.py says what is done and checked).
 
 CI runs a short soak with a fresh seed each time, so it keeps hunting; a failure prints the
-seed and the command that replays it. A longer soak:
+seed and the command that replays it. A longer soak (docs/operations.md has the last one's
+numbers):
 
-    CURATION_SOAK_ACTIONS=600 CURATION_SOAK_SEED=7 CURATION_SOAK_UNWIND_EVERY=150 \\
+    CURATION_SOAK_ACTIONS=1500 CURATION_SOAK_SEED=913 CURATION_SOAK_UNWIND_EVERY=300 \\
         .venv/bin/python -m pytest -q -p no:cacheprovider curation_pipeline_tests/service/test_soak.py -s
 """
 

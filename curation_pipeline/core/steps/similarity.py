@@ -91,10 +91,18 @@ def find_similar_pairs(
 
 def unit_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(the unit vectors of the rows that have a direction, those rows' numbers), computed
-    exactly as `find_similar_pairs` does, so a search over blocks compares the same numbers."""
-    vectors = np.asarray(vectors, dtype=np.float32)
+    exactly as `find_similar_pairs` does, so a search over blocks compares the same numbers.
+
+    `vectors` may be float32 of either byte order (the database sends big-endian): the values
+    and the float32 arithmetic are the same, and the unit vectors come out native in one pass.
+    """
+    vectors = np.asarray(vectors)
+    if vectors.dtype.kind != "f" or vectors.dtype.itemsize != 4:
+        vectors = vectors.astype(np.float32)
     norms = _norms(vectors)
     rows = np.flatnonzero((norms > 0) & np.isfinite(norms))
+    if rows.size == vectors.shape[0]:  # every row has a direction: no copy to pick them first
+        return np.divide(vectors, norms[:, None].astype(np.float32), dtype=np.float32), rows
     return _unit(vectors, norms, rows), rows
 
 
@@ -104,7 +112,7 @@ def _norms(vectors: np.ndarray) -> np.ndarray:
 
 
 def _unit(vectors: np.ndarray, norms: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    unit = vectors[rows]  # one copy of the chosen rows, normalised in place
+    unit = vectors[rows].astype(np.float32, copy=False)  # one copy of the chosen rows, normalised in place
     unit /= norms[rows, None].astype(np.float32)
     return unit
 

@@ -18,8 +18,8 @@ and keeps a pair only if both are still those versions).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -109,10 +109,11 @@ def focus_search(
     unit, focus_codes, usable = unit[order], focus_codes[order], usable[order]
     keys, versions = [focus.keys[row] for row in usable], focus.versions[usable]
     seen = 0
-    # Within groups the products are small (one group's focus rows against its rows of one block):
-    # a BLAS thread pool costs more than it saves on those (20 of them, 50 x 820 each, took 12x
-    # the CPU time with 2 threads as with one on 2 busy cores), so they use one thread.
-    with threadpool_limits(1, user_api="blas") if by_group else nullcontext():
+    # The next block is being read (by the database and a decoding thread) while this one is
+    # multiplied: BLAS leaves them a core. Within groups the products are small (one group's
+    # focus rows against its rows of one block), where a thread pool costs more than it saves
+    # (20 products of 50 x 820 took 12x the CPU time with 2 threads as with one): one thread.
+    with threadpool_limits(1 if by_group else max(1, (os.cpu_count() or 1) - 1), user_api="blas"):
         for block in blocks:
             seen += len(block)
             if not keys:
