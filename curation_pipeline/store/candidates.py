@@ -77,9 +77,11 @@ _NODE_COLUMNS = """id::text, memory_type, coalesce(embedding_model, ''), pointer
 def consolidation_candidates(
     conn: psycopg.Connection, scope: Scope, model: str
 ) -> tuple[pl.DataFrame, np.ndarray]:
-    """Active nodes that have a vector from `model`, and their vectors as one float32 matrix
-    (steps 2 and 6b). Vectors of another model are never compared with these: their distances
-    mean something else, and step 4 re-embeds them.
+    """Active nodes that have a vector from `model`, and their vectors as one float32 matrix:
+    the whole namespace in memory, for the in-memory search (similarity.find_similar_pairs) that
+    benchmarks and tests hold the steps' streamed search to (steps 2 and 6b stream instead:
+    stream_search_rows). Vectors of another model are never compared with these: their
+    distances mean something else, and step 4 re-embeds them.
 
     Vectors come through a binary cursor as raw pgvector bytes and are decoded for all rows at
     once by numpy: text parsing, or one Python object per vector, costs seconds at 100k rows.
