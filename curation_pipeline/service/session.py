@@ -60,6 +60,14 @@ class NamespaceSession:
             self.lease.verify(conn)
             yield conn
 
+    @contextmanager
+    def bookkeeping(self) -> Iterator[psycopg.Connection]:
+        """A transaction for the run's own cycle row only, without the fencing check: a run that
+        lost its lease changes no memory, but its row still says which steps failed and why
+        (no other run writes a row keyed by this run's id)."""
+        with self.connection() as conn, conn.transaction():
+            yield conn
+
 
 @contextmanager
 def open_namespace_session(

@@ -104,7 +104,7 @@ def record_step_failure(session: NamespaceSession, step: str, error: BaseExcepti
     """Mark the cycle `partial` with the failed step and its error."""
     cause = (error.__cause__ or error) if error is not None else None  # unwrap a framework's wrapper
     message = f"{type(cause).__name__}: {cause}" if cause is not None else "unknown error"
-    with session.transaction() as conn:
+    with session.bookkeeping() as conn:
         activity.record_step_failure(conn, session.scope(step), message, run_info)
 
 

@@ -70,13 +70,18 @@ def test_a_run_whose_lease_was_taken_over_writes_nothing_more(db, instance, monk
         f"(run {second.run_id}) took the namespace over" in error
         for error in errors
     ), errors
-    # After the takeover only the second run's changes landed; the first wrote nothing more,
-    # not even to its own cycle row, and the namespace counts as curated by the second run.
+    # After the takeover only the second run's changes landed; the first changed no memory, its
+    # own cycle row says which steps failed and why, and the namespace counts as curated by the
+    # second run.
     later = db.execute(
         "SELECT DISTINCT run_id FROM node_revisions WHERE id > %s", (takeover["revision"],)
     ).fetchall()
     assert later == [(second.run_id,)]
-    assert set(cycle_row(db, first.run_id)["steps"]) == {takeover["after"]}
+    first_cycle = cycle_row(db, first.run_id)
+    assert first_cycle["status"] == "partial"
+    assert first_cycle["steps"][takeover["after"]]["status"] == "succeeded"
+    assert set(first_cycle["failed_steps"]) == failed
+    assert all("lost its lease" in error for error in first_cycle["errors"].values())
     assert cycle_row(db, second.run_id)["status"] == "success"
     assert db.execute("SELECT last_curation_run_id FROM namespace_activity").fetchone()[0] == second.run_id
     assert db.execute("SELECT count(*) FROM memory_nodes WHERE archived_at IS NOT NULL").fetchone()[0] == 1
