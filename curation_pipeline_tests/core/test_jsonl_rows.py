@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from pydantic import ValidationError
 
 from curation_pipeline.core.jsonl_rows import (
