@@ -40,6 +40,7 @@ from curation_pipeline.clients.resilience import (
     OverBudget,
     Policy,
     Resilience,
+    ResilienceCounters,
     Retryable,
     retry_after_secs,
 )
@@ -83,11 +84,11 @@ class _NotRetried(Exception):
         self.outcome = outcome
 
 
-class CycleUsage:
+class CycleUsage(ResilienceCounters):
     """Running totals of one cycle, shared by the steps of a run (and their threads)."""
 
     def __init__(self, resilience: Resilience) -> None:
-        self._resilience = resilience
+        super().__init__(resilience)
         self.lock = threading.Lock()
         self.input_tokens = 0
         self.output_tokens = 0
@@ -97,17 +98,6 @@ class CycleUsage:
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
-    @property
-    def requests(self) -> int:
-        return self._resilience.requests
-
-    @property
-    def consecutive_failures(self) -> int:
-        return self._resilience.consecutive_failures
-
-    @property
-    def breaker_open(self) -> bool:
-        return self._resilience.breaker_open
 
 
 def estimated_input_tokens(request: Mapping[str, Any]) -> int:

@@ -248,3 +248,31 @@ class Resilience:
                 self.waited_secs += seconds
 
         return sleep
+
+
+class ResilienceCounters:
+    """What a client's usage report reads from its resilience layer; clients' usage classes
+    extend it with their own counts."""
+
+    def __init__(self, resilience: Resilience) -> None:
+        self._resilience = resilience
+
+    @property
+    def requests(self) -> int:  # HTTP requests sent, retries included
+        return self._resilience.requests
+
+    @property
+    def retries(self) -> int:  # of those, the ones that repeated a failed attempt
+        return self._resilience.retries
+
+    @property
+    def waited_secs(self) -> float:  # time slept between attempts (backoff, Retry-After)
+        return self._resilience.waited_secs
+
+    @property
+    def consecutive_failures(self) -> int:
+        return self._resilience.consecutive_failures
+
+    @property
+    def breaker_open(self) -> bool:
+        return self._resilience.breaker_open

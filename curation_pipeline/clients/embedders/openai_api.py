@@ -41,6 +41,7 @@ from curation_pipeline.clients.resilience import (
     OverBudget,
     Policy,
     Resilience,
+    ResilienceCounters,
     Retryable,
     retry_after_secs,
 )
@@ -53,34 +54,14 @@ from curation_pipeline.core.vectors import (
 )
 
 
-class EmbedderUsage:
+class EmbedderUsage(ResilienceCounters):
     """Counters of one embedder object (one cycle), for step 4's report. Requests, retries,
     waits and the breaker are the resilience layer's."""
 
     def __init__(self, resilience: Resilience) -> None:
-        self._resilience = resilience
+        super().__init__(resilience)
         self.failed_calls = 0  # `embed` calls that raised
         self.prompt_tokens = 0  # as the server reports them
-
-    @property
-    def requests(self) -> int:  # HTTP requests sent, retries included
-        return self._resilience.requests
-
-    @property
-    def retries(self) -> int:  # of those, the ones that repeated a failed attempt
-        return self._resilience.retries
-
-    @property
-    def waited_secs(self) -> float:  # time slept between attempts (backoff, Retry-After)
-        return self._resilience.waited_secs
-
-    @property
-    def consecutive_failures(self) -> int:
-        return self._resilience.consecutive_failures
-
-    @property
-    def breaker_open(self) -> bool:
-        return self._resilience.breaker_open
 
 
 class OpenAIEmbedder:
