@@ -184,7 +184,11 @@ def running_llama_server(build: Build, *, slots: int = 2, context: int = 8192, t
     log_file = Path(tempfile.mkstemp(prefix="llama-server-", suffix=".log")[1])
     command = [str(build.binary), "--model", str(build.model), "--host", "127.0.0.1", "--port", str(port),
                "--ctx-size", str(context), "--parallel", str(slots), "--threads", str(threads or os.cpu_count() or 2),
-               "--alias", "smollm2-135m", "--no-webui"]
+               "--alias", "smollm2-135m", "--no-webui",
+               # Greedy decoding: the curator sends no temperature, so the server's default sampling
+               # (0.8) would make the tiny model's answers, and whether any of them fits the
+               # output cap, change from run to run.
+               "--temp", "0"]
     with open(log_file, "w", encoding="utf-8") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     try:
