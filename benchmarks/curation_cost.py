@@ -13,27 +13,17 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import tempfile
 import time
 import tracemalloc
 import uuid
-from collections.abc import Callable
 
 import numpy as np
+import scale_data
 
 DIM = 384
 THRESHOLD = 0.92
 # The default embedder's name: the job compares (and keeps) only vectors of the configured model.
 MODEL = f"lexical-ngram-v1/{DIM}"
-
-
-def _median_time(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
-    times, result = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def _clustered_vectors(rng: np.random.Generator, n: int, duplicate_share: float = 0.02) -> np.ndarray:
@@ -93,10 +83,10 @@ def bench_pair_search(url: str, sizes: dict, repeats: int) -> None:
         vectors, groups = _grouped(rng, n)
         _load_namespace(conn, "bench", "grouped", vectors, groups)
         scope = Scope("bench", "bench", "grouped", "bench")
-        load_s, (frame, loaded) = _median_time(lambda: consolidation_candidates(conn, scope, MODEL), repeats)
+        load_s, (frame, loaded) = scale_data.median_time(lambda: consolidation_candidates(conn, scope, MODEL), repeats)
         group_ids = frame.select(__import__("polars").col("memory_type").rank("dense")).to_series().to_numpy()
         tracemalloc.start()
-        search_s, pairs = _median_time(lambda: find_similar_pairs(loaded, group_ids, threshold=THRESHOLD), repeats)
+        search_s, pairs = scale_data.median_time(lambda: find_similar_pairs(loaded, group_ids, threshold=THRESHOLD), repeats)
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
         found = _sample_reference(loaded, group_ids, pairs, rng)
@@ -106,8 +96,8 @@ def bench_pair_search(url: str, sizes: dict, repeats: int) -> None:
         # 2. One group: the search against a bare blocked float32 matrix product.
         n = sizes["one_group"]
         one = _clustered_vectors(rng, n)[0]
-        search_s, pairs = _median_time(lambda: find_similar_pairs(one, np.zeros(n, dtype=np.int64), threshold=THRESHOLD), 1)
-        bare_s, _ = _median_time(lambda: _bare_blocked_product(one), 1)
+        search_s, pairs = scale_data.median_time(lambda: find_similar_pairs(one, np.zeros(n, dtype=np.int64), threshold=THRESHOLD), 1)
+        bare_s, _ = scale_data.median_time(lambda: _bare_blocked_product(one), 1)
         print(f"| {n:,} nodes, one group | {n:,} | - | {search_s:.2f} | {search_s:.2f} | - | {pairs.height:,} "
               f"| bare blocked product {bare_s:.2f} s: ratio {search_s / bare_s:.2f}x |")
 
@@ -142,8 +132,8 @@ def bench_pair_search(url: str, sizes: dict, repeats: int) -> None:
 
 
 def _against_sql(label: str, n: int, numpy_path, sql_path, repeats: int) -> None:
-    numpy_s, numpy_pairs = _median_time(numpy_path, repeats)
-    sql_s, sql_pairs = _median_time(sql_path, 1)
+    numpy_s, numpy_pairs = scale_data.median_time(numpy_path, repeats)
+    sql_s, sql_pairs = scale_data.median_time(sql_path, 1)
     # Pairs right at the threshold could differ in the last float32 bit between the two.
     same = "same pairs" if numpy_pairs == sql_pairs else f"{len(numpy_pairs ^ sql_pairs)} pairs differ"
     print(f"| {label} | {n:,} | - | {sql_s:.2f} | {sql_s:.2f} | - | {len(sql_pairs):,} "
@@ -261,14 +251,7 @@ def main() -> None:
     parser.add_argument("--only", choices=["pairs", "cycles", "dagster"], help="one part only")
     args = parser.parse_args()
 
-    home = tempfile.mkdtemp(prefix="curation-bench-")
-    os.environ["CURATION_HOME"] = home
-    os.environ["DAGSTER_HOME"] = os.path.join(home, "dagster_home")
-    os.environ.pop("DATABASE_URL", None)
-    from curation_pipeline.config.settings import load_settings
-    from curation_pipeline.store.database import ensure_database
-
-    url = ensure_database(load_settings())
+    url = scale_data.fresh_store()
     print(f"# curation-pipeline cost benchmark ({os.cpu_count()} cores, numpy {np.__version__})")
     quick = args.quick
     if args.only in (None, "pairs"):

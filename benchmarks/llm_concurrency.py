@@ -17,12 +17,12 @@ import argparse
 import math
 import os
 import sys
-import tempfile
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+import scale_data
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the stub lives with the tests
 
@@ -65,9 +65,7 @@ def main() -> None:
     parser.add_argument("--levels", type=int, nargs="+", default=[1, 4, 8], help="concurrency levels")
     args = parser.parse_args()
 
-    home = tempfile.mkdtemp(prefix="curation-bench-")
-    os.environ.update(CURATION_HOME=home, DAGSTER_HOME=os.path.join(home, "dagster_home"))
-    os.environ.pop("DATABASE_URL", None)
+    scale_data.fresh_home()
 
     import dagster as dg
 

@@ -1,7 +1,6 @@
-"""What the scale benchmarks share: a fresh store, fast seeding, vectors, medians, peak RSS.
+"""What the benchmarks share: a fresh store, fast seeding, vectors, medians, peak RSS.
 
-Not a benchmark itself. `zero_change_cost.py`, `streamed_search_cost.py`, `first_pass_cost.py`
-and `fleet_cost.py` import it (benchmarks/ is not a package: each runs as a script from here).
+Not a benchmark itself. Every benchmark that needs a store imports it (benchmarks/ is not a package: each runs as a script from here).
 
 Seeding a million nodes row by row through Python objects takes minutes; `seed_namespace`
 writes PostgreSQL's binary COPY format for a whole block of rows at once from one numpy
@@ -11,7 +10,9 @@ under a minute.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -38,12 +39,22 @@ _PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 _SEED_BLOCK = 50_000
 
 
-def fresh_store() -> str:
-    """A fresh embedded Postgres in a temporary CURATION_HOME (and DAGSTER_HOME); its URL."""
+def fresh_home() -> str:
+    """A temporary CURATION_HOME (and DAGSTER_HOME) for this benchmark process, removed when the
+    process exits: a million-node store takes gigabytes of disk."""
     home = tempfile.mkdtemp(prefix="curation-bench-")
+    # Registered before the embedded server starts: atexit runs handlers last in, first out, so
+    # pgserver's own handler stops the server before its data directory is removed.
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
     os.environ["CURATION_HOME"] = home
     os.environ["DAGSTER_HOME"] = os.path.join(home, "dagster_home")
     os.environ.pop("DATABASE_URL", None)
+    return home
+
+
+def fresh_store() -> str:
+    """A fresh embedded Postgres in a temporary CURATION_HOME (see fresh_home); its URL."""
+    fresh_home()
     from curation_pipeline.config.settings import load_settings
     from curation_pipeline.store.database import ensure_database
 

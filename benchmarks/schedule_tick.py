@@ -10,11 +10,11 @@ timings (medians of several ticks) and the query plan. Prints figures; asserts n
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import tempfile
 import time
 from datetime import UTC, datetime, timedelta
+
+import scale_data
 
 
 def main() -> None:
@@ -24,10 +24,7 @@ def main() -> None:
     parser.add_argument("--ticks", type=int, default=5)
     args = parser.parse_args()
 
-    home = tempfile.mkdtemp(prefix="curation-bench-")
-    os.environ["CURATION_HOME"] = home
-    os.environ["DAGSTER_HOME"] = os.path.join(home, "dagster_home")
-    os.environ.pop("DATABASE_URL", None)
+    scale_data.fresh_home()
 
     import dagster as dg
 
