@@ -32,7 +32,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from curation_pipeline.clients.openai_sdk import OPENAI_API, is_retryable_status, short
+from curation_pipeline.clients.openai_sdk import (
+    OPENAI_API,
+    short,
+    status_detail,
+    transient_failure,
+)
 from curation_pipeline.clients.resilience import (
     BreakerOpen,
     CallReport,
@@ -42,7 +47,6 @@ from curation_pipeline.clients.resilience import (
     Resilience,
     ResilienceCounters,
     Retryable,
-    retry_after_secs,
 )
 from curation_pipeline.config.llm import LLMSettings
 from curation_pipeline.core.answer_cache import AnswerCache, CachedAnswer, request_hash
@@ -219,16 +223,10 @@ class LLMClient:
                 response = self._client.chat.completions.create(**request, timeout=self.settings.timeout_secs)
             else:
                 response = self._client.responses.create(**request, timeout=self.settings.timeout_secs)
-        except openai.APITimeoutError:  # before APIConnectionError: it is a subclass
-            raise Retryable(f"timed out after {self.settings.timeout_secs:g} s") from None
-        except openai.APIConnectionError as error:
-            raise Retryable(f"connection error: {error}") from None
-        except openai.APIStatusError as error:
-            detail = f"HTTP {error.status_code}: {short(str(error))}"
-            if is_retryable_status(error.status_code):
-                headers = error.response.headers if error.response is not None else None
-                raise Retryable(detail, retry_after_secs(headers)) from None
-            raise _NotRetried(self._advice(error.status_code, detail)) from None
+        except (openai.APIConnectionError, openai.APIStatusError) as error:
+            if (retry := transient_failure(error, self.settings.timeout_secs)) is not None:
+                raise retry from None
+            raise _NotRetried(self._advice(error.status_code, status_detail(error))) from None
         except (openai.APIResponseValidationError, ValueError, TypeError, AttributeError) as error:
             # A 2xx whose body is not JSON (cut off, garbled, an HTML error page).
             raise Retryable(f"malformed response: {type(error).__name__}: {short(str(error))}") from None

@@ -8,8 +8,10 @@ second, which every run process would pay at start-up even with the LLM path off
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from curation_pipeline.clients.resilience import Retryable, retry_after_secs
 from curation_pipeline.config.environment import revealed
 
 if TYPE_CHECKING:
@@ -45,3 +47,24 @@ def is_retryable_status(status: int) -> bool:
 
 def short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def transient_failure(error: Exception, timeout_secs: float,
+                      redact: Callable[[str], str] = str) -> Retryable | None:
+    """A failed SDK call that another attempt may get past, as the resilience layer's Retryable
+    (a timeout, a lost connection, a retryable HTTP status with its Retry-After); else None, and
+    the caller says what the failure means for it. `redact` cleans a message of secrets."""
+    import openai
+
+    if isinstance(error, openai.APITimeoutError):  # before APIConnectionError: it is a subclass
+        return Retryable(f"timed out after {timeout_secs:g} s")
+    if isinstance(error, openai.APIConnectionError):
+        return Retryable(f"connection error: {redact(str(error))}")
+    if isinstance(error, openai.APIStatusError) and is_retryable_status(error.status_code):
+        headers = error.response.headers if error.response is not None else None
+        return Retryable(status_detail(error, redact), retry_after_secs(headers))
+    return None
+
+
+def status_detail(error: openai.APIStatusError, redact: Callable[[str], str] = str) -> str:
+    return f"HTTP {error.status_code}: {short(redact(str(error)))}"

@@ -31,9 +31,10 @@ import numpy as np
 # openai is imported where it is used (see openai_sdk.py): a run that never embeds through it
 # should not pay the import at start-up.
 from curation_pipeline.clients.openai_sdk import (
-    is_retryable_status,
     make_openai_client,
     short,
+    status_detail,
+    transient_failure,
 )
 from curation_pipeline.clients.resilience import (
     BreakerOpen,
@@ -43,7 +44,6 @@ from curation_pipeline.clients.resilience import (
     Resilience,
     ResilienceCounters,
     Retryable,
-    retry_after_secs,
 )
 from curation_pipeline.config.embedder import EmbedderSettings
 from curation_pipeline.config.environment import revealed
@@ -143,15 +143,10 @@ class OpenAIEmbedder:
         client = self._get_client()  # outside the try: its EmbeddingError is a ValueError too
         try:
             response = client.embeddings.create(**request, timeout=self.settings.timeout_secs)
-        except openai.APITimeoutError:  # before APIConnectionError: it is a subclass
-            raise Retryable(f"timed out after {self.settings.timeout_secs:g} s") from None
-        except openai.APIConnectionError as error:
-            raise Retryable(f"connection error: {self._redact(str(error))}") from None
-        except openai.APIStatusError as error:
-            detail = f"HTTP {error.status_code}: {short(self._redact(str(error)))}"
-            if is_retryable_status(error.status_code):
-                headers = error.response.headers if error.response is not None else None
-                raise Retryable(detail, retry_after_secs(headers)) from None
+        except (openai.APIConnectionError, openai.APIStatusError) as error:
+            if (retry := transient_failure(error, self.settings.timeout_secs, self._redact)) is not None:
+                raise retry from None
+            detail = status_detail(error, self._redact)
             raise EmbeddingError(f"{detail}; {self._advice(error.status_code)}") from None
         except (openai.APIResponseValidationError, json.JSONDecodeError) as error:
             # A 2xx whose body is not JSON (cut off, garbled): worth another attempt. Nothing
