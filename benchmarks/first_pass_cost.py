@@ -27,6 +27,7 @@ import time
 
 import numpy as np
 import scale_data
+from psycopg import sql
 
 TENANT = "bench"
 THRESHOLD = 0.92
@@ -153,10 +154,10 @@ def hnsw_at(conn, url: str, n: int, rng, samples: int = 1000) -> dict:
     conn.autocommit = True
     conn.execute("SET maintenance_work_mem = '2GB'")  # the graph fits: no slow spill during the build
     began = time.perf_counter()
-    conn.execute(
-        f"CREATE INDEX bench_hnsw_{n} ON memory_nodes USING hnsw (embedding vector_cosine_ops)"
-        f" WHERE tenant_id = '{TENANT}' AND namespace = '{namespace}'"
-    )
+    conn.execute(sql.SQL(  # an index predicate takes no parameters: the names go in as literals
+        "CREATE INDEX {} ON memory_nodes USING hnsw (embedding vector_cosine_ops)"
+        " WHERE tenant_id = {} AND namespace = {}"
+    ).format(sql.Identifier(f"bench_hnsw_{n}"), sql.Literal(TENANT), sql.Literal(namespace)))
     build_s = time.perf_counter() - began
     conn.autocommit = autocommit
     began = time.perf_counter()
@@ -172,7 +173,7 @@ def hnsw_at(conn, url: str, n: int, rng, samples: int = 1000) -> dict:
         {"t": TENANT, "n": namespace, "ids": list(sample_ids)},
     ).fetchall()
     query_s = (time.perf_counter() - began) / len(sample_ids)
-    conn.execute(f"DROP INDEX bench_hnsw_{n}")
+    conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(f"bench_hnsw_{n}")))
     conn.commit()
     approximate = {tuple(sorted((a, b))) for a, b, sim in neighbours if sim > THRESHOLD}
     wanted = {pair for pair in exact_pairs if pair[0] in sample_ids or pair[1] in sample_ids}

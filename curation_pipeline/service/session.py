@@ -84,10 +84,9 @@ def open_namespace_session(
             session._preview_conn = conn
             try:
                 with conn.transaction(force_rollback=True):
-                    try:
-                        yield session
-                    finally:
-                        preview = activity.collect_preview(conn, run_id, tenant_id, namespace)
+                    yield session
+                    # Collected before the rollback; a failed preview records nothing.
+                    preview = activity.collect_preview(conn, run_id, tenant_id, namespace)
             finally:
                 session._preview_conn = None
             with conn.transaction():

@@ -19,6 +19,8 @@ the next pass).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, closing
 from dataclasses import dataclass
 
 import polars as pl
@@ -29,6 +31,7 @@ from curation_pipeline.core.steps.incremental import PassStart
 from curation_pipeline.core.steps.similarity import PAIR_SCHEMA
 from curation_pipeline.core.steps.streamed_search import (
     FoundPairs,
+    RowBlock,
     focus_search,
     full_search,
 )
@@ -63,25 +66,30 @@ def search_pairs(
             same_memory_type=same_memory_type,
         )
         return PairSearch(nodes, pairs, INCREMENTAL_IN_DATABASE, len(start.changed), nodes.height)
-    if start.incremental:
-        found, focus_count, compared = _changed_against_namespace(
-            conn, scope, model, sorted(start.changed), threshold, same_memory_type)
-        how = "incremental"
-    else:
-        found, compared = full_search(
-            candidates.stream_search_rows(conn, scope, model, ordered=True),
-            lambda group, key: candidates.stream_search_rows(
-                conn, scope, model, ordered=True, after=(group, _node_id(key)), same_type=same_memory_type),
-            threshold, by_group=same_memory_type, memory_bytes=SEARCH_MEMORY_BYTES, describe=_node_id,
-        )
-        focus_count, how = compared, "full"
+    with ExitStack() as opened:
+        def stream(**options) -> Iterator[RowBlock]:
+            # Every stream is closed when the search ends, also when it raises mid-stream (a NaN
+            # vector): no read-ahead thread is left reading the step's connection.
+            return opened.enter_context(closing(candidates.stream_search_rows(conn, scope, model, **options)))
+
+        if start.incremental:
+            found, focus_count, compared = _changed_against_namespace(
+                conn, scope, model, sorted(start.changed), threshold, same_memory_type, stream)
+            how = "incremental"
+        else:
+            found, compared = full_search(
+                stream(ordered=True),
+                lambda group, key: stream(ordered=True, after=(group, _node_id(key)), same_type=same_memory_type),
+                threshold, by_group=same_memory_type, memory_bytes=SEARCH_MEMORY_BYTES, describe=_node_id,
+            )
+            focus_count, how = compared, "full"
     nodes, pairs = _pairs_of_unchanged_rows(conn, scope, found)
     return PairSearch(nodes, pairs, how, focus_count, compared)
 
 
 def _changed_against_namespace(
     conn: psycopg.Connection, scope: Scope, model: str, changed: list[str], threshold: float,
-    same_memory_type: bool,
+    same_memory_type: bool, stream: Callable[..., Iterator[RowBlock]],
 ) -> tuple[FoundPairs, int, int]:
     """(pairs of the changed nodes, how many of them the search compares, the namespace's rows
     compared with them): the namespace streams once per SEARCH_MEMORY_BYTES of changed rows."""
@@ -92,7 +100,7 @@ def _changed_against_namespace(
         focus = candidates.search_rows_by_id(conn, scope, model, changed[start : start + focus_rows])
         focus_count += len(focus)
         part, compared = focus_search(
-            focus, candidates.stream_search_rows(conn, scope, model, ordered=False), threshold,
+            focus, stream(ordered=False), threshold,
             by_group=same_memory_type, all_focus=all_focus, describe=_node_id,
         )
         found.extend(part)

@@ -46,9 +46,6 @@ class StepRun:
     def transaction(self):
         return self.session.transaction()
 
-    def connection(self):
-        return self.session.connection()
-
     def finish(self, conn: psycopg.Connection, counts: Mapping) -> StepOutcome:
         """Record the step's counts in `conn`'s transaction (the one holding its last writes)."""
         activity.record_step_result(conn, self.scope, counts, self.run_info)
@@ -83,7 +80,8 @@ def run_phases(
     Without `prepare` the step is one transaction. With it (the LLM's rewrites), the load
     transaction ends before `prepare` starts, so no transaction is open while a slow service
     answers; the apply transaction's writes are guarded by the rows' versions, so a row an agent
-    changed in between is left alone.
+    changed in between is left alone. (A preview is the exception: its steps are savepoints of
+    one transaction, rolled back at its end, which stays open throughout; see service/session.py.)
     """
     if prepare is None:
         with run.transaction() as conn:

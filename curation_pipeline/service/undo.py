@@ -42,6 +42,7 @@ def undo_run(
     if not namespaces:
         where = f" in {partition_key}" if partition_key else ""
         raise NothingToUndoError(f"run {run_id} changed nothing{where} that could be undone")
+    graph_backend = load_settings().graph_backend
     reports = []
     for tenant_id, namespace in namespaces:
         with namespace_lease(url, tenant_id, namespace, lock_timeout_s, holder=f"undo {undo_id}") as lease, \
@@ -49,6 +50,6 @@ def undo_run(
             lease.verify(conn)  # fenced like a run's step (store/locking.py)
             reports.append(undo_in_namespace(
                 conn, run_id=run_id, undo_id=undo_id, tenant_id=tenant_id, namespace=namespace,
-                force=force, graph_backend=load_settings().graph_backend,
+                force=force, graph_backend=graph_backend,
             ))
     return reports

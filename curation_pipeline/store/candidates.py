@@ -155,11 +155,12 @@ def _blocks(conn: psycopg.Connection, query: str, params: dict) -> Generator[Row
 
 def search_rows_by_id(conn: psycopg.Connection, scope: Scope, model: str, ids: list[str]) -> RowBlock:
     """The rows of these nodes that the search compares (active, embedded by `model`)."""
-    rows = conn.cursor(binary=True).execute(
-        f"SELECT {_SEARCH_COLUMNS} FROM memory_nodes WHERE {_SEARCHED} AND id = ANY(%(ids)s::uuid[])"
-        " ORDER BY id",
-        {"t": scope.tenant_id, "n": scope.namespace, "model": model, "ids": ids},
-    ).fetchall()
+    with conn.cursor(binary=True) as cursor:
+        rows = cursor.execute(
+            f"SELECT {_SEARCH_COLUMNS} FROM memory_nodes WHERE {_SEARCHED} AND id = ANY(%(ids)s::uuid[])"
+            " ORDER BY id",
+            {"t": scope.tenant_id, "n": scope.namespace, "model": model, "ids": ids},
+        ).fetchall()
     return _row_block(rows)
 
 

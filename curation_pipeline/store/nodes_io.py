@@ -72,7 +72,8 @@ def write_nodes(
     try:
         # Binary COPY: a vector travels as its float32 bytes instead of 384 numbers in text,
         # which made formatting them the import's slowest step.
-        with conn.cursor().copy(f"COPY memory_nodes ({columns}) FROM STDIN (FORMAT BINARY)") as copy:
+        with conn.cursor() as cursor, \
+                cursor.copy(f"COPY memory_nodes ({columns}) FROM STDIN (FORMAT BINARY)") as copy:
             copy.set_types([_COLUMN_TYPES[column] for column in MEMORY_NODE_COLUMNS])
             for row in rows:
                 completed = _complete(row, now)
@@ -250,11 +251,3 @@ def iter_nodes(
             if row["embedding"] is not None:
                 row["embedding"] = row["embedding"].to_list()
             yield row
-
-
-def list_namespaces(conn: psycopg.Connection) -> list[tuple[str, str]]:
-    """Every (tenant, namespace) that has nodes or an activity row."""
-    return conn.execute(
-        "SELECT tenant_id, namespace FROM memory_nodes"
-        " UNION SELECT tenant_id, namespace FROM namespace_activity ORDER BY 1, 2"
-    ).fetchall()

@@ -3,6 +3,8 @@ bounded part of it, and finds exactly the pairs of the in-memory search over all
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -110,3 +112,25 @@ def test_a_pair_whose_node_an_agent_rewrote_during_the_search_is_left_for_the_ne
     ids = search.nodes["id"]
     pairs = {tuple(sorted(pair)) for pair in zip(ids.gather(search.pairs["i"]), ids.gather(search.pairs["j"]))}
     assert pairs == {pair for pair in expected if rewritten not in pair}
+
+
+@pytest.mark.parametrize("changed", [None, "some"])
+def test_a_search_that_fails_mid_stream_leaves_no_reader_on_the_connection(
+    db, database_url, namespace, small_blocks, monkeypatch, changed
+):
+    # The search reads one block, then fails (as on a vector it refuses): its read-ahead thread
+    # stops and its server-side cursor closes before the step's transaction goes on.
+    def fail_after_one_block(focus_or_blocks, *args, **kwargs):
+        blocks = args[0] if changed else focus_or_blocks
+        next(iter(blocks))
+        raise ValueError("refused mid-stream")
+
+    monkeypatch.setattr(similar_pairs, "focus_search" if changed else "full_search", fail_after_one_block)
+    start = _start(namespace[:30] if changed else None)
+    with open_connection(database_url) as conn, conn.transaction():
+        with pytest.raises(ValueError, match="refused mid-stream") as raised:
+            search_pairs(conn, SCOPE, start, model=MODEL, threshold=0.9, in_database_max_changed=0)
+        # Whoever reports the error (Dagster) holds its traceback, and with it the search's frames.
+        assert raised.traceback
+        assert not [thread for thread in threading.enumerate() if thread.name == "read-ahead"]
+        assert conn.execute("SELECT count(*) FROM pg_cursors").fetchone()[0] == 0
