@@ -30,10 +30,11 @@ def _cell(value, limit: int = 200) -> str:
 
 
 def merge_rows(changes: Sequence[Mapping]) -> list[tuple[str, str, float, str]]:
-    """(keeper, absorbed, similarity, merged text or '(unchanged)') per merged pair."""
+    """(keeper, absorbed, similarity, merged text or '(unchanged)') per merged pair. The text is
+    the merge's own: a preview's changes also hold the later steps' (a summary of the keeper)."""
     texts = {
         c["node_id"]: c["after"]["pointer_summary"]
-        for c in changes if "pointer_summary" in changed_columns(c)
+        for c in changes if c["step"] == "consolidate_duplicates" and "pointer_summary" in changed_columns(c)
     }
     pairs = {}
     for change in changes:

@@ -8,6 +8,7 @@ from curation_pipeline.core.render.changes import (
     cycle_outcome,
     cycle_rows,
     ordered_counts,
+    preview_text,
     step_markdown,
 )
 from curation_pipeline.core.render.tables import cycle_table, health_table, run_counts
@@ -77,3 +78,19 @@ def test_the_cli_tables_carry_run_ids_and_health():
     row = text.splitlines()[2]
     assert row.startswith("acme%20corp:a  2026-01-02 03:04:05  3")
     assert "0.25" in row and row.rstrip().endswith("no_orphaned_archives  run-1")
+
+
+def test_a_previewed_merge_shows_the_merged_text_even_when_step_3_then_summarizes_the_keeper():
+    def change(step, node_id, before, after, reason=None):
+        return {"step": step, "node_id": node_id, "reason": reason,
+                "before": {"pointer_summary": before}, "after": {"pointer_summary": after}}
+
+    merge = {"keeper_id": "k", "absorbed_id": "a", "similarity": 0.95}
+    preview = {"changes": [
+        change("consolidate_duplicates", "k", "Dana prefers email.", "Dana prefers email. Invoices go to billing.", merge),
+        change("consolidate_duplicates", "a", "Dana likes email.", "Dana likes email.", merge),
+        change("summarize_verbose", "k", "Dana prefers email. Invoices go to billing.", "Dana: email."),
+    ]}
+    text = preview_text("acme:support", preview)
+    assert "-> Dana prefers email. Invoices go to billing." in text
+    assert "summarize k (43 -> 12 chars): Dana: email." in text
