@@ -48,6 +48,7 @@ from curation_pipeline.clients.resilience import (
     ResilienceCounters,
     Retryable,
 )
+from curation_pipeline.config.environment import revealed
 from curation_pipeline.config.llm import LLMSettings
 from curation_pipeline.core.answer_cache import AnswerCache, CachedAnswer, request_hash
 from curation_pipeline.core.prompts import CHAT, Prompt, chat_request, responses_request
@@ -224,9 +225,9 @@ class LLMClient:
             else:
                 response = self._client.responses.create(**request, timeout=self.settings.timeout_secs)
         except (openai.APIConnectionError, openai.APIStatusError) as error:
-            if (retry := transient_failure(error, self.settings.timeout_secs)) is not None:
+            if (retry := transient_failure(error, self.settings.timeout_secs, self._redact)) is not None:
                 raise retry from None
-            raise _NotRetried(self._advice(error.status_code, status_detail(error))) from None
+            raise _NotRetried(self._advice(error.status_code, status_detail(error, self._redact))) from None
         except (openai.APIResponseValidationError, ValueError, TypeError, AttributeError) as error:
             # A 2xx whose body is not JSON (cut off, garbled, an HTML error page).
             raise Retryable(f"malformed response: {type(error).__name__}: {short(str(error))}") from None
@@ -262,6 +263,12 @@ class LLMClient:
         result.outcome, result.text, result.error = ANSWERED, text, None
         result.model = model or self.model
 
+    def _redact(self, text: str) -> str:
+        # Servers sometimes echo (part of) the key they refused; an error ends up in the node's
+        # revision and the run's log, where the key must never be.
+        key = revealed(self.settings.api_key)
+        return text.replace(key, "***") if key else text
+
     def _advice(self, status: int, detail: str) -> str:
         """A non-retryable HTTP error, with what to check; configuration errors open the breaker."""
         api = API_NAMES[self.api]
@@ -291,6 +298,11 @@ def _responses_answer(response: Any) -> tuple[str | None, str, str | None, tuple
     used = (int(usage.input_tokens or 0), int(usage.output_tokens or 0)) if usage is not None else (0, 0)
     status = response.status or "completed"  # some compatible servers leave it out
     if status == "completed":
+        # A refusal completes too, as a content item of its own instead of output text.
+        refusals = [part.refusal for item in response.output if item.type == "message"
+                    for part in item.content if part.type == "refusal"]
+        if refusals:
+            return " ".join(refusals), "refused", response.model, used
         return response.output_text, status, response.model, used
     if status == "incomplete":
         details = response.incomplete_details

@@ -17,6 +17,7 @@ from curation_pipeline.clients.llm import (
     INCOMPLETE,
     NOT_JSON,
     OVER_BUDGET,
+    REFUSED,
     LLMClient,
     estimated_input_tokens,
 )
@@ -193,6 +194,42 @@ def test_an_answer_that_ignores_the_schema_names_the_setting_and_is_not_cached(s
     assert cache.entries == {} and result.input_tokens == 120  # paid for, all the same
     client.complete(_summary("z"))
     assert client.usage.breaker_open  # two in a row: the rest of the cycle goes offline
+
+
+def _refusal(api: str, words: str) -> bytes:
+    """A model's refusal on the wire: its own content item (Responses), its own field (Chat)."""
+    usage = {"input_tokens": 120, "output_tokens": 8, "total_tokens": 128}
+    if api == "chat":
+        return json.dumps({
+            "id": "c", "object": "chat.completion", "created": 0, "model": "stub-model",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": None, "refusal": words}}],
+            "usage": {"prompt_tokens": 120, "completion_tokens": 8, "total_tokens": 128}}).encode()
+    return json.dumps({
+        "id": "r", "object": "response", "created_at": 0, "status": "completed", "model": "stub-model",
+        "output": [{"type": "message", "id": "m", "role": "assistant", "status": "completed",
+                    "content": [{"type": "refusal", "refusal": words}]}],
+        "usage": usage}).encode()
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_refusal_is_reported_as_one_and_not_sent_again(stub, api):
+    stub.responder = lambda body, n: Reply(body=_refusal(api, "I can't help with that."))
+    client, waits = _client(_settings(stub.url, api))
+    result = client.complete(PROMPT)
+    assert result.outcome == REFUSED and result.text is None and waits == []
+    assert result.error == "the model declined: I can't help with that."
+    assert len(stub.requests) == 1 and not client.usage.breaker_open
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_key_the_server_echoes_never_reaches_the_error(stub, api):
+    message = {"error": {"message": "Incorrect API key provided: sk-live-secret-4242.", "type": "invalid_request_error"}}
+    stub.responder = lambda body, n: Reply(status=401, body=json.dumps(message).encode())
+    client, _ = _client(_settings(stub.url, api, api_key="sk-live-secret-4242"))
+    result = client.complete(PROMPT)
+    assert result.outcome == FAILED and "sk-live-secret-4242" not in result.error
+    assert "Incorrect API key provided: ***" in result.error and "CURATOR_LLM_API_KEY" in result.error
 
 
 # --------------------------------------------------------------------------- faults (the shared resilience layer)
