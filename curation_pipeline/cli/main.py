@@ -226,7 +226,7 @@ def cmd_demo(args) -> int:
 
 
 def cmd_health(args) -> int:
-    from curation_pipeline.core.partition_keys import parse_partition_key
+    from curation_pipeline.core.partition_keys import parse_partition_key, partition_key
     from curation_pipeline.core.render.tables import health_table
     from curation_pipeline.store.database import ensure_database, open_connection
     from curation_pipeline.store.health import recorded_cycles
@@ -242,7 +242,8 @@ def cmd_health(args) -> int:
     latest = {(c["tenant_id"], c["namespace"]): c for c in cycles}
     failing = [(c, check) for c in latest.values() for check in c["checks"] if not check.get("passed")]
     for cycle, check in failing:
-        print(f"failed check: {cycle['tenant_id']}:{cycle['namespace']} {check['name']}: "
+        key = partition_key(cycle["tenant_id"], cycle["namespace"])  # as --partition takes it
+        print(f"failed check: {key} {check['name']}: "
               f"{check['description']}", file=sys.stderr)
     return 1 if failing else 0
 

@@ -2,7 +2,7 @@
 
 `build_schedule_from_partitioned_job` refuses dynamic partitions, so the schedule is written by
 hand: it reads the namespaces that may be due (store/triggers.py, through partial indexes),
-decides with curation_pipeline/triggers.py, registers any namespace Dagster does not know yet
+decides with core/trigger_policy.py, registers any namespace Dagster does not know yet
 (Dagster refuses a run request for an unknown partition), and requests one run per namespace.
 """
 
