@@ -51,7 +51,7 @@ from curation_pipeline.clients.resilience import (
 from curation_pipeline.config.environment import revealed
 from curation_pipeline.config.llm import LLMSettings
 from curation_pipeline.core.answer_cache import AnswerCache, CachedAnswer, request_hash
-from curation_pipeline.core.prompts import CHAT, Prompt, chat_request, responses_request
+from curation_pipeline.core.prompts import CHAT, RESPONSES, Prompt, chat_request, responses_request
 
 # Outcomes of one `complete` call.
 ANSWERED = "answered"  # a fresh answer from the service
@@ -63,7 +63,7 @@ REFUSED = "refused"  # the model declined to answer (refusal, content filter); n
 BREAKER_OPEN = "breaker_open"  # not sent: too many failures earlier in this cycle
 OVER_BUDGET = "over_budget"  # not sent: the cycle's call or token budget is used up
 
-API_NAMES = {"responses": "Responses API", "chat": "Chat Completions API"}
+API_NAMES = {RESPONSES: "Responses API", CHAT: "Chat Completions API"}
 
 
 @dataclass
@@ -254,7 +254,7 @@ class LLMClient:
             parsed = None
         if not isinstance(parsed, dict):
             # Strict JSON-schema output cannot produce this: the server ignored the schema.
-            other = "responses" if self.api == CHAT else "chat"
+            other = RESPONSES if self.api == CHAT else CHAT
             error = (f"the answer is not the JSON object the schema asks for: the server at "
                             f"{self.where} does not enforce JSON-schema output on the "
                             f"{API_NAMES[self.api]} (CURATOR_LLM_API={self.api}); use a server that "
@@ -272,7 +272,7 @@ class LLMClient:
     def _advice(self, status: int, detail: str) -> str:
         """A non-retryable HTTP error, with what to check; configuration errors open the breaker."""
         api = API_NAMES[self.api]
-        other = "responses" if self.api == CHAT else "chat"
+        other = RESPONSES if self.api == CHAT else CHAT
         if status == 404:
             message = (f"{detail}; no {api} or no model {self.model!r} at {self.where}: check "
                        f"CURATOR_LLM_API={self.api} (CURATOR_LLM_API={other} if the server "

@@ -284,7 +284,7 @@ class MemoryNodeRow(BaseModel):
     recall_count: Counter = 0
     last_recalled_at: Timestamp | None = None
     epoch: Counter = 0
-    confidence: Literal["default", "verified", "stale"] = DEFAULT_CONFIDENCE
+    confidence: Literal[CONFIDENCE_LEVELS] = DEFAULT_CONFIDENCE
     archived_at: Timestamp | None = None
     merged_into: Uuid | None = None
     created_at: Timestamp | None = None

@@ -31,6 +31,7 @@ import numpy as np
 # openai is imported where it is used (see openai_sdk.py): a run that never embeds through it
 # should not pay the import at start-up.
 from curation_pipeline.clients.openai_sdk import (
+    OPENAI_API,
     make_openai_client,
     short,
     status_detail,
@@ -98,7 +99,7 @@ class OpenAIEmbedder:
         self._client = client
 
     def __repr__(self) -> str:
-        where = self.settings.base_url or "https://api.openai.com/v1"
+        where = self.settings.base_url or OPENAI_API
         return f"OpenAIEmbedder(name={self.name!r}, base_url={where!r})"  # never the key
 
     # ---------------------------------------------------------------------------------------
@@ -211,7 +212,7 @@ class OpenAIEmbedder:
         return text.replace(key, "***") if key else text
 
     def _advice(self, status: int) -> str:
-        where = self.settings.base_url or "https://api.openai.com/v1"
+        where = self.settings.base_url or OPENAI_API
         what = "deployment" if self.settings.provider == "azure" else "model"
         if status == 401:
             return "the API key was refused: check CURATION_EMBEDDER_API_KEY"

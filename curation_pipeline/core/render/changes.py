@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from curation_pipeline.core.cycles import CYCLE_STEPS, STEP_NUMBERS, Cycle
 from curation_pipeline.core.render.tables import headline
+from curation_pipeline.core.steps.associate import ASSOCIATION_LABEL
 
 # Columns a curation step can change, in the order a reader wants them.
 CHANGE_COLUMNS = ("pointer_summary", "confidence", "archived_at", "merged_into", "embedding",
@@ -124,7 +125,7 @@ def preview_text(key: str, preview: Mapping) -> str:
     for signal in signals:
         lines.append(f"  signal {signal['signal_type']} for {signal['memory_id']}")
     for edge in preview.get("edges", []):
-        if edge["label"] == "shares_concept_with":
+        if edge["label"] == ASSOCIATION_LABEL:
             lines.append(f"  link {edge['source']} and {edge['target']} (similarity {_similarity(edge)})")
     if len(lines) == 1:
         lines.append("  nothing to do")
