@@ -18,13 +18,11 @@ and keeps a pair only if both are still those versions).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-from threadpoolctl import threadpool_limits
 
 from curation_pipeline.core.steps.similarity import (
     BLOCK_ROWS,
@@ -109,36 +107,31 @@ def focus_search(
     unit, focus_codes, usable = unit[order], focus_codes[order], usable[order]
     keys, versions = [focus.keys[row] for row in usable], focus.versions[usable]
     seen = 0
-    # The next block is being read (by the database and a decoding thread) while this one is
-    # multiplied: BLAS leaves them a core. Within groups the products are small (one group's
-    # focus rows against its rows of one block), where a thread pool costs more than it saves
-    # (20 products of 50 x 820 took 12x the CPU time with 2 threads as with one): one thread.
-    with threadpool_limits(1 if by_group else max(1, (os.cpu_count() or 1) - 1), user_api="blas"):
-        for block in blocks:
-            seen += len(block)
-            if not keys:
-                continue
-            _require_finite(block, describe)
-            block_unit, block_usable = unit_rows(block.vectors)
-            if by_group:  # the block's rows of the focus groups, sorted by group the same way
-                block_codes = _codes([block.groups[row] for row in block_usable], codes, add=False)
-                kept = np.flatnonzero(block_codes >= 0)
-                kept = kept[np.argsort(block_codes[kept], kind="stable")]
-                block_unit, block_usable, block_codes = block_unit[kept], block_usable[kept], block_codes[kept]
-            else:
-                block_codes = np.zeros(block_usable.size, dtype=np.int64)
-            for code in np.unique(block_codes):
-                first, last = np.searchsorted(focus_codes, [code, code + 1])
-                low, high = np.searchsorted(block_codes, [code, code + 1])
-                columns = block_unit[low:high].T
-                for start in range(first, last, block_rows):
-                    similarity = unit[start : min(start + block_rows, last)] @ columns
-                    for r, c in zip(*above(similarity, threshold)):
-                        focus_row, block_row = start + r, block_usable[low + c]
-                        key, other = keys[focus_row], block.keys[block_row]
-                        if other == key or (other in all_focus and other < key):
-                            continue  # itself, or a focus pair found from its smaller key's side
-                        found.add(key, versions[focus_row], other, block.versions[block_row], similarity[r, c])
+    for block in blocks:
+        seen += len(block)
+        if not keys:
+            continue
+        _require_finite(block, describe)
+        block_unit, block_usable = unit_rows(block.vectors)
+        if by_group:  # the block's rows of the focus groups, sorted by group the same way
+            block_codes = _codes([block.groups[row] for row in block_usable], codes, add=False)
+            kept = np.flatnonzero(block_codes >= 0)
+            kept = kept[np.argsort(block_codes[kept], kind="stable")]
+            block_unit, block_usable, block_codes = block_unit[kept], block_usable[kept], block_codes[kept]
+        else:
+            block_codes = np.zeros(block_usable.size, dtype=np.int64)
+        for code in np.unique(block_codes):
+            first, last = np.searchsorted(focus_codes, [code, code + 1])
+            low, high = np.searchsorted(block_codes, [code, code + 1])
+            columns = block_unit[low:high].T
+            for start in range(first, last, block_rows):
+                similarity = unit[start : min(start + block_rows, last)] @ columns
+                for r, c in zip(*above(similarity, threshold)):
+                    focus_row, block_row = start + r, block_usable[low + c]
+                    key, other = keys[focus_row], block.keys[block_row]
+                    if other == key or (other in all_focus and other < key):
+                        continue  # itself, or a focus pair found from its smaller key's side
+                    found.add(key, versions[focus_row], other, block.versions[block_row], similarity[r, c])
     return found, seen
 
 
