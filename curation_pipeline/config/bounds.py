@@ -16,6 +16,8 @@ Count = NonNegativeInt
 AtLeastOne = PositiveInt
 # A cosine similarity a pair must exceed, or a share of a namespace: in (0, 1].
 Threshold = Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)]
+# A share that may be anything from none to all, e.g. of answers: [0, 1].
+Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 # A length limit for a cut text: room for one character and the ellipsis.
 TextLimit = Annotated[int, Field(ge=2)]
 # Durations of outside calls: finite; a timeout must also be positive.

@@ -20,6 +20,7 @@ from pydantic import Field, PrivateAttr
 
 from curation_pipeline.clients.llm import LLMClient
 from curation_pipeline.clients.openai_sdk import make_openai_client
+from curation_pipeline.config.bounds import AtLeastOne
 from curation_pipeline.config.environment import SettingsError
 from curation_pipeline.config.llm import APIS, LLMSettings, load_llm_settings
 from curation_pipeline.service.step_run import StepRun
@@ -49,7 +50,7 @@ class LLMResource(dg.ConfigurableResource):
     base_url: str = Field(_LOADED["base_url"],
                           description="base URL of the API; empty: the OpenAI API (CURATOR_LLM_BASE_URL)")
     api: Literal[APIS] = Field(_LOADED["api"], description="responses or chat (CURATOR_LLM_API)")
-    concurrency: int = Field(_LOADED["concurrency"], ge=1,
+    concurrency: AtLeastOne = Field(_LOADED["concurrency"],
                              description="requests in flight at once within a step (CURATOR_LLM_CONCURRENCY)")
 
     _client: LLMClient | None = PrivateAttr(default=None)

@@ -93,3 +93,14 @@ def test_the_association_rule_is_the_same_on_both_sides():
     with pytest.raises(SettingsError) as env_error:
         load_settings({"CURATOR_ASSOCIATION_THRESHOLD": "0.9", "CURATOR_SIMILARITY_THRESHOLD": "0.9"})
     assert str(env_error.value) in str(op_error.value)
+
+
+def test_the_llm_resource_refuses_what_the_environment_refuses(monkeypatch):
+    from curation_pipeline.config.llm import load_llm_settings
+    from curation_pipeline.defs.llm_resource import LLMResource
+
+    monkeypatch.setenv("CURATOR_LLM_CONCURRENCY", "0")
+    with pytest.raises(SettingsError, match="CURATOR_LLM_CONCURRENCY"):
+        load_llm_settings()
+    with pytest.raises(ValidationError, match="concurrency"):
+        LLMResource(concurrency=0)
