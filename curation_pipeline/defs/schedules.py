@@ -14,7 +14,6 @@ import dagster as dg
 
 from curation_pipeline.config.triggers import TriggerSettings
 from curation_pipeline.core.cron import interval_to_cron
-from curation_pipeline.core.partition_keys import InvalidNameError, partition_key
 from curation_pipeline.core.trigger_policy import plan_scheduled_runs
 from curation_pipeline.defs.job import curate_namespace
 from curation_pipeline.defs.partitions import register_partitions
@@ -23,6 +22,7 @@ from curation_pipeline.defs.trigger_runs import (
     SCHEDULED_PRIORITY,
     curation_run_request,
     namespaces_with_unfinished_runs,
+    partition_key_or_warn,
 )
 from curation_pipeline.store.triggers import load_candidates
 
@@ -72,10 +72,7 @@ def build_curation_schedule(settings: TriggerSettings) -> dg.ScheduleDefinition:
             planned = sorted(planned, key=_waiting_order)[: settings.schedule_max_runs_per_tick]
         requests = []
         for run in planned:
-            try:
-                key = partition_key(run.state.tenant_id, run.state.namespace)
-            except InvalidNameError as error:
-                context.log.warning(f"not curating {run.state.name!r}: {error}")
+            if (key := partition_key_or_warn(context.log, run.state.tenant_id, run.state.namespace)) is None:
                 continue
             requests.append(curation_run_request(
                 key, run.state.tenant_id, run.state.namespace, trigger="schedule",

@@ -19,7 +19,6 @@ from datetime import UTC, datetime, timedelta
 import dagster as dg
 
 from curation_pipeline.config.triggers import TriggerSettings
-from curation_pipeline.core.partition_keys import InvalidNameError, partition_key
 from curation_pipeline.core.trigger_policy import plan_idle_runs
 from curation_pipeline.defs.job import curate_namespace
 from curation_pipeline.defs.partitions import (
@@ -33,6 +32,7 @@ from curation_pipeline.defs.trigger_runs import (
     IDLE_PRIORITY,
     curation_run_request,
     namespaces_with_unfinished_runs,
+    partition_key_or_warn,
 )
 from curation_pipeline.service.namespaces import discover_partition_keys
 from curation_pipeline.store.triggers import load_candidates
@@ -70,10 +70,7 @@ def build_idle_sensor(settings: TriggerSettings) -> dg.SensorDefinition:
         )
         requests = []
         for state in plan.due:
-            try:
-                key = partition_key(state.tenant_id, state.namespace)
-            except InvalidNameError as error:
-                context.log.warning(f"not curating {state.name!r}: {error}")
+            if (key := partition_key_or_warn(context.log, state.tenant_id, state.namespace)) is None:
                 continue
             requests.append(curation_run_request(
                 key, state.tenant_id, state.namespace, trigger="idle", reason="idle",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from curation_pipeline.core.partition_keys import InvalidNameError, parse_partition_key
+from curation_pipeline.core.partition_keys import InvalidNameError, parse_partition_key, partition_key
 from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.defs.partitions import PARTITION_TAG
 
@@ -52,3 +52,13 @@ def curation_run_request(
             PRIORITY_TAG: str(priority),
         },
     )
+
+
+def partition_key_or_warn(log, tenant_id: str, namespace: str) -> str | None:
+    """The namespace's partition key; None, with a warning in the tick's log, for a name that
+    cannot be one (the store accepts names Dagster's partitions do not)."""
+    try:
+        return partition_key(tenant_id, namespace)
+    except InvalidNameError as error:
+        log.warning(f"not curating {tenant_id}/{namespace}: {error}")
+        return None
