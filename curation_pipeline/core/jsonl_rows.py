@@ -49,6 +49,8 @@ from pydantic import (
     model_validator,
 )
 
+from curation_pipeline.core import partition_keys
+
 __all__ = [
     "CONFIDENCE_LEVELS",
     "DATABASE_DEFAULTED_COLUMNS",
@@ -62,7 +64,6 @@ __all__ = [
     "iter_jsonl",
     "parse_jsonl",
     "parse_line",
-    "validate_name_minimal",
 ]
 
 CONFIDENCE_LEVELS: tuple[str, ...] = ("default", "verified", "stale")
@@ -78,7 +79,6 @@ IMPORTED_EMBEDDING_MODEL = "imported"
 # Counters must fit a Postgres ``integer`` (the narrowest column type they could have), so an
 # absurd value is reported here instead of failing the whole import transaction later.
 _MAX_COUNTER = 2**31 - 1
-_MAX_NAME_LENGTH = 200
 _MAX_MEMORY_TYPE_LENGTH = 100
 _UTF8_BOM = "\ufeff"
 
@@ -114,24 +114,6 @@ class LineError:
 
 def _has_control_character(value: str) -> bool:
     return any(unicodedata.category(character) == "Cc" for character in value)
-
-
-def validate_name_minimal(kind: str, value: str) -> None:
-    """The fallback tenant/namespace check: a clean, non-empty string of at most 200 characters.
-
-    ``core/partition_keys.validate_name`` applies the stricter rules of a Dagster partition key;
-    this one only refuses what could never be a sensible name anywhere.
-    """
-    if not isinstance(value, str):
-        raise ValueError(f"{kind} must be a string, got {type(value).__name__}")
-    if not value:
-        raise ValueError(f"{kind} must not be empty")
-    if len(value) > _MAX_NAME_LENGTH:
-        raise ValueError(f"{kind} is {len(value)} characters long, at most {_MAX_NAME_LENGTH} allowed")
-    if _has_control_character(value):
-        raise ValueError(f"{kind} {value!r} contains a control character")
-    if value != value.strip():
-        raise ValueError(f"{kind} {value!r} has leading or trailing whitespace")
 
 
 # --------------------------------------------------------------------------------------------
@@ -259,7 +241,7 @@ class RowContext:
     """What a row is validated against: the store's vector width and its name rules."""
 
     dimension: int | None = None
-    validate_name: NameValidator = validate_name_minimal
+    validate_name: NameValidator = partition_keys.validate_name
 
 
 class MemoryNodeRow(BaseModel):
@@ -470,7 +452,7 @@ def iter_jsonl(
     lines: Iterable[str | bytes],
     *,
     dimension: int | None,
-    validate_name: NameValidator = validate_name_minimal,
+    validate_name: NameValidator = partition_keys.validate_name,
 ) -> Iterator[ParsedLine]:
     """One ``ParsedLine`` per non-blank line, streamed (blank lines still count for numbering).
 
@@ -490,7 +472,7 @@ def parse_jsonl(
     lines: Iterable[str | bytes],
     *,
     dimension: int | None,
-    validate_name: NameValidator = validate_name_minimal,
+    validate_name: NameValidator = partition_keys.validate_name,
 ) -> tuple[list[dict[str, Any]], list[LineError]]:
     """``(valid normalised rows, every error)`` of a small input, each line on its own.
 

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from curation_pipeline.core.jsonl_rows import validate_name_minimal
+from curation_pipeline.core.partition_keys import validate_name
 from curation_pipeline.service.node_import import import_jsonl_file
 from curation_pipeline.store.database import open_connection
 from curation_pipeline.store.nodes_io import ImportConflictError
@@ -48,7 +48,7 @@ def lines(*texts: str, ids: list[str] | None = None) -> str:
 
 def run_import(database_url, path, progress, **options):
     with open_connection(database_url) as conn:
-        return import_jsonl_file(conn, path, dimension=DIMENSION, validate_name=validate_name_minimal,
+        return import_jsonl_file(conn, path, dimension=DIMENSION, validate_name=validate_name,
                                  progress=progress, **options)
 
 
