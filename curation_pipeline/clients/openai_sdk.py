@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from curation_pipeline.clients.resilience import Retryable, retry_after_secs
 from curation_pipeline.config.environment import revealed
+from curation_pipeline.core.text import clip
 
 if TYPE_CHECKING:
     import openai
@@ -46,7 +47,7 @@ def is_retryable_status(status: int) -> bool:
 
 
 def short(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit)
 
 
 def transient_failure(error: Exception, timeout_secs: float,

@@ -50,6 +50,7 @@ from pydantic import (
 )
 
 from curation_pipeline.core import partition_keys
+from curation_pipeline.core.text import clip
 
 __all__ = [
     "CONFIDENCE_LEVELS",
@@ -124,8 +125,7 @@ def _has_control_character(value: str) -> bool:
 
 def _describe(value: Any) -> str:
     """A short repr for error messages (a 10k-character bad value must not flood the report)."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return clip(repr(value), 80)
 
 
 def _uuid_from_text(value: Any) -> Any:

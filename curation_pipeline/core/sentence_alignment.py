@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from curation_pipeline.core.sentence_tokens import Token, content_keys, tokenize
+from curation_pipeline.core.text import clip
 
 _NEARLY_ALL = 0.75
 _QUOTED_CHARS = 90
@@ -44,8 +45,7 @@ class Sentence:
     @property
     def quoted(self) -> str:
         """The sentence as a message quotes it (cut after 90 characters)."""
-        text = self.text if len(self.text) <= _QUOTED_CHARS else self.text[: _QUOTED_CHARS - 1] + "…"
-        return repr(text)
+        return repr(clip(self.text, _QUOTED_CHARS))
 
 
 def sentence(text: str) -> Sentence:

@@ -126,6 +126,12 @@ def normalise_sentence(sentence: str) -> str:
     return collapsed.rstrip(_TRAILING_PUNCTUATION + " ")
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, the last one "…" if anything was cut: for
+    what is shown or quoted in a message (stored text is cut by truncate_at_word_boundary)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def truncate_at_word_boundary(text: str, limit: int = 200, ellipsis: str = "…") -> str:
     """Shorten ``text`` to at most ``limit`` characters, ellipsis included, ending on a word.
 

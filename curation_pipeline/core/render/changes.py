@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from curation_pipeline.core.cycles import CYCLE_STEPS, STEP_NUMBERS, Cycle
 from curation_pipeline.core.render.tables import headline
 from curation_pipeline.core.steps.associate import ASSOCIATION_LABEL
+from curation_pipeline.core.text import clip
 
 # Columns a curation step can change, in the order a reader wants them.
 CHANGE_COLUMNS = ("pointer_summary", "confidence", "archived_at", "merged_into", "embedding",
@@ -26,8 +27,7 @@ def changed_columns(revision: Mapping) -> dict[str, tuple]:
 
 def _cell(value, limit: int = 200) -> str:
     text = "∅" if value is None else str(value)
-    text = text if len(text) <= limit else text[: limit - 1] + "…"
-    return text.replace("|", "\\|").replace("\n", " ")
+    return clip(text, limit).replace("|", "\\|").replace("\n", " ")
 
 
 def merge_rows(changes: Sequence[Mapping]) -> list[tuple[str, str, float, str]]:

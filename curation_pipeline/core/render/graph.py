@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from curation_pipeline.core.text import clip
+
 
 def _short(text: str | None, limit: int = 120) -> str:
-    text = text or ""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text or "", limit)
 
 
 def format_neighbourhood(node_id: str, view: Mapping) -> str:

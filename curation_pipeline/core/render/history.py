@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from curation_pipeline.core.text import clip
+
 # Columns worth showing in a change; bookkeeping (row_version, updated_at) is left out.
 SHOWN_COLUMNS = (
     "pointer_summary", "embedding", "embedding_model", "confidence", "archived_at", "merged_into",
@@ -20,8 +22,7 @@ _REASON_KEYS = ("similarity", "keeper_id", "absorbed_id", "method", "added_sente
 def _short(value, limit: int = 160) -> str:
     if value is None:
         return "∅"
-    text = str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(str(value), limit)
 
 
 def describe_change(before: Mapping, after: Mapping) -> list[str]:
