@@ -12,7 +12,6 @@ if an upgrade breaks this.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
@@ -121,21 +120,3 @@ def launch_partition_runs(
         instance.launch_run(run.run_id, workspace)
         run_ids.append(run.run_id)
     return run_ids
-
-
-def wait_for_runs(
-    instance: dg.DagsterInstance, run_ids: Sequence[str], *, timeout_s: float = 1800, poll_s: float = 0.2
-) -> dict[str, dg.DagsterRunStatus]:
-    """Block until every run has finished; returns each run's final status."""
-    finished = {dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED}
-    deadline = time.monotonic() + timeout_s
-    statuses: dict[str, dg.DagsterRunStatus] = {}
-    while True:
-        for run_id in run_ids:
-            if run_id not in statuses or statuses[run_id] not in finished:
-                statuses[run_id] = instance.get_run_by_id(run_id).status
-        if all(status in finished for status in statuses.values()):
-            return statuses
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"runs still not finished after {timeout_s}s: {statuses}")
-        time.sleep(poll_s)
