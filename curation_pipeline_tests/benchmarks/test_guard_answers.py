@@ -4,31 +4,24 @@ benchmarks/fact_guard.py prints its table."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from curation_pipeline.core.fact_guard import introduced_facts, missing_facts
+from curation_pipeline_tests.support.benchmark_modules import (
+    BENCHMARKS,
+    benchmark_module,
+)
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 CASES_FILE = BENCHMARKS / "guard_answers.jsonl"
 
 
 @pytest.fixture(scope="module")
 def benchmark():
-    """benchmarks/fact_guard.py, imported by path (benchmarks/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("fact_guard_benchmark", BENCHMARKS / "fact_guard.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
+    with benchmark_module("fact_guard.py") as module:
         yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 @pytest.fixture(scope="module")

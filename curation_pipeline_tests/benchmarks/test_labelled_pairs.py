@@ -3,31 +3,25 @@ benchmarks/embedding_quality.py runs end to end on a subset of them (lexical emb
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from curation_pipeline_tests.support.benchmark_modules import (
+    BENCHMARKS,
+    benchmark_module,
+)
+
 PAIRS_FILE = BENCHMARKS / "labelled_pairs.jsonl"
 KEYS = {"first", "second", "duplicate", "kind"}
 
 
 @pytest.fixture(scope="module")
 def quality():
-    """benchmarks/embedding_quality.py, imported by path (benchmarks/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("embedding_quality", BENCHMARKS / "embedding_quality.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while it executes
-    try:
-        spec.loader.exec_module(module)
+    with benchmark_module("embedding_quality.py") as module:
         yield module
-    finally:
-        sys.modules.pop(spec.name, None)
 
 
 @pytest.fixture(scope="module")
