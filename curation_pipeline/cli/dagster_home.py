@@ -7,6 +7,8 @@ import os
 from importlib import resources
 from pathlib import Path
 
+import dagster as dg
+
 from curation_pipeline.config.store import StoreSettings
 from curation_pipeline.store.database import dagster_storage_url, ensure_database
 
@@ -22,10 +24,17 @@ def prepare_dagster_home(settings: StoreSettings) -> Path:
     home.mkdir(parents=True, exist_ok=True)
     _install_instance_config(home / "dagster.yaml")
     os.environ["DAGSTER_HOME"] = str(home)
-    os.environ[STORAGE_URL_VARIABLE] = dagster_storage_url(app_url)
+    os.environ[STORAGE_URL_VARIABLE] = dagster_storage_url(app_url, create_tables=_create_dagster_tables)
     # Run workers must find the same memory store, even when it is the embedded default.
     os.environ.setdefault("CURATION_HOME", str(settings.curation_home))
     return home
+
+
+def _create_dagster_tables(storage_url: str) -> None:
+    """Dagster's storages create their tables when the instance first opens on an empty database."""
+    os.environ[STORAGE_URL_VARIABLE] = storage_url
+    with dg.DagsterInstance.get():
+        pass
 
 
 def _install_instance_config(target: Path) -> None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 import threading
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import psutil
 import psycopg
@@ -145,18 +146,24 @@ def _require_pgvector(conn: psycopg.Connection, url: str) -> None:
         )
 
 
-def dagster_storage_url(app_url: str) -> str:
-    """SQLAlchemy URL of the `dagster` database on the app's server, created if missing.
+def dagster_storage_url(app_url: str, create_tables: Callable[[str], None]) -> str:
+    """SQLAlchemy URL of the `dagster` database on the app's server, created if missing, with
+    Dagster's tables in it (`create_tables(url)` makes them, by opening the instance once).
 
     dagster-postgres goes through SQLAlchemy 2.1, which needs the psycopg2 driver spelled out.
-    Commands started together on a fresh store all get here: the check and the creation run
-    under an advisory lock, so exactly one of them creates the database and the others wait and
-    find it. (Without the lock, two concurrent CREATE DATABASE fail with a unique violation on
-    pg_database, not with DuplicateDatabase.)
+    Commands started together on a fresh store all get here: the checks and the creations run
+    under an advisory lock, so exactly one of them creates the database and the tables and the
+    others wait and find them. Without the lock:
+    - two concurrent CREATE DATABASE fail with a unique violation on pg_database, not with
+      DuplicateDatabase;
+    - two instances creating the same table can fail on its row type ("type event_logs already
+      exists", DuplicateObject), which dagster-postgres does not retry (it retries DuplicateTable).
     """
+    dagster_parts = urlsplit(app_url)._replace(path=f"/{DAGSTER_DATABASE}")
+    storage_url = dagster_parts._replace(scheme="postgresql+psycopg2").geturl()
     with open_connection(app_url, vector=False, autocommit=True) as conn:
         # Session-level: CREATE DATABASE cannot run inside a transaction. Closing the connection
-        # releases the lock even if the creation fails.
+        # releases the lock even if a creation fails.
         conn.execute("SELECT pg_advisory_lock(%s)", (_DAGSTER_DATABASE_LOCK,))
         exists = conn.execute(
             "SELECT 1 FROM pg_database WHERE datname = %s", (DAGSTER_DATABASE,)
@@ -166,6 +173,20 @@ def dagster_storage_url(app_url: str) -> str:
                 conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DAGSTER_DATABASE)))
             except (psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation):
                 pass  # created meanwhile by a process that does not take the lock (an older version)
-    parts = urlsplit(app_url)
-    scheme = "postgresql+psycopg2"
-    return urlunsplit((scheme, parts.netloc, f"/{DAGSTER_DATABASE}", parts.query, parts.fragment))
+        if not _dagster_tables_exist(dagster_parts.geturl()):
+            create_tables(storage_url)
+    return storage_url
+
+
+# The main table of each of Dagster's three storages: dagster-postgres creates a storage's tables
+# when its main table is missing (runs, event log, schedules).
+_DAGSTER_MAIN_TABLES = ("runs", "event_logs", "jobs")
+
+
+def _dagster_tables_exist(dagster_url: str) -> bool:
+    with open_connection(dagster_url, vector=False, autocommit=True) as conn:
+        found = conn.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = ANY(%s)",
+            (list(_DAGSTER_MAIN_TABLES),),
+        ).fetchone()[0]
+    return found == len(_DAGSTER_MAIN_TABLES)

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import uuid
+from urllib.parse import urlsplit
+from collections.abc import Iterator
+
 import pytest
+from psycopg import sql
 
 from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.scope import Scope
-from curation_pipeline.store.database import DatabaseError, ensure_database, redact
+from curation_pipeline.store import database as database_module
+from curation_pipeline.store.database import (
+    DatabaseError,
+    dagster_storage_url,
+    ensure_database,
+    open_connection,
+    redact,
+)
 from curation_pipeline.store.migrations import (
     MigrationError,
     apply_migrations,
@@ -119,3 +131,40 @@ def test_a_server_without_pgvector_is_refused_with_install_instructions(server_w
         ensure_database(settings)
     assert "apt-get install postgresql-18-pgvector" in str(error.value)
     assert "unset DATABASE_URL" in str(error.value)
+
+
+@pytest.fixture
+def dagster_database_name(database_url, monkeypatch) -> Iterator[str]:
+    """A Dagster database of this test's own, so its creation can be watched from the start."""
+    name = f"dagster_{uuid.uuid4().hex[:12]}"
+    monkeypatch.setattr(database_module, "DAGSTER_DATABASE", name)
+    yield name
+    with open_connection(database_url, vector=False, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def test_dagster_tables_are_created_once_while_other_commands_wait(database_url, dagster_database_name):
+    """Commands started together on a fresh store must not create Dagster's tables at the same
+    time: dagster-postgres does not retry every error two concurrent CREATE TABLEs can raise."""
+    creations = []
+
+    def create_tables(storage_url: str) -> None:
+        with open_connection(database_url, vector=False, autocommit=True) as other_command:
+            lock_was_free = other_command.execute(
+                "SELECT pg_try_advisory_lock(%s)", (database_module._DAGSTER_DATABASE_LOCK,)
+            ).fetchone()[0]
+        creations.append((storage_url, lock_was_free))
+        dagster_url = urlsplit(database_url)._replace(path=f"/{dagster_database_name}").geturl()
+        with open_connection(dagster_url, vector=False, autocommit=True) as conn:
+            for table in ("runs", "event_logs", "jobs"):
+                conn.execute(sql.SQL("CREATE TABLE {} (id int)").format(sql.Identifier(table)))
+
+    storage_url = dagster_storage_url(database_url, create_tables=create_tables)
+
+    assert urlsplit(storage_url)[:3] == (
+        "postgresql+psycopg2", urlsplit(database_url).netloc, f"/{dagster_database_name}"
+    )
+    assert creations == [(storage_url, False)]
+    # The next command finds the tables and opens Dagster without creating anything.
+    assert dagster_storage_url(database_url, create_tables=create_tables) == storage_url
+    assert len(creations) == 1
