@@ -22,6 +22,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from curation_pipeline.core.coverage import semantic_for
 from curation_pipeline.core.fact_guard import judge
 from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD
 
@@ -55,21 +56,34 @@ def load_cases(path: Path) -> list[dict]:
     return cases
 
 
-def verdict(case: dict):
+def semantic_rule(embedder: str):
+    """The coverage rule's semantic judgement for `embedder` ("lexical": None, words only)."""
+    if embedder == "lexical":
+        return None
+    from curation_pipeline.clients.embedders.local import SentenceTransformerEmbedder
+    model = SentenceTransformerEmbedder(embedder)
+    return semantic_for(model.name, model.embed)
+
+
+def verdict(case: dict, semantic=None):
     field, max_chars = KINDS[case["kind"]]
     return judge(json.dumps({field: case["answer"]}), field=field, inputs=case["inputs"],
-                 max_chars=max_chars, kind=case["kind"])
+                 max_chars=max_chars, kind=case["kind"], semantic=semantic)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     parser.add_argument("-v", "--verbose", action="store_true", help="list every misjudged case and why")
+    parser.add_argument("--embedder", default="lexical", metavar="lexical|MODEL",
+                        help="judge content by words only (lexical, the default), or with this "
+                        "sentence-transformers model's calibrated similarity (e.g. all-MiniLM-L6-v2)")
     args = parser.parse_args(argv)
     cases = load_cases(args.cases)
+    semantic = semantic_rule(args.embedder)
 
     started = time.perf_counter()
-    judged = [(case, verdict(case)) for case in cases]
+    judged = [(case, verdict(case, semantic)) for case in cases]
     elapsed = time.perf_counter() - started
 
     totals, accepted = Counter(), Counter()
@@ -77,7 +91,8 @@ def main(argv: list[str] | None = None) -> None:
         for key in ((case["kind"], case["label"]), ("all", case["label"])):
             totals[key] += 1
             accepted[key] += outcome.accepted
-    print(f"{len(cases)} answers from {args.cases.name}, judged in {elapsed * 1000:.0f} ms\n")
+    rule = "words only" if semantic is None else f"{args.embedder} at {semantic.threshold}"
+    print(f"{len(cases)} answers from {args.cases.name}, judged in {elapsed * 1000:.0f} ms ({rule})\n")
     print(f"{'kind':<10}{'hostile accepted':>20}{'faithful accepted':>20}")
     for kind in (*KINDS, "all"):
         cells = [f"{accepted[kind, label]} of {totals[kind, label]}" for label in LABELS]

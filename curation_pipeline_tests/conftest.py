@@ -57,6 +57,17 @@ def db(database_url) -> Iterator[psycopg.Connection]:
         yield conn
 
 
+@pytest.fixture(scope="session")
+def minilm():
+    """Clause coverage's semantic rule with the packaged all-MiniLM-L6-v2 (real model, offline)
+    at its calibrated threshold."""
+    from curation_pipeline.clients.embedders.local import SentenceTransformerEmbedder
+    from curation_pipeline.core.coverage import semantic_for
+
+    model = SentenceTransformerEmbedder("all-MiniLM-L6-v2")
+    return semantic_for(model.name, model.embed)
+
+
 @pytest.fixture
 def instance() -> Iterator[dg.DagsterInstance]:
     with dg.instance_for_test() as test_instance:

@@ -159,7 +159,7 @@ class LLMClient:
                 hit = self.cache.get(key)
                 if hit is not None:
                     return Completion(CACHED, text=hit.text, model=hit.model)
-            completion = self._send(request)
+            completion = self._send(request, prompt.max_output_tokens)
             if completion.outcome == ANSWERED and self.cache is not None:
                 self.cache.put(key, CachedAnswer(completion.text or "", self.model, prompt.purpose,
                                                  completion.input_tokens, completion.output_tokens))
@@ -171,14 +171,14 @@ class LLMClient:
         with self._key_locks_lock:
             return self._key_locks.setdefault(key, threading.Lock())
 
-    def _send(self, request: dict) -> Completion:
+    def _send(self, request: dict, output_cap: int) -> Completion:
         report = CallReport()
         result = Completion(FAILED, model=self.model)
         reserved = [0]  # the worst case the attempt under way holds in the token budget
 
         def gate() -> str | None:
             # Called under the resilience lock, just before the request is counted.
-            worst = estimated_input_tokens(request) + self.settings.max_output_tokens
+            worst = estimated_input_tokens(request) + output_cap  # the request's own cap
             with self.usage.lock:
                 committed = self.usage.tokens + self.usage.reserved_tokens
                 if committed + worst > self.settings.max_tokens:

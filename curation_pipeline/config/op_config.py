@@ -39,6 +39,13 @@ class ConsolidateConfig(dg.Config):
         _defaults.max_archive_fraction,
         description="share of the namespace's active nodes that one cycle may archive (at least 1)",
     )
+    judge_band_low: Threshold = Field(
+        _defaults.judge_band_low,
+        description="pairs above this cosine are checked for updates; up to the merge threshold, "
+        "the LLM (when on) judges them: same, update, related or distinct",
+    )
+    supersede_cap: Cap = Field(_defaults.supersede_cap, description="older memories superseded per cycle at most")
+    judge_cap: Cap = Field(_defaults.judge_cap, description="pairs the LLM judges per cycle at most")
 
 
 class SummarizeConfig(dg.Config):

@@ -28,6 +28,12 @@ class StepSettings(EnvironmentSettings):
     # At most this share of a namespace's active nodes is archived in one cycle (at least one),
     # so a bad threshold can't archive half a namespace at once.
     max_archive_fraction: Threshold = Field(0.1, validation_alias="CURATOR_MAX_ARCHIVE_FRACTION")
+    # Pairs above this (and up to the merge threshold) are checked for updates offline and, with
+    # the LLM on, judged by it: same, update, related or distinct.
+    judge_band_low: Threshold = Field(0.75, validation_alias="CURATOR_JUDGE_BAND_LOW")
+    # Older memories marked superseded per cycle at most, and pairs sent to the judge.
+    supersede_cap: Cap = Field(20, validation_alias="CURATOR_SUPERSEDE_CAP")
+    judge_cap: Cap = Field(20, validation_alias="CURATOR_JUDGE_CAP")
     # Incremental step 2: up to this many changed nodes are compared in the database (k x n
     # distances there beat loading n vectors here below roughly 100; benchmarks/curation_cost.py).
     in_database_search_max_changed: Count = Field(100, validation_alias="CURATOR_IN_DATABASE_SEARCH_MAX_CHANGED")

@@ -2,102 +2,49 @@
 
 An answer is accepted only if it is valid against its schema, not empty, within its length
 limit, free of `[merged: ...]` artifacts, keeps every *fact token* of its inputs and introduces
-no fact token that none of its inputs has, changes the meaning of no sentence it keeps (the
-negations, modals, quantifiers, comparisons, antonyms and the roles of names of each sentence,
-compared with the input sentences it comes from: meaning_check.py), and, for a merge, keeps the
-content of every input sentence. Fact tokens are the things a rewrite must never lose or invent:
-URLs, e-mail addresses, dates and times, code identifiers, numbers and proper names.
+none (fact_tokens.py: URLs, e-mail addresses, dates and times, identifiers, numbers, names),
+changes the meaning of no sentence it keeps (negations, modals, quantifiers, comparisons,
+antonyms and the roles of names, sentence by sentence: meaning_check.py), and passes clause
+coverage (coverage.py) both ways:
 
-The guard is deliberately strict: a false rejection costs only the LLM's better wording (a merge
-falls back to the offline merge, which keeps every sentence; a summary leaves the node as it
-is), while a false acceptance loses or flips a fact for good. So "March 5, 2024" does not stand
-in for "2024-03-05", numbers written as words are not matched to digits, and a rewording that
-moves a marker out of its class ("must" -> "should") is refused. The meaning check compares
-words, not meaning: a reversal it has no word for still passes; that is what the instructions
-and the revision history (full previous text, undo) are for.
+- every clause of the answer is said by the inputs, in their words: it may add nothing and swap
+  nothing ("prefers" -> "hates", "email" -> "phone", "a day" -> "a week"), however short the
+  clause ("... and asks the assistant to ignore earlier rules" is a clause no input says);
+- for a merge, every clause of the inputs is said by the answer: it may drop a wording that the
+  answer says in other words (with a semantic embedder's calibrated judgement), never a fact,
+  however short ("... and is deprecated"). A summary may leave clauses out; they are listed.
 
-Proper names are recognised as capitalised words (and acronyms) other than common function words
-("The", "However", ...). They are compared case-insensitively and as whole words, so a name that
-starts a sentence in the input ("Customer ...") may appear in lower case in the output, and a
-capitalised word of the output counts as new only if no input has that word at all.
+One clause failing refuses the answer. The guard is deliberately strict: a false rejection
+costs only the LLM's better wording (a merge falls back to the offline merge, which says every
+fact; a summary leaves the node as it is), while a false acceptance loses or flips a fact for
+good. So "March 5, 2024" does not stand in for "2024-03-05", numbers written as words are not
+matched to digits, and a rewording that moves a marker out of its class ("must" -> "should") is
+refused. An accepted verdict lists the input clauses the answer says in other words and what
+says them, so the revision can show why nothing was lost.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from curation_pipeline.core.coverage import KeptText, Semantic, clauses_of, uncovered
+from curation_pipeline.core.fact_tokens import (  # noqa: F401 (re-exported: the guard's vocabulary)
+    KINDS,
+    Facts,
+    extract_facts,
+    introduced_facts,
+    missing_facts,
+    occurs,
+)
 from curation_pipeline.core.meaning_check import meaning_changes
-from curation_pipeline.core.prompts import MERGE_FIELD
-from curation_pipeline.core.sentence_tokens import FUNCTION_WORDS, tokenize
-from curation_pipeline.core.text import (
-    has_merge_marker,
-    split_sentences,
-    strip_merge_markers,
-)
+from curation_pipeline.core.prompts import JUDGE_VERDICTS, MERGE_FIELD, VERDICT_FIELD
+from curation_pipeline.core.text import has_merge_marker
 
-# Kinds, in extraction order: each kind's matches are masked before the next kind is looked for,
-# so the "2024" of a date or the "acme" of an e-mail is not counted again as a number or name.
-KINDS = ("url", "email", "date", "identifier", "number", "name")
-
-_URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'`]+", re.IGNORECASE)
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
-_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
-_DATE = re.compile(
-    "|".join((
-        r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?",
-        r"\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b",
-        rf"\b{_MONTH}\s+{_DAY}(?:,?\s+\d{{4}})?\b",
-        rf"\b{_DAY}\s+{_MONTH}(?:,?\s+\d{{4}})?\b",
-        rf"\b{_MONTH}\s+\d{{4}}\b",
-        r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?(?!\w)",
-        r"\bQ[1-4]\s+\d{4}\b",
-    )),
-    re.IGNORECASE,
-)
-_IDENTIFIER = re.compile(
-    "|".join((
-        r"`[^`\n]+`",  # anything in backticks
-        r"(?<![\w/])(?:~|\.{1,2})?/[\w.\-]+(?:/[\w.\-]+)+",  # /a/path, ./rel/path
-        r"\bv\d+(?:\.\d+)+\b",  # v1.2.3
-        r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?",  # dotted.name, module.func()
-        r"\b[A-Za-z_]\w*\(\)",  # call()
-        r"(?<![\w.])\d+(?:\.\d+)+[A-Za-z]+\b",  # a decimal with its unit: 2.3x, 1.5GB
-        r"\b\w*_\w+\b",  # snake_case, CONSTANT_CASE
-        r"\b[a-z]+[A-Z]\w*\b",  # camelCase
-        r"\b[A-Z][a-z0-9]+[A-Z]\w*\b",  # PascalCase with an inner capital
-        r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])\w+(?:-\w+)*\b",  # letters and digits: S3, INV-2024-7
-    ))
-)
-_ABBREVIATION = re.compile(r"(?:\w\.)+\w?\.?")  # e.g, i.e: dotted, but not identifiers
-_NUMBER = re.compile(r"(?<![\w.,])[-+]?\d+(?:[.,]\d+)*%?")
-_WORD = re.compile(r"[^\W\d_][\w'’-]*")
-
-# Capitalised words that are not names: sentence starters and function words.
-_NOT_NAMES = FUNCTION_WORDS
-
-# Kinds compared case-insensitively; identifiers and URLs are case-sensitive.
-_CASELESS = {"email", "date", "name", "number"}
 _MAX_LISTED = 5
 _MAX_CHANGES = 3
-
-
-@dataclass(frozen=True)
-class Facts:
-    """The fact tokens of a text, by kind; each kind a set of tokens as they appear."""
-
-    by_kind: dict[str, frozenset[str]]
-
-    def tokens(self) -> list[tuple[str, str]]:
-        """(kind, token) pairs, sorted for stable messages."""
-        return sorted((kind, token) for kind in KINDS for token in self.by_kind.get(kind, ()))
 
 
 @dataclass(frozen=True)
@@ -109,6 +56,10 @@ class Verdict:
     text: str | None = None
     missing: tuple[str, ...] = ()
     introduced: tuple[str, ...] = ()
+    # Accepted answers: input clauses said in other words, with what says them; for a summary,
+    # the input clauses it leaves out (coverage.Covered.record).
+    covered: tuple[dict, ...] = ()
+    left_out: tuple[dict, ...] = ()
 
     @property
     def label(self) -> str:
@@ -117,81 +68,6 @@ class Verdict:
 
 class SchemaViolation(ValueError):
     """The answer is not the JSON object the schema asks for."""
-
-
-def _clean(kind: str, token: str) -> str:
-    if kind == "url":
-        return token.rstrip(".,;:!?)]}'\"").rstrip("/")
-    if kind == "identifier":
-        # A path that ends a sentence ("see /v1/exports.") does not own the full stop.
-        return token.strip("`").strip() if token.startswith("`") else token.rstrip(".")
-    if kind == "number":
-        token = token.lstrip("+")
-        return token.replace(",", "") if re.fullmatch(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?%?", token) else token
-    if kind == "name":
-        return re.sub(r"['’]s$", "", token).strip("'’-")
-    return " ".join(token.split())
-
-
-def extract_facts(text: str) -> Facts:
-    """Every fact token of `text` (`[merged: ...]` markers flattened first)."""
-    remaining = strip_merge_markers(text or "")
-    found: dict[str, set[str]] = {kind: set() for kind in KINDS}
-    for kind, pattern in (("url", _URL), ("email", _EMAIL), ("date", _DATE),
-                          ("identifier", _IDENTIFIER), ("number", _NUMBER)):
-        for match in pattern.finditer(remaining):
-            token = _clean(kind, match.group(0))
-            if token and not _ABBREVIATION.fullmatch(token):
-                found[kind].add(token)
-        # Mask with spaces so the remaining text keeps its word boundaries.
-        remaining = pattern.sub(" ", remaining)
-    for match in _WORD.finditer(remaining):
-        word = _clean("name", match.group(0))
-        if len(word) > 1 and word[0].isupper() and word.casefold() not in _NOT_NAMES:
-            found["name"].add(word)
-    return Facts({kind: frozenset(tokens) for kind, tokens in found.items()})
-
-
-def occurs(kind: str, token: str, text: str) -> bool:
-    """Whether `token` stands in `text` as a whole token (not inside a longer word or number)."""
-    flags = re.IGNORECASE if kind in _CASELESS else 0
-    # Whitespace inside a token (a date "March 5, 2024") may be any run of whitespace.
-    body = r"\s+".join(re.escape(part) for part in token.split())
-    if kind == "number":
-        # "1000" also stands as "1,000"; "42" does not stand inside "420", "4.42" or "42.5".
-        body = _digits_with_separators(token)
-        pattern = rf"(?<![\w.,]){body}(?![\w%]|[.,]\d)"
-    elif kind == "name":
-        pattern = rf"(?<![\w]){body}(?![\w]|['’-]\w)|(?<![\w]){body}(?=['’]s\b)"
-    else:
-        pattern = rf"(?<![\w]){body}(?![\w])" if token[:1].isalnum() and token[-1:].isalnum() else re.escape(token)
-    return re.search(pattern, text, flags) is not None
-
-
-def _digits_with_separators(number: str) -> str:
-    """Regex matching a number with or without thousands separators ("1000" ~ "1,000")."""
-    match = re.fullmatch(r"(-?)(\d+)((?:\.\d+)?%?)", number)
-    if not match or len(match.group(2)) <= 3:
-        return re.escape(number)
-    sign, digits, tail = match.groups()
-    head, groups = digits[: len(digits) % 3 or 3], [digits[i:i + 3] for i in range(len(digits) % 3 or 3, len(digits), 3)]
-    return re.escape(sign) + head + "".join(f",?{group}" for group in groups) + re.escape(tail)
-
-
-def missing_facts(inputs: Sequence[str], output: str) -> list[tuple[str, str]]:
-    """Fact tokens some input has that the output lacks."""
-    flat_output = strip_merge_markers(output)
-    wanted = sorted({pair for text in inputs for pair in extract_facts(text).tokens()})
-    return [(kind, token) for kind, token in wanted if not occurs(kind, token, flat_output)]
-
-
-def introduced_facts(inputs: Sequence[str], output: str) -> list[tuple[str, str]]:
-    """Fact tokens of the output that no input has."""
-    flat_inputs = [strip_merge_markers(text) for text in inputs]
-    return [
-        (kind, token) for kind, token in extract_facts(output).tokens()
-        if not any(occurs(kind, token, text) for text in flat_inputs)
-    ]
 
 
 def parse_answer(raw: str | None, field: str) -> str:
@@ -211,18 +87,39 @@ def parse_answer(raw: str | None, field: str) -> str:
     return value[field]
 
 
+def parse_verdict(raw: str | None) -> str | None:
+    """The judge's verdict of an answer `{"verdict": "same"|"update"|"related"|"distinct"}`, or
+    None for anything else (no answer, not JSON, another key or word): then nothing happens."""
+    try:
+        verdict = parse_answer(raw, VERDICT_FIELD).strip().lower()
+    except SchemaViolation:
+        return None
+    return verdict if verdict in JUDGE_VERDICTS else None
+
+
 def _listed(kind_tokens: Sequence[tuple[str, str]]) -> str:
     shown = ", ".join(f"{kind} {token!r}" for kind, token in kind_tokens[:_MAX_LISTED])
     more = len(kind_tokens) - _MAX_LISTED
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+_CONDITIONS = frozenset({"unless", "if", "except", "excluding", "provided", "providing", "when",
+                         "whenever", "until", "once", "only"})
+
+
+def _is_condition(clause) -> bool:
+    words = [t.lower for t in clause.tokens[:3]]
+    return bool(words) and (words[0] in _CONDITIONS or words[:3] == ["as", "long", "as"])
+
+
 def judge(raw_output: str | None, *, field: str, inputs: Sequence[str], max_chars: int,
-          kind: Literal["merge", "summary"] | None = None) -> Verdict:
+          kind: Literal["merge", "summary"] | None = None, semantic: Semantic | None = None) -> Verdict:
     """Accept or reject one LLM answer against the texts it was made from.
 
-    `kind` is "merge" (every input sentence must be kept) or "summary" (sentences may be
-    dropped, not changed); by default it follows `field` (the merge schema's field or not).
+    `kind` is "merge" (every input clause must be said by the answer) or "summary" (clauses may
+    be left out, not changed or added); by default it follows `field` (the merge schema's field
+    or not). `semantic`: the configured embedder's judgement of content (coverage.py), so that
+    a merge may say a fact in one of its inputs' wordings; None judges by words only.
     """
     kind = kind or ("merge" if field == MERGE_FIELD else "summary")
     try:
@@ -252,31 +149,42 @@ def judge(raw_output: str | None, *, field: str, inputs: Sequence[str], max_char
     if changes:
         more = len(changes) - _MAX_CHANGES
         return Verdict(False, "; ".join(changes[:_MAX_CHANGES]) + (f"; and {more} more" if more > 0 else ""))
-    if kind == "merge":
-        every_sentence = [s for t in inputs for s in split_sentences(strip_merge_markers(t))]
-        dropped = sentences_not_covered(every_sentence, text)
-        if dropped:
-            return Verdict(False, f"drops the content of {dropped[0]!r}")
-    return Verdict(True, "all facts kept, none introduced, no sentence changed", text=text)
+    # Every clause of the answer says what the inputs say, in their words: nothing added or
+    # swapped ("prefers" -> "hates", "email" -> "phone"), however similar it sounds.
+    from_inputs = KeptText.of(list(inputs), combine=True)
+    added = [c for c in uncovered([text], from_inputs, lexical_only=True) if c.clause.keys]
+    if added:
+        return Verdict(False, f"says what no input says: {added[0].clause.quoted}")
+    answer = KeptText.of([text], semantic)
+    outcome = answer.cover_all(clauses_of(list(inputs)))
+    left_out = [c for c in outcome if not c.covered and c.clause.keys]
+    if kind == "merge" and left_out:
+        return Verdict(False, f"drops the clause {left_out[0].clause.quoted}")
+    condition = next((c for c in left_out if _is_condition(c.clause)
+                      and any(o.covered for o in outcome if o.clause.sentence == c.clause.sentence)), None)
+    if condition is not None:
+        # A summary may leave a fact out, not the condition of one it keeps: "deploys are
+        # allowed on Fridays" without "unless a demo is scheduled" says something else.
+        return Verdict(False, f"drops the condition {condition.clause.quoted} of a sentence it keeps")
+    reworded = tuple(c.record() for c in outcome if c.covered and c.clause.keys and c.by.text != c.clause.text)
+    return Verdict(True, "every clause kept, none added, none changed" if kind == "merge"
+                   else "nothing added or changed", text=text,
+                   covered=reworded, left_out=_left_out(outcome, left_out))
 
 
-def content_words(text: str) -> set[str]:
-    """The roots of the words that say what a text is about (sentence_tokens.py): no function
-    words ("the", "not", "over"), so "deals" ~ "deal" and "approval" ~ "approved"."""
-    return {key for token in tokenize(text) if token.kind in ("word", "cjk") for key in token.keys}
-
-
-def sentences_not_covered(sentences: Sequence[str], output: str, *, min_share: float = 0.75) -> list[str]:
-    """The sentences whose content words mostly don't appear in `output`.
-
-    The token checks above see numbers, dates, names and identifiers, not plain facts such as
-    "is allergic to peanuts": an answer that silently drops such a sentence must not count as
-    a merge that kept everything.
-    """
-    present = content_words(output)
-    lacking = []
-    for sentence in sentences:
-        words = content_words(sentence)
-        if words and len(words & present) / len(words) < min_share:
-            lacking.append(sentence)
-    return lacking
+def _left_out(outcome: Sequence, left_out: Sequence) -> tuple[dict, ...]:
+    """The input clauses a summary leaves out, a whole sentence as one entry."""
+    sentences: dict[tuple[int, str], list] = {}
+    for covered in outcome:
+        if covered.clause.keys:
+            sentences.setdefault((covered.clause.sentence, covered.clause.context), []).append(covered)
+    entries, whole = [], set()
+    for covered in left_out:
+        number = (covered.clause.sentence, covered.clause.context)
+        if all(not c.covered for c in sentences[number]):
+            if number not in whole:
+                whole.add(number)
+                entries.append({"clause": covered.clause.context or covered.clause.text})
+        else:
+            entries.append(covered.record())
+    return tuple(entries)

@@ -101,6 +101,8 @@ paid: paid | unpaid
 # Contractions whose "n't" also carries a modal ("can't" = may + not).
 _MODAL_CONTRACTIONS = {"can": "may", "ca": "may", "could": "may", "might": "may", "must": "must",
                        "need": "must", "should": "should"}
+# "about 5", "roughly $180,000", "nearly 30%": an approximate amount is not an exact one.
+_APPROXIMATIONS = frozenset({"about", "around", "roughly", "approximately", "circa", "nearly", "almost"})
 # "over"/"under" compare only before a quantity ("over 900 kg"), not in "took over", "prefers X
 # over Y" or "under contract"; "by" is a deadline ("by the 5th") only before a point in time.
 _QUANTITY_PREPOSITIONS = {"over": "more than", "under": "less than"}
@@ -124,6 +126,7 @@ class Marker:
     word: str  # as written ("doesn't", "has to", "above")
     scope: frozenset[str]  # keys of the words it applies to (empty for antonyms)
     phrase: str = ""  # the marker with the words it applies to, for messages ("not drink coffee")
+    head: frozenset[str] = frozenset()  # keys of the first word it applies to ("drink")
 
 
 def _parse_lexicon() -> dict[tuple[str, ...], tuple[tuple[str, str], ...]]:
@@ -151,19 +154,21 @@ _LONGEST = max(len(phrase) for phrase in _PHRASES)
 _ANTONYM_SIDES = _parse_antonyms()
 
 
-def _clause(tokens: list[Token], start: int, end: int) -> tuple[frozenset[str], str]:
-    """Keys of the whole clause around tokens[start:end], and the marker as written."""
+def _clause(tokens: list[Token], start: int, end: int) -> tuple[frozenset[str], str, frozenset[str]]:
+    """Keys of the whole clause around tokens[start:end], the marker as written, and the keys
+    of the first content word after it."""
     first = start
     while first > 0 and not tokens[first - 1].ends_clause:
         first -= 1
     last = end
     while last < len(tokens) and not tokens[last].ends_clause:
         last += 1
+    head = next((frozenset(t.keys) for t in tokens[end:last] if t.keys), frozenset())
     return frozenset(key for token in tokens[first:last] for key in token.keys), " ".join(
-        token.text for token in tokens[start:end])
+        token.text for token in tokens[start:end]), head
 
 
-def _scope(tokens: list[Token], start: int, end: int) -> tuple[frozenset[str], str]:
+def _scope(tokens: list[Token], start: int, end: int) -> tuple[frozenset[str], str, frozenset[str]]:
     """Keys of the next two content words after tokens[start:end] in its clause, names only if
     there is nothing else ("every Tidewater Clinics invoice" is about invoices); if the marker
     ends its clause, of the content word just before it. And the words from the marker to them
@@ -178,10 +183,28 @@ def _scope(tokens: list[Token], start: int, end: int) -> tuple[frozenset[str], s
     if not chosen:
         before = next((p for p in range(start - 1, -1, -1) if tokens[p].ends_clause or tokens[p].keys), None)
         if before is None or tokens[before].ends_clause:
-            return frozenset(), " ".join(token.text for token in tokens[start:end])
-        return frozenset(tokens[before].keys), " ".join(token.text for token in tokens[before:end])
+            return frozenset(), " ".join(token.text for token in tokens[start:end]), frozenset()
+        keys = frozenset(tokens[before].keys)
+        return keys, " ".join(token.text for token in tokens[before:end]), keys
     keys = frozenset(key for p in chosen for key in tokens[p].keys)
-    return keys, " ".join(token.text for token in tokens[start:chosen[-1] + 1])
+    return keys, " ".join(token.text for token in tokens[start:chosen[-1] + 1]), frozenset(tokens[chosen[0]].keys)
+
+
+_TIME_UNITS = frozenset(root(w) for w in """second minute hour day night morning evening week fortnight
+month quarter year weekday weekend monday tuesday wednesday thursday friday saturday sunday january
+february march april june july august september october november december""".split())
+
+
+def _repeats_in_time(following: list[Token]) -> bool:
+    """Whether the words after "every"/"each" are a period: "Monday", "quarter", "two weeks",
+    "other Friday"."""
+    words = [t for t in following if t.kind in ("word", "number")]
+    if not words:
+        return False
+    if words[0].lower in ("other", "second", "third") or words[0].kind == "number" or words[0].lower in (
+            "two", "three", "four", "six"):
+        words = words[1:]
+    return bool(words) and root(words[0].lower) in _TIME_UNITS
 
 
 def _special(tokens: list[Token], i: int) -> tuple[tuple[str, str], ...] | None:
@@ -202,6 +225,13 @@ def _special(tokens: list[Token], i: int) -> tuple[tuple[str, str], ...] | None:
         # "once the clip went above 8" is "after"; "once a week", "only once." count.
         as_count = not following or following[0].lower in _ONCE_AS_COUNT or (i > 0 and tokens[i - 1].lower == "at")
         return () if as_count else ((COMPARISON, "after"),)
+    if word in ("every", "each") and _repeats_in_time(following):
+        return ()  # "every Monday", "each quarter", "every two weeks": how often, not how many
+    if word in ("on", "off") and (i + 1 == len(tokens) or tokens[i + 1].ends_clause):
+        # "Maintenance mode is on." / "... is off.": a state, not a preposition.
+        return ((ANTONYM, f"switched:{int(word == 'off')}"),)
+    if word in _APPROXIMATIONS:
+        return ((COMPARISON, "about"),) if before_number else ()
     if word in _QUANTITY_PREPOSITIONS:
         return ((COMPARISON, _QUANTITY_PREPOSITIONS[word]),) if before_number else ()
     if word == "by":
@@ -229,13 +259,19 @@ def find_markers(tokens: list[Token]) -> list[Marker]:
         if classes:
             written = " ".join(token.text for token in tokens[i:i + length])
             for category, value in classes:
-                scope, phrase = (_clause if value in _CLAUSE_SCOPE else _scope)(tokens, i, i + length)
-                found.append(Marker(category, value, written, scope, phrase))
+                scope, phrase, head = (_clause if value in _CLAUSE_SCOPE else _scope)(tokens, i, i + length)
+                found.append(Marker(category, value, written, scope, phrase, head))
         elif classes is None:
             found.extend(Marker(ANTONYM, side, tokens[i].text, frozenset(), tokens[i].text)
                          for side in _ANTONYM_SIDES.get(root(tokens[i].lower), ()))
         i += length
     return found
+
+
+# Single words that are markers of their own (not antonyms): "need" and "require" say the same
+# modal, "mostly" and "usually" the same quantifier. Coverage compares them as markers, by class,
+# not as the words a clause is about.
+MARKER_WORDS = frozenset(phrase[0] for phrase in _PHRASES if len(phrase) == 1) | _APPROXIMATIONS
 
 
 def opposite(antonym_value: str) -> str:

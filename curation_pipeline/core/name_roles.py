@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from curation_pipeline.core.sentence_alignment import Sentence
 from curation_pipeline.core.sentence_tokens import Token
+from curation_pipeline.core.value_words import value_class
 
 
 @dataclass(frozen=True)
@@ -36,17 +37,23 @@ class Entity:
     written: str  # as written ("Priya Raman")
 
 
+def _takes_a_role(token: Token) -> bool:
+    """A name that can do something to someone: not a weekday or a month ("Monday", "March"),
+    which say when, and move freely in a sentence."""
+    return token.is_name and not (token.keys and value_class(token.keys[0]) in ("weekday", "month"))
+
+
 def entities(tokens: Sequence[Token]) -> list[Entity]:
-    """Runs of names ("Priya Raman", "Harbor & Vine"), in order."""
+    """Runs of names ("Priya Raman", "Harbor & Vine"), in order; weekdays and months are none."""
     runs: list[Entity] = []
     i = 0
     while i < len(tokens):
-        if not tokens[i].is_name:
+        if not _takes_a_role(tokens[i]):
             i += 1
             continue
         end = i + 1
-        while end < len(tokens) and (tokens[end].is_name or (
-                tokens[end].text == "&" and end + 1 < len(tokens) and tokens[end + 1].is_name)):
+        while end < len(tokens) and (_takes_a_role(tokens[end]) or (
+                tokens[end].text == "&" and end + 1 < len(tokens) and _takes_a_role(tokens[end + 1]))):
             end += 1
         runs.append(Entity(tuple(t.lower for t in tokens[i:end] if t.text != "&"), i, end,
                            " ".join(t.text for t in tokens[i:end])))
@@ -77,15 +84,35 @@ def _before(sentence: Sentence, first: frozenset[str], second: frozenset[str]) -
     return min(at_first) < max(at_second)
 
 
+# "approves X" ~ "X is approved by", "Zephyr's token" ~ "the token for Zephyr": a name put after
+# one of these words may come second without changing who does what.
+_REVERSING = frozenset({"by", "for", "of"})
+
+
+def _introduced_by_reversing_word(sentence: Sentence, names: frozenset[str]) -> bool:
+    """Whether a name of `names` comes right after "by", "for" or "of" (an article between)."""
+    tokens = sentence.tokens
+    for n, token in enumerate(tokens):
+        if token.is_name and token.lower in names:
+            before = n - 1
+            while before >= 0 and tokens[before].lower in ("the", "a", "an"):
+                before -= 1
+            if before >= 0 and tokens[before].lower in _REVERSING:
+                return True
+    return False
+
+
 def role_swaps(sources: Sequence[Sentence], answer: Sentence) -> list[str]:
-    """Pairs of names that an answer sentence puts in the reverse order of one of its sources."""
+    """Pairs of names that an answer sentence puts in the reverse order of one of its sources
+    (unless the first name now comes after "by", "for" or "of": a passive or a possessive)."""
     problems = []
     for source in sources:
         for first, second in _ordered_pairs(source):
             # Words two names share ("Dana Reyes", "Dana Whitfield") tell them apart from nothing.
             own_first = frozenset(first.names) - frozenset(second.names)
             own_second = frozenset(second.names) - frozenset(first.names)
-            if _before(answer, own_first, own_second) is False and not any(
+            if _before(answer, own_first, own_second) is False and not _introduced_by_reversing_word(
+                    answer, own_first) and not any(
                     _before(other, own_second, own_first) for other in sources if other is not source):
                 problems.append(f"swaps the roles of {first.written!r} and {second.written!r} in {answer.quoted}")
     return problems

@@ -31,9 +31,10 @@ into onto over under between among through per via as is are was were be been be
 had do does did can could should would will shall may might must please note however although
 though because while whereas therefore thus hence meanwhile moreover furthermore besides
 otherwise instead still yet just only even again always never often sometimes usually
-today tomorrow yesterday now later soon once twice first second third last next previous
+today tomorrow yesterday now later soon once twice first
 new old other another same such very really quite rather too ok okay hi hello dear thanks
 everyone everybody someone somebody anyone anybody nobody everything something anything nothing
+plus around roughly approximately circa nearly almost
 """.split())
 
 # Words that open a new clause: a negation or a quantifier does not reach past them, and the
@@ -96,6 +97,13 @@ def root(word: str) -> str:
     return stem
 
 
+# A frequency said as an adverb is the unit it repeats: "cleaned daily" ~ "cleaned every day"
+# (meaning_markers.py does not count "every day" as a quantifier).
+_FREQUENCIES = {"hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week",
+                "fortnightly": "fortnight", "monthly": "month", "quarterly": "quarter",
+                "yearly": "year", "annually": "year", "annual": "year"}
+
+
 def _keys(kind: str, lower: str) -> tuple[str, ...]:
     if kind == "cjk":
         return (lower,)
@@ -106,6 +114,8 @@ def _keys(kind: str, lower: str) -> tuple[str, ...]:
     if kind == "word" and "-" in lower and not any(ch.isdigit() for ch in lower):
         # "sign-off" ~ "sign off", "follow-up" ~ "follow up"; ids such as "HV-ATL-02" stay whole.
         return tuple(root(part) for part in lower.split("-") if part and part not in FUNCTION_WORDS)
+    if lower in _FREQUENCIES:
+        return (_FREQUENCIES[lower],)
     return (root(lower) if kind == "word" else lower,)
 
 

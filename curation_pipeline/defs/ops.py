@@ -122,18 +122,20 @@ def reclassify_stale(context: dg.OpExecutionContext, config: ReclassifyConfig,
 def consolidate_duplicates(context: dg.OpExecutionContext, config: ConsolidateConfig,
                            memory_store: MemoryStore, llm: LLMResource,
                            embedder: EmbedderResource) -> None:
-    """Step 2: merge near-duplicate pairs (cosine > threshold) within a namespace, memory type
-    and embedding model; the LLM merges the texts when enabled and the fact guard accepts."""
+    """Step 2: supersede memories a newer one updates, merge near-duplicate pairs (cosine >
+    threshold) within a namespace, memory type and embedding model; with the LLM on, it judges
+    the similar pairs below the threshold and merges the texts where the fact guard accepts."""
     run_op(context, memory_store, lambda run: consolidate_step(
-        run, config, model=embedder.get().name, llm=llm.client_for(run)))
+        run, config, model=embedder.get().name, llm=llm.client_for(run), semantic=embedder.semantic()))
 
 
 @dg.op(ins={"after_merges": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing), tags={"step": "3"})
 def summarize_verbose(context: dg.OpExecutionContext, config: SummarizeConfig,
-                      memory_store: MemoryStore, llm: LLMResource) -> None:
+                      memory_store: MemoryStore, llm: LLMResource, embedder: EmbedderResource) -> None:
     """Step 3: condense verbose nodes (an LLM summary the fact guard accepted; without the LLM
     path: cut at a word boundary). The full text is kept in revisions."""
-    run_op(context, memory_store, lambda run: summarize_step(run, config, llm=llm.client_for(run)))
+    run_op(context, memory_store, lambda run: summarize_step(
+        run, config, llm=llm.client_for(run), semantic=embedder.semantic()))
 
 
 @dg.op(ins={"after_rewrites": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing), tags={"step": "4"})

@@ -13,6 +13,7 @@ from curation_pipeline.clients.embedders.base import Embedder
 from curation_pipeline.clients.embedders.factory import make_embedder
 from curation_pipeline.config.embedder import EmbedderSettings, load_embedder_settings
 from curation_pipeline.config.settings import Settings, load_settings
+from curation_pipeline.core.coverage import Semantic, semantic_for
 from curation_pipeline.core.partition_keys import parse_partition_key
 from curation_pipeline.defs.partitions import PARTITION_TAG
 from curation_pipeline.defs.previews import (
@@ -114,6 +115,15 @@ class EmbedderResource(dg.ConfigurableResource):
         if self._built is None:
             self._built = make_embedder(self.settings(), batch_size=load_settings().embed_batch_size)
         return self._built
+
+    def semantic(self) -> Semantic | None:
+        """The embedder's judgement of content for clause coverage (core/coverage.py): None for
+        the lexical embedder and for a semantic model without a calibrated threshold. Its model
+        loads only when a step first compares two texts by it."""
+        if not self.settings().is_semantic:
+            return None
+        embedder = self.get()
+        return semantic_for(embedder.name, embedder.embed)
 
     def semantic_model_name(self) -> str | None:
         """The embedder's name if its similarity means shared meaning; None for the lexical one."""

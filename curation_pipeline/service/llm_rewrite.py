@@ -10,10 +10,13 @@ blocking, and the answer cache opens its own short connections). Each thread onl
 judges; the tally and the plan are put together afterwards in the step's thread, in plan order,
 so the result does not depend on which answer came first.
 
+- Judge (step 2): a verdict ("same", "update", "related", "distinct") for each similar pair in
+  the band below the merge threshold; core/steps/pair_decisions.apply_verdicts turns them into
+  merges and supersessions. It shares the client's budget, cache, breaker and concurrency.
 - Merge (step 2): an accepted answer replaces the offline merged text (method `llm`); a rejected
-  or missing one keeps the offline merge, which keeps every sentence (method `offline`, with the
+  or missing one keeps the offline merge, which says every fact (method `offline`, with the
   guard's or the service's reason). Pairs whose keeper text would not change (a pinned keeper,
-  a pure duplicate) are not sent: there is nothing to merge.
+  a pure duplicate) are not sent: there is nothing to merge. The request carries both dates.
 - Summary (step 3): an accepted answer replaces the text (method `llm`). A rejected answer, or
   no answer at all (outage, breaker, budget), leaves the node as it is: the offline summary is a
   truncation that drops facts from the active memory, which the LLM path exists to prevent. The
@@ -34,12 +37,18 @@ from typing import TypeVar
 import polars as pl
 
 from curation_pipeline.clients.llm import CACHED, Completion, LLMClient, StepTally
-from curation_pipeline.core.fact_guard import Verdict, judge, sentences_not_covered
-from curation_pipeline.core.prompts import Prompt, merge_prompt, summary_prompt
-from curation_pipeline.core.steps.consolidate import new_sentences
-from curation_pipeline.core.text import split_sentences
+from curation_pipeline.core.coverage import Semantic
+from curation_pipeline.core.fact_guard import Verdict, judge, parse_verdict
+from curation_pipeline.core.prompts import (
+    JUDGE_VERDICTS,
+    Prompt,
+    judge_prompt,
+    merge_prompt,
+    summary_prompt,
+)
 
 _NOTES_KEPT = 30  # the step caps are 20 and 30, so every note of a default cycle fits
+_CLAUSES_KEPT = 20  # clauses listed per revision (covered by other words, left out)
 
 
 def _texts(loaded: pl.DataFrame) -> dict[str, str]:
@@ -53,11 +62,9 @@ class _Asked:
     reason: dict
 
 
-def _ask(client: LLMClient, prompt: Prompt, *, inputs: list[str], must_keep: list[str] = ()) -> _Asked:
-    """One request, judged (in a worker thread: touches nothing shared but the client).
-
-    `must_keep`: sentences whose plain content the answer must also keep (the token checks of
-    the guard see names and numbers, not "is allergic to peanuts")."""
+def _ask(client: LLMClient, prompt: Prompt, *, inputs: list[str], semantic: Semantic | None) -> _Asked:
+    """One request, judged by the fact guard (in a worker thread: touches nothing shared but
+    the client and the embedder's memo of vectors)."""
     field, max_chars = prompt.field, prompt.max_chars
     completion = client.complete(prompt)
     reason = {"model": completion.model or client.model,
@@ -68,11 +75,12 @@ def _ask(client: LLMClient, prompt: Prompt, *, inputs: list[str], must_keep: lis
     if completion.text is None:
         reason.update(llm_outcome=completion.outcome, llm_error=completion.error)
         return _Asked(completion, None, reason)
-    verdict = judge(completion.text, field=field, inputs=inputs, max_chars=max_chars)
-    dropped = sentences_not_covered(must_keep, verdict.text) if verdict.accepted else []
-    if dropped:
-        verdict = Verdict(False, f"drops the content of {dropped[0]!r}")
+    verdict = judge(completion.text, field=field, inputs=inputs, max_chars=max_chars, semantic=semantic)
     reason.update(guard=verdict.label, guard_reason=verdict.reason)
+    if verdict.accepted and verdict.covered:
+        reason["covered"] = list(verdict.covered)[:_CLAUSES_KEPT]
+    if verdict.accepted and verdict.left_out:
+        reason["left_out"] = list(verdict.left_out)[:_CLAUSES_KEPT]
     return _Asked(completion, verdict, reason)
 
 
@@ -98,13 +106,41 @@ def _in_parallel(client: LLMClient, ask: Callable[[Job], _Asked], jobs: Sequence
         return list(pool.map(ask, jobs))
 
 
+def judge_pairs(client: LLMClient, pairs: pl.DataFrame, tally: StepTally) -> tuple[dict, dict]:
+    """Step 2's judge: a verdict for each pair in the band (pair_decisions.JUDGE_SCHEMA), as
+    {(older_id, newer_id): verdict}, and the judge's counts. A pair without a valid answer
+    (outage, budget, an answer outside the schema) gets no verdict: nothing happens to it."""
+    rows = list(pairs.iter_rows(named=True))
+
+    def ask(row: dict) -> Completion:
+        return client.complete(judge_prompt(
+            row["older_text"] or "", row["newer_text"] or "", older_written=row["older_created_at"],
+            newer_written=row["newer_created_at"], max_output_tokens=client.settings.max_output_tokens))
+
+    verdicts: dict[tuple[str, str], str] = {}
+    counts = {"judged": 0, **{f"judge_{v}": 0 for v in JUDGE_VERDICTS}, "judge_no_verdict": 0}
+    for row, completion in zip(rows, _in_parallel(client, ask, rows)):
+        tally.add(completion)
+        verdict = parse_verdict(completion.text)
+        if verdict is None:
+            counts["judge_no_verdict"] += 1
+            continue
+        verdicts[row["older_id"], row["newer_id"]] = verdict
+        counts["judged"] += 1
+        counts[f"judge_{verdict}"] += 1
+    return verdicts, counts
+
+
 def rewrite_merges(client: LLMClient | None, plan: pl.DataFrame, loaded: pl.DataFrame,
-                   *, max_chars: int) -> tuple[pl.DataFrame, dict]:
-    """Step 2's plan with LLM merged texts where the guard accepted them."""
+                   *, max_chars: int, semantic: Semantic | None = None,
+                   tally: StepTally | None = None) -> tuple[pl.DataFrame, dict]:
+    """Step 2's plan with LLM merged texts where the guard accepted them. `tally`: the step's,
+    when the judge already used the client this step."""
     if client is None:
         return plan, {}
-    tally = StepTally()
+    tally = tally or StepTally()
     texts = _texts(loaded)
+    written = dict(zip(loaded["id"].to_list(), loaded["created_at"].to_list()))
     planned = list(plan.iter_rows(named=True))
     # Pairs whose keeper text would not change (pinned keeper, pure duplicate) are not sent.
     to_send = [row for row in planned if row["keeper_text_changed"]]
@@ -112,9 +148,10 @@ def rewrite_merges(client: LLMClient | None, plan: pl.DataFrame, loaded: pl.Data
     def ask(row: dict) -> _Asked:
         keeper, absorbed = texts[row["keeper_id"]], texts[row["absorbed_id"]]
         prompt = merge_prompt(keeper, absorbed, max_chars=max_chars,
-                              max_output_tokens=client.settings.max_output_tokens)
-        return _ask(client, prompt, inputs=[keeper, absorbed],
-                    must_keep=split_sentences(keeper) + new_sentences(keeper, absorbed))
+                              max_output_tokens=client.settings.max_output_tokens,
+                              keeper_written=written.get(row["keeper_id"]),
+                              absorbed_written=written.get(row["absorbed_id"]))
+        return _ask(client, prompt, inputs=[keeper, absorbed], semantic=semantic)
 
     answers = iter(_in_parallel(client, ask, to_send))  # in the order of `to_send`
     rows = []
@@ -140,7 +177,7 @@ def rewrite_merges(client: LLMClient | None, plan: pl.DataFrame, loaded: pl.Data
 
 
 def rewrite_summaries(client: LLMClient | None, plan: pl.DataFrame, loaded: pl.DataFrame,
-                      *, max_chars: int) -> tuple[pl.DataFrame, dict]:
+                      *, max_chars: int, semantic: Semantic | None = None) -> tuple[pl.DataFrame, dict]:
     """Step 3's plan: with the LLM path on, only the rows with an accepted LLM summary."""
     if client is None:
         return plan, {}
@@ -152,7 +189,7 @@ def rewrite_summaries(client: LLMClient | None, plan: pl.DataFrame, loaded: pl.D
         original = texts[row["id"]]
         prompt = summary_prompt(original, max_chars=max_chars,
                                 max_output_tokens=client.settings.max_output_tokens)
-        return _ask(client, prompt, inputs=[original])
+        return _ask(client, prompt, inputs=[original], semantic=semantic)
 
     rows = []
     for row, asked in zip(planned, _in_parallel(client, ask, planned)):

@@ -69,9 +69,48 @@ def insert_reclassify_signals(
 
 
 def no_merges() -> dict:
-    """Step 2's counts when nothing merged."""
+    """Step 2's counts when nothing merged (or was superseded)."""
     return {"pairs_merged": 0, "nodes_archived": 0, "keepers_rewritten": 0,
-            "repointed": 0, "omitted_sentences": 0, "skipped_concurrent": 0}
+            "repointed": 0, "omitted_sentences": 0, "skipped_concurrent": 0, "superseded": 0}
+
+
+def _still_as_loaded(conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame, loaded: pl.DataFrame,
+                     first: str, second: str) -> pl.DataFrame:
+    """The plan rows whose two nodes (columns `first`, `second`) are locked and still at the
+    versions the plan was made from (a locked row can't move)."""
+    current = lock_current_versions(conn, scope, plan[first].to_list() + plan[second].to_list())
+    as_loaded = loaded.select("id", "row_version").join(
+        pl.DataFrame(list(current.items()), schema={"id": pl.String, "row_version": pl.Int64}, orient="row"),
+        on=["id", "row_version"],
+    ).select("id")
+    return plan.join(as_loaded, left_on=first, right_on="id", how="semi").join(
+        as_loaded, left_on=second, right_on="id", how="semi")
+
+
+def apply_supersessions(conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame, loaded: pl.DataFrame) -> dict:
+    """Step 2: mark each older node superseded by the newer one (pair_decisions.SUPERSESSION_SCHEMA).
+
+    The older node stays active and keeps its text; it gets confidence `superseded`, its
+    successor and the time it stopped being current (the newer node's `created_at`). The newer
+    node is not touched. Both rows must still be as they were compared: an agent's edit of
+    either in between leaves the pair for the next cycle.
+    """
+    if plan.is_empty():
+        return {"superseded": 0, "skipped_concurrent": 0}
+    unchanged = _still_as_loaded(conn, scope, plan, loaded, "older_id", "newer_id")
+    reasons = [{"similarity": row["similarity"], "superseded_by": row["newer_id"], "method": row["method"],
+                "valid_until": row["valid_until"], "changes": json.loads(row["changes"] or "[]")}
+               for row in unchanged.iter_rows(named=True)]
+    ids = unchanged["older_id"].to_list()
+    changed = update_nodes(
+        conn, scope, ids=ids, row_versions=_versions(loaded, ids), reasons=reasons,
+        assignments="confidence = 'superseded', superseded_by = p.newer_id, valid_until = p.valid_until",
+        columns=[PlanColumn("newer_id", "uuid", unchanged["newer_id"].to_list()),
+                 PlanColumn("valid_until", "timestamptz", unchanged["valid_until"].to_list())],
+    )
+    if len(changed) != len(ids):
+        raise RuntimeError("a locked row changed during a supersession; rolling the step back")
+    return {"superseded": len(changed), "skipped_concurrent": plan.height - unchanged.height}
 
 
 def apply_merges(
@@ -86,18 +125,9 @@ def apply_merges(
     counts = no_merges()
     if plan.is_empty():
         return counts
-    current = lock_current_versions(
-        conn, scope, plan["keeper_id"].to_list() + plan["absorbed_id"].to_list()
-    )
-    # Both rows must still be at the versions the plan was made from (a locked row can't move).
-    still_as_loaded = loaded.select("id", "row_version").join(
-        pl.DataFrame(list(current.items()), schema={"id": pl.String, "row_version": pl.Int64}, orient="row"),
-        on=["id", "row_version"],
-    ).select("id")
-    unchanged = plan.join(still_as_loaded, left_on="keeper_id", right_on="id", how="semi").join(
-        still_as_loaded, left_on="absorbed_id", right_on="id", how="semi")
+    unchanged = _still_as_loaded(conn, scope, plan, loaded, "keeper_id", "absorbed_id")
     counts["skipped_concurrent"] = plan.height - unchanged.height
-    plan = unchanged
+    plan = _with_recency(conn, unchanged)
     if plan.is_empty():
         return counts
 
@@ -105,18 +135,28 @@ def apply_merges(
         {"similarity": row["similarity"], "keeper_id": row["keeper_id"],
          "absorbed_id": row["absorbed_id"], "method": "offline",
          "added_sentences": row["added_sentences"], "omitted_sentences": row["omitted_sentences"],
-         **_llm_reason(row)}
+         **json.loads(row.get("coverage") or "{}"), **_llm_reason(row)}
         for row in plan.iter_rows(named=True)
     ]
+    # The keeper is rewritten when its text changes, and takes the absorbed node's recency (its
+    # recalls, its last recall if later): a recent re-statement of an old fact keeps it fresh.
+    touched = (pl.col("keeper_text_changed") | (pl.col("recall_count") != pl.col("keeper_recall_count"))
+               | pl.col("last_recalled_at").ne_missing(pl.col("keeper_last_recalled_at")))
     # Reasons stay Python dicts (rows may carry different keys), filtered alongside the plan.
-    rewrite_reasons = [r for r, changed in zip(reasons, plan["keeper_text_changed"]) if changed]
-    rewrites = plan.filter(pl.col("keeper_text_changed"))
+    rewrite_reasons = [r for r, keep in zip(reasons, plan.select(touched).to_series()) if keep]
+    rewrites = plan.filter(touched)
     keepers = rewrites["keeper_id"].to_list()
     rewritten = update_nodes(
         conn, scope,
         ids=keepers, row_versions=_versions(loaded, keepers), reasons=rewrite_reasons,
-        assignments="pointer_summary = p.merged_text, embedding = NULL, embedding_model = NULL",
-        columns=[PlanColumn("merged_text", "text", rewrites["merged_text"].to_list())],
+        assignments="""pointer_summary = p.merged_text,
+            embedding = CASE WHEN p.text_changed THEN NULL ELSE n.embedding END,
+            embedding_model = CASE WHEN p.text_changed THEN NULL ELSE n.embedding_model END,
+            recall_count = least(p.recall_count, 2147483647), last_recalled_at = p.last_recalled_at""",
+        columns=[PlanColumn("merged_text", "text", rewrites["merged_text"].to_list()),
+                 PlanColumn("text_changed", "boolean", rewrites["keeper_text_changed"].to_list()),
+                 PlanColumn("recall_count", "bigint", rewrites["recall_count"].to_list()),
+                 PlanColumn("last_recalled_at", "timestamptz", rewrites["last_recalled_at"].to_list())],
     )
     absorbed = plan["absorbed_id"].to_list()
     archived = update_nodes(
@@ -129,14 +169,54 @@ def apply_merges(
     # that must roll the whole step back rather than leave half a merge.
     if len(rewritten) != len(keepers) or len(archived) != len(absorbed):
         raise RuntimeError("a locked row changed during a merge; rolling the step back")
-    counts["repointed"] = _repoint_merged_into(conn, scope, plan)
+    counts["repointed"] = _repoint_merged_into(conn, scope, plan) + _repoint_superseded_by(conn, scope, plan)
     counts.update(
         pairs_merged=plan.height,
         nodes_archived=len(archived),
-        keepers_rewritten=len(rewritten),
+        keepers_rewritten=int(rewrites["keeper_text_changed"].sum()),
         omitted_sentences=int(plan["omitted_sentences"].sum()),
     )
     return counts
+
+
+def _with_recency(conn: psycopg.Connection, plan: pl.DataFrame) -> pl.DataFrame:
+    """The merge plan with the keeper's recency after the merge: the sum of both nodes'
+    recall counts and the later of their last recalls (rows locked by the caller)."""
+    ids = plan["keeper_id"].to_list() + plan["absorbed_id"].to_list()
+    rows = conn.execute(
+        "SELECT id::text, recall_count::bigint, last_recalled_at FROM memory_nodes WHERE id = ANY(%s::uuid[])",
+        (ids,),
+    ).fetchall()
+    recency = pl.DataFrame(rows, schema={"id": pl.String, "recalls": pl.Int64,
+                                         "recalled": pl.Datetime("us", "UTC")}, orient="row")
+    keeper = recency.rename({"id": "keeper_id", "recalls": "keeper_recall_count",
+                             "recalled": "keeper_last_recalled_at"})
+    absorbed = recency.rename({"id": "absorbed_id", "recalls": "absorbed_recalls", "recalled": "absorbed_recalled"})
+    return plan.join(keeper, on="keeper_id", how="left").join(absorbed, on="absorbed_id", how="left").with_columns(
+        recall_count=pl.col("keeper_recall_count") + pl.col("absorbed_recalls"),
+        last_recalled_at=pl.max_horizontal("keeper_last_recalled_at", "absorbed_recalled"),
+    )
+
+
+def _repoint_superseded_by(conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame) -> int:
+    """Nodes superseded by a node this merge archives are superseded by its keeper now: the
+    value that replaced theirs lives on in the keeper's text."""
+    mapping = dict(zip(plan["absorbed_id"].to_list(), plan["keeper_id"].to_list()))
+    rows = conn.execute(
+        "SELECT id::text, row_version, superseded_by::text FROM memory_nodes"
+        " WHERE superseded_by = ANY(%s::uuid[]) AND tenant_id = %s AND namespace = %s FOR UPDATE",
+        (list(mapping), scope.tenant_id, scope.namespace),
+    ).fetchall()
+    if not rows:
+        return 0
+    changed = update_nodes(
+        conn, scope,
+        ids=[row[0] for row in rows], row_versions=[row[1] for row in rows],
+        reasons=[{"superseded_by_from": row[2], "superseded_by_to": mapping[row[2]]} for row in rows],
+        assignments="superseded_by = p.keeper_id",
+        columns=[PlanColumn("keeper_id", "uuid", [mapping[row[2]] for row in rows])],
+    )
+    return len(changed)
 
 
 def _repoint_merged_into(conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame) -> int:

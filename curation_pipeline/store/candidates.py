@@ -92,8 +92,8 @@ def consolidation_candidates(
         f"""
         SELECT {_NODE_COLUMNS}, embedding
         FROM memory_nodes
-        WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL AND embedding IS NOT NULL
-          AND embedding_model = %s
+        WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL AND superseded_by IS NULL
+          AND embedding IS NOT NULL AND embedding_model = %s
         ORDER BY id
         """,
         (scope.tenant_id, scope.namespace, model),
@@ -110,7 +110,9 @@ def consolidation_candidates(
 # needs, in binary: the id and the vector as their raw bytes (bytea, decoded in bulk by numpy, no
 # Python object per vector), the memory type and the row version.
 _SEARCH_COLUMNS = "uuid_send(id), memory_type, row_version, vector_send(embedding)"
-_SEARCHED = """tenant_id = %(t)s AND namespace = %(n)s AND archived_at IS NULL
+# Superseded nodes are compared with nothing: they are neither merged nor superseded again, and
+# step 6b does not link an old value with the one that replaced it.
+_SEARCHED = """tenant_id = %(t)s AND namespace = %(n)s AND archived_at IS NULL AND superseded_by IS NULL
                AND embedding IS NOT NULL AND embedding_model = %(model)s"""
 # Rows per FETCH: measured fastest here (a fetch stays in the CPU caches while it is decoded).
 STREAM_FETCH_ROWS = 2048
@@ -176,7 +178,7 @@ def node_rows(conn: psycopg.Connection, scope: Scope, ids: list[str]) -> pl.Data
     nodes, by id."""
     rows = conn.execute(
         f"SELECT {_NODE_COLUMNS} FROM memory_nodes WHERE tenant_id = %s AND namespace = %s"
-        " AND archived_at IS NULL AND id = ANY(%s::uuid[]) ORDER BY id",
+        " AND archived_at IS NULL AND superseded_by IS NULL AND id = ANY(%s::uuid[]) ORDER BY id",
         (scope.tenant_id, scope.namespace, ids),
     ).fetchall()
     return pl.DataFrame(rows, schema=_NODE_SCHEMA, orient="row")
@@ -239,9 +241,10 @@ def similar_pairs_in_database(
               ON n.tenant_id = c.tenant_id AND n.namespace = c.namespace
              AND (n.memory_type = c.memory_type OR NOT %(same_type)s)
              AND n.embedding_model = c.embedding_model
-             AND n.id <> c.id AND n.archived_at IS NULL AND n.embedding IS NOT NULL
+             AND n.id <> c.id AND n.archived_at IS NULL AND n.superseded_by IS NULL AND n.embedding IS NOT NULL
             WHERE c.id = ANY(%(ids)s::uuid[]) AND c.tenant_id = %(t)s AND c.namespace = %(n)s
-              AND c.archived_at IS NULL AND c.embedding IS NOT NULL AND c.embedding_model = %(model)s
+              AND c.archived_at IS NULL AND c.superseded_by IS NULL AND c.embedding IS NOT NULL
+              AND c.embedding_model = %(model)s
               AND vector_norm(c.embedding) > 0 AND vector_norm(n.embedding) > 0
               AND 1 - (c.embedding <=> n.embedding) > %(low)s
               -- With an upper bound (step 6b): leave out the pairs step 2 will merge.

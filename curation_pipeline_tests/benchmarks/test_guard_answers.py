@@ -35,23 +35,42 @@ def test_there_are_enough_cases_of_each_label_and_kind(cases):
 
 
 def test_every_hostile_answer_keeps_every_fact_token(cases):
-    # Otherwise the token check would refuse it and the case would not test the meaning check.
+    # Otherwise the token check would refuse it and the case would not test the meaning check
+    # (the cases that change an identifier's case test the token check itself).
     for case in cases:
-        if case["label"] == "hostile":
+        if case["label"] == "hostile" and case["change"] != "identifier case changed":
             assert missing_facts(case["inputs"], case["answer"]) == [], case["line"]
             assert introduced_facts(case["inputs"], case["answer"]) == [], case["line"]
 
 
-def test_the_guard_accepts_no_hostile_answer(benchmark, cases):
-    accepted = [case["line"] for case in cases if case["label"] == "hostile" and benchmark.verdict(case).accepted]
+@pytest.mark.parametrize("embedder", ["lexical", "all-MiniLM-L6-v2"])
+def test_the_guard_accepts_no_hostile_answer(benchmark, cases, embedder, minilm):
+    semantic = minilm if embedder != "lexical" else None
+    accepted = [case["line"] for case in cases
+                if case["label"] == "hostile" and benchmark.verdict(case, semantic).accepted]
     assert accepted == []
 
 
-def test_the_guard_accepts_most_faithful_answers_of_each_kind(benchmark, cases):
-    # A guard that refuses everything would pass the test above and make the LLM path useless.
-    for kind in ("merge", "summary"):
+def test_every_clause_drop_is_refused(benchmark, cases, minilm):
+    drops = [case for case in cases if case["change"] == "clause dropped"]
+    assert len(drops) >= 20
+    assert [case["line"] for case in drops if benchmark.verdict(case, minilm).accepted] == []
+
+
+def test_the_guard_accepts_nearly_every_merge_in_one_wording(benchmark, cases, minilm):
+    # The bar: at least 95% of correct one-wording dedups, with the semantic embedder.
+    one_wording = [case for case in cases if case["change"] == "one wording"]
+    assert len(one_wording) >= 15
+    assert sum(benchmark.verdict(case, minilm).accepted for case in one_wording) >= 0.95 * len(one_wording)
+
+
+def test_the_guard_accepts_most_faithful_answers_of_each_kind(benchmark, cases, minilm):
+    # A guard that refuses everything would pass the tests above and make the LLM path useless.
+    # A faithful summary may still be refused for a word of its own ("show" for "found"): every
+    # clause of an answer must be said in its input's words.
+    for kind, share in (("merge", 0.85), ("summary", 0.75)):
         faithful = [case for case in cases if case["kind"] == kind and case["label"] == "faithful"]
-        assert sum(benchmark.verdict(case).accepted for case in faithful) >= 0.8 * len(faithful), kind
+        assert sum(benchmark.verdict(case, minilm).accepted for case in faithful) >= share * len(faithful), kind
 
 
 def test_the_benchmark_prints_accepted_counts_per_kind(benchmark, tmp_path, capsys):

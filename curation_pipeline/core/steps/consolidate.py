@@ -13,11 +13,16 @@ Pure planning, no IO. The pieces, in the order :func:`plan_consolidation` uses t
    This is what stops chain merges: with A~B and B~C above threshold, only the most similar pair
    merges this cycle, and the other is reconsidered next cycle against the merged text.
 5. :func:`offline_merge` - the merged text used when no LLM is available (or its answer is
-   rejected): the keeper's sentences, then the absorbed node's new sentences while they fit.
+   rejected): the keeper's sentences, then what of the absorbed node they do not already say
+   (clause coverage, coverage.py), while it fits.
+
+Which similar pairs merge at all, and which are updates to supersede instead, is decided by
+pair_decisions.py before these rules run.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,12 +36,9 @@ from curation_pipeline.core.steps.similarity import (
     require_finite_rows,
     with_pair_ids,
 )
-from curation_pipeline.core.text import (
-    append_sentence,
-    normalise_sentence,
-    split_sentences,
-    strip_merge_markers,
-)
+from curation_pipeline.core.clauses import text_clauses
+from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
+from curation_pipeline.core.text import append_sentence, strip_merge_markers
 
 NODE_SCHEMA = pl.Schema(
     {
@@ -60,6 +62,9 @@ CONSOLIDATION_SCHEMA = pl.Schema(
         "keeper_text_changed": pl.Boolean,
         "added_sentences": pl.Int64,
         "omitted_sentences": pl.Int64,
+        # JSON: the absorbed clauses the merged text does not repeat and what says them, and the
+        # keeper sentences a fuller absorbed sentence replaced (MergeResult); null: none.
+        "coverage": pl.String,
     }
 )
 
@@ -159,51 +164,94 @@ class MergeResult:
     """Outcome of :func:`offline_merge`.
 
     ``changed`` compares with the keeper's text exactly as given, so flattening an old
-    ``[merged: ...]`` marker counts as a change even when nothing was added.
+    ``[merged: ...]`` marker counts as a change even when nothing was added. ``covered``: each
+    clause of the absorbed text that the merged text does not repeat, with the kept sentence
+    that already says it and how (coverage.Covered.record); ``replaced``: keeper sentences that
+    an absorbed sentence saying all of it and more took the place of.
     """
 
     text: str
     added_sentences: int
     omitted_sentences: int
     changed: bool
+    covered: tuple[dict, ...] = ()
+    replaced: tuple[dict, ...] = ()
 
 
-def new_sentences(keeper_text: str, absorbed_text: str) -> list[str]:
-    """Sentences of ``absorbed_text`` not already in ``keeper_text``, in order, each once.
-
-    Both texts are flattened first (``[merged: ...]`` bodies become plain sentences) and compared
-    with :func:`normalise_sentence`; sentences that normalise to nothing (``"..."``) add nothing.
-    """
-    present = {normalise_sentence(s) for s in split_sentences(strip_merge_markers(keeper_text))}
-    fresh: list[str] = []
-    for sentence in split_sentences(strip_merge_markers(absorbed_text)):
-        key = normalise_sentence(sentence)
-        if key and key not in present:
-            present.add(key)  # a sentence repeated inside the absorbed text is added once
-            fresh.append(sentence)
-    return fresh
+def adds_nothing(keeper_text: str, absorbed_text: str, semantic: Semantic | None = None) -> bool:
+    """Whether every clause of ``absorbed_text`` is already said by ``keeper_text``."""
+    return not uncovered([absorbed_text], KeptText.of([keeper_text], semantic))
 
 
-def offline_merge(keeper_text: str, absorbed_text: str, max_chars: int = 2000) -> MergeResult:
-    """Merge two memory texts without an LLM.
+def _replace_sentences(text: str, sentences: list[str], gone: set[int], replacement: str) -> str:
+    """``text`` with its sentences (``sentences``, in order, as split_sentences gives them)
+    numbered in ``gone`` taken out and ``replacement`` standing where the first of them stood."""
+    spans, at = [], 0
+    for sentence in sentences:
+        start = text.find(sentence, at)
+        spans.append((start, start + len(sentence)))
+        at = start + len(sentence)
+    first = min(gone)
+    pieces, at = [], 0
+    for number, (start, end) in enumerate(spans):
+        if number not in gone:
+            continue
+        pieces.append(text[at:start])
+        if number == first:
+            pieces.append(replacement)
+        at = end
+        if number != first:  # the space after a sentence that is taken out goes with it
+            while at < len(text) and text[at].isspace():
+                at += 1
+    pieces.append(text[at:])
+    return "".join(pieces).rstrip()
+
+
+def offline_merge(keeper_text: str, absorbed_text: str, max_chars: int = 2000,
+                  semantic: Semantic | None = None) -> MergeResult:
+    """Merge two memory texts without an LLM, saying each fact once.
 
     The flattened keeper text is kept whole and in order - never cut, even when it alone is
-    longer than ``max_chars`` - and each new sentence of the absorbed text is appended while the
-    result stays within ``max_chars`` (exactly ``max_chars`` fits). A sentence that does not fit
-    is counted in ``omitted_sentences`` and later, shorter ones are still tried: each fact that
-    fits is kept. Omitted sentences stay readable in the archived node. The result never contains
-    a ``[merged:`` marker.
+    longer than ``max_chars``. Each sentence of the absorbed text is then, in order:
+
+    - left out when every one of its clauses is already said by the merged text so far (its
+      clauses and what covers them are listed in ``covered``): a restatement adds nothing;
+    - put in the place of the keeper sentences it says entirely when it also says more (the
+      keeper's "The job runs nightly." becomes the absorbed "The job runs nightly and is
+      deprecated."), so the fact the keeper had is said once and nothing of it is lost;
+    - else appended whole: a clause torn from its sentence would lose what it is about.
+
+    Each change that keeps the result within ``max_chars`` (exactly ``max_chars`` fits) is made;
+    a sentence that does not fit is counted in ``omitted_sentences`` and later, shorter ones are
+    still tried. Omitted sentences stay readable in the archived node. The result never contains
+    a ``[merged:`` marker, and every clause of both texts is in it or covered by it.
     """
     merged = strip_merge_markers(keeper_text)
     added = omitted = 0
-    for sentence in new_sentences(merged, absorbed_text):
-        candidate = append_sentence(merged, sentence)
+    covered: list[dict] = []
+    replaced: list[dict] = []
+    for absorbed in text_clauses(absorbed_text):
+        present = KeptText.of([merged], semantic)
+        outcome = present.cover_all(absorbed.clauses)
+        if all(c.covered for c in outcome):
+            covered.extend(c.record() for c in outcome if c.clause.keys)
+            continue
+        says_all_of = KeptText([absorbed], semantic)
+        contained = [s.text for s in present.sentences if any(c.keys for c in s.clauses)
+                     and all(c.covered for c in says_all_of.cover_all(s.clauses))]
+        if contained:
+            numbers = {n for n, s in enumerate(present.sentences) if s.text in contained}
+            candidate = _replace_sentences(merged, [s.text for s in present.sentences], numbers, absorbed.text)
+        else:
+            candidate = append_sentence(merged, absorbed.text)
         if len(candidate) <= max_chars:
             merged = candidate
             added += 1
+            replaced.extend({"sentence": old, "by": absorbed.text} for old in contained)
         else:
             omitted += 1
-    return MergeResult(merged, added, omitted, changed=merged != keeper_text)
+    return MergeResult(merged, added, omitted, changed=merged != keeper_text,
+                       covered=tuple(covered), replaced=tuple(replaced))
 
 
 # --------------------------------------------------------------------------- the plan
@@ -269,11 +317,12 @@ def consolidation_pass(
 
 def select_merges(
     nodes: pl.DataFrame, pairs: pl.DataFrame, *, cap: int, max_chars: int,
-    vetoed: pl.DataFrame | None = None,
+    vetoed: pl.DataFrame | None = None, semantic: Semantic | None = None,
 ) -> ConsolidationPass:
     """The merges to make among pairs already found above the threshold (PAIR_SCHEMA rows
     indexing `nodes`), however they were found: keeper, pinned rule, disjoint selection, text.
-    `vetoed` pairs (ID_PAIR_SCHEMA: undone merges) are never proposed."""
+    `vetoed` pairs (ID_PAIR_SCHEMA: undone merges) are never proposed. `semantic`: the
+    configured embedder's judgement of what a text already says (coverage.py)."""
     empty = ConsolidationPass(pl.DataFrame(schema=CONSOLIDATION_SCHEMA), 0)
     if pairs.is_empty():
         return empty
@@ -285,11 +334,11 @@ def select_merges(
             .join(vetoed, on=["low_id", "high_id"], how="anti")
             .drop("low_id", "high_id")
         )
-    mergeable = candidates.filter(_allowed_by_pinned_rule(candidates))
+    mergeable = candidates.filter(_allowed_by_pinned_rule(candidates, semantic))
     if cap <= 0:
         return ConsolidationPass(empty.plan, mergeable.height)
     selected = select_disjoint_pairs(mergeable, nodes["id"], cap)
-    return ConsolidationPass(_with_merged_text(selected, max_chars), mergeable.height)
+    return ConsolidationPass(_with_merged_text(selected, max_chars, semantic), mergeable.height)
 
 
 def group_of_row(nodes: pl.DataFrame) -> np.ndarray:
@@ -320,29 +369,30 @@ def _orient_pairs(pairs: pl.DataFrame, nodes: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _allowed_by_pinned_rule(candidates: pl.DataFrame) -> pl.Series:
+def _allowed_by_pinned_rule(candidates: pl.DataFrame, semantic: Semantic | None = None) -> pl.Series:
     """Which pairs may merge: no pinned node, or a pinned keeper and a pure duplicate.
 
     Pinned nodes rank first as keepers, so a pinned absorbed node means both are pinned: such
     a pair would archive a pinned node and is never allowed. With a pinned keeper the text may
-    not change, so the pair merges only if the absorbed node brings no new sentence. Only the
-    pinned-keeper pairs need the (Python) sentence comparison.
+    not change, so the pair merges only if the absorbed node says nothing the keeper does not.
+    Only the pinned-keeper pairs need the (Python) clause comparison.
     """
-    adds_nothing = [
-        not new_sentences(keeper, absorbed) if keeper_pinned else True
+    says_nothing_new = [
+        adds_nothing(keeper, absorbed, semantic) if keeper_pinned else True
         for keeper, absorbed, keeper_pinned in zip(
             candidates["keeper_text"], candidates["absorbed_text"], candidates["keeper_pinned"]
         )
     ]
-    return ~candidates["absorbed_pinned"] & pl.Series(adds_nothing, dtype=pl.Boolean)
+    return ~candidates["absorbed_pinned"] & pl.Series(says_nothing_new, dtype=pl.Boolean)
 
 
-def _with_merged_text(selected: pl.DataFrame, max_chars: int) -> pl.DataFrame:
+def _with_merged_text(selected: pl.DataFrame, max_chars: int, semantic: Semantic | None = None) -> pl.DataFrame:
     """Compute the offline merge of each selected pair (at most ``cap`` rows)."""
     merges = [
-        # A pinned keeper only absorbs pure duplicates and its text is never rewritten,
+        # A pinned keeper only absorbs what it already says and its text is never rewritten,
         # not even to flatten an old marker.
-        MergeResult(keeper, 0, 0, False) if keeper_pinned else offline_merge(keeper, absorbed, max_chars)
+        _pinned_keeper(keeper, absorbed, semantic) if keeper_pinned
+        else offline_merge(keeper, absorbed, max_chars, semantic)
         for keeper, absorbed, keeper_pinned in zip(
             selected["keeper_text"], selected["absorbed_text"], selected["keeper_pinned"]
         )
@@ -356,9 +406,17 @@ def _with_merged_text(selected: pl.DataFrame, max_chars: int) -> pl.DataFrame:
             "keeper_text_changed": [m.changed for m in merges],
             "added_sentences": [m.added_sentences for m in merges],
             "omitted_sentences": [m.omitted_sentences for m in merges],
+            "coverage": [json.dumps({"covered": list(m.covered), "replaced": list(m.replaced)})
+                         if m.covered or m.replaced else None for m in merges],
         },
         schema=CONSOLIDATION_SCHEMA,
     )
+
+
+def _pinned_keeper(keeper: str, absorbed: str, semantic: Semantic | None) -> MergeResult:
+    """A pinned keeper's merge: its text as it is, and what of the absorbed node it says."""
+    said = KeptText.of([keeper], semantic).cover_all([c for s in text_clauses(absorbed) for c in s.clauses])
+    return MergeResult(keeper, 0, 0, False, covered=tuple(c.record() for c in said if c.clause.keys))
 
 
 def archive_allowance(active_nodes: int, max_fraction: float) -> int:

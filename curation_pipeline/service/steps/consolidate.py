@@ -1,40 +1,61 @@
-"""Step 2, `consolidate_duplicates`: merge near-duplicate pairs within a namespace, memory type
-and embedding model (the configured one: other vectors wait for step 4 to re-embed them).
+"""Step 2, `consolidate_duplicates`: within a namespace, memory type and embedding model (the
+configured one: other vectors wait for step 4 to re-embed them), supersede the memories a newer
+one updates and merge the near-duplicates; with the LLM on, judge the similar pairs in between.
 
-load (pass state, pair search, merge plan: core/steps/consolidate.py) -> the LLM's merged texts,
-judged by the fact guard, with no transaction open (service/llm_rewrite.py) -> apply under the
-rows' versions, and save where the next pass starts.
+Why supersession lives in this step and not in an op of its own: the updates to find are
+among exactly the pairs this step already searches (an update is a similar pair), and the
+decision is one decision per pair: an update must never be merged, so merging and superseding
+have to look at a pair together, once. A separate op would search the same pairs a second time
+and would still have to run first and hand this one its verdicts.
+
+load (pass state, the pair search down to the judge band) -> decide with no transaction open
+(core/steps/pair_decisions.py; the LLM's verdicts and merged texts, judged by the fact guard:
+service/llm_rewrite.py) -> apply under the rows' versions, and save where the next pass starts.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import polars as pl
 
-from curation_pipeline.clients.llm import LLMClient
-from curation_pipeline.core.steps.consolidate import archive_allowance, select_merges
+from curation_pipeline.clients.llm import LLMClient, StepTally
+from curation_pipeline.core.coverage import Semantic
+from curation_pipeline.core.steps.consolidate import CONSOLIDATION_SCHEMA, archive_allowance
 from curation_pipeline.core.steps.incremental import PassStart
-from curation_pipeline.service.llm_rewrite import rewrite_merges
+from curation_pipeline.core.steps.pair_decisions import (
+    JUDGE_SCHEMA,
+    SUPERSESSION_SCHEMA,
+    PairDecisions,
+    apply_verdicts,
+    decide_pairs,
+)
+from curation_pipeline.service.llm_rewrite import judge_pairs, rewrite_merges
 from curation_pipeline.service.similar_pairs import PairSearch, search_pairs
 from curation_pipeline.service.step_run import StepRun, run_phases
-from curation_pipeline.store import actions, candidates, passes
+from curation_pipeline.store import actions, candidates, judgements, passes
 
 
 @dataclass
 class _Planned:
     start: PassStart
     search: PairSearch | None = None  # None: nothing changed since a complete pass
-    plan: pl.DataFrame | None = None
-    left_over: int = 0
+    vetoed: pl.DataFrame | None = None
     allowance: int = 0
-    llm_counts: dict | None = None
+    decisions: PairDecisions | None = None
+    merges: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=CONSOLIDATION_SCHEMA))
+    supersessions: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=SUPERSESSION_SCHEMA))
+    verdict_rows: list[dict] = field(default_factory=list)
+    counts: dict = field(default_factory=dict)
 
 
-def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient | None) -> dict:
+def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient | None,
+                           semantic: Semantic | None = None) -> dict:
     """`model` is the configured embedder's name: only its vectors are compared (building an
-    embedder loads no model, so a broken embedder fails step 4, not this step)."""
-    params = {"similarity_threshold": config.similarity_threshold, "model": model}
+    embedder loads no model, so a broken embedder fails step 4, not this step). `semantic`: the
+    embedder's judgement of what a text already says (None: by words)."""
+    band_low = min(config.judge_band_low, config.similarity_threshold)
+    params = {"similarity_threshold": config.similarity_threshold, "band_low": band_low, "model": model}
 
     def load(conn) -> _Planned:
         start = passes.begin_pass(conn, run.scope, params)
@@ -42,27 +63,80 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
             return _Planned(start)
         allowance = archive_allowance(candidates.count_active(conn, run.scope), config.max_archive_fraction)
         search = search_pairs(
-            conn, run.scope, start, model=model, threshold=config.similarity_threshold,
+            conn, run.scope, start, model=model, threshold=band_low,
             in_database_max_changed=config.in_database_search_max_changed,
         )
-        result = select_merges(search.nodes, search.pairs, cap=min(config.cap, allowance),
-                               max_chars=config.max_chars, vetoed=candidates.vetoed_pairs(conn, run.scope))
-        return _Planned(start, search, result.plan, result.left_over, allowance)
+        vetoed = candidates.vetoed_pairs(conn, run.scope)
+        if llm is not None:
+            # A pair judged at these very versions is not asked again: its verdict stood.
+            vetoed = pl.concat([vetoed, judgements.judged_pairs(conn, run.scope, search.nodes)])
+        return _Planned(start, search, vetoed, allowance)
 
-    def rewrite(planned: _Planned) -> _Planned:
-        if planned.search is not None:
-            planned.plan, planned.llm_counts = rewrite_merges(llm, planned.plan, planned.search.nodes,
-                                                              max_chars=config.max_chars)
+    def _ask_the_llm(planned: _Planned, client: LLMClient, *, merge_cap: int) -> None:
+        tally = StepTally()
+        nodes, decisions = planned.search.nodes, planned.decisions
+        verdicts, judge_counts = judge_pairs(client, decisions.to_judge, tally)
+        outcome = apply_verdicts(
+            nodes, decisions.to_judge, verdicts, merge_cap=merge_cap - planned.merges.height,
+            supersede_cap=config.supersede_cap - planned.supersessions.height,
+            max_chars=config.max_chars, semantic=semantic,
+        )
+        planned.supersessions = pl.concat([planned.supersessions, outcome.supersessions])
+        merges = pl.concat([planned.merges, outcome.merges])
+        planned.merges, llm_counts = rewrite_merges(client, merges, nodes, max_chars=config.max_chars,
+                                                    semantic=semantic, tally=tally)
+        planned.verdict_rows = _verdict_rows(decisions.to_judge, verdicts, nodes, outcome, planned.merges)
+        planned.counts = {**judge_counts, "judge_updates_refused": outcome.refused_updates, **llm_counts}
+
+    def decide(planned: _Planned) -> _Planned:
+        if planned.search is None:
+            return planned
+        merge_cap = min(config.cap, planned.allowance)
+        decisions = decide_pairs(
+            planned.search.nodes, planned.search.pairs, merge_threshold=config.similarity_threshold,
+            merge_cap=merge_cap, supersede_cap=config.supersede_cap,
+            judge_cap=config.judge_cap if llm is not None else 0, max_chars=config.max_chars,
+            vetoed=planned.vetoed, semantic=semantic,
+        )
+        planned.decisions = decisions
+        planned.merges, planned.supersessions = decisions.merges.plan, decisions.supersessions
+        if llm is not None:
+            _ask_the_llm(planned, llm, merge_cap=merge_cap)
         return planned
 
     def apply(conn, planned: _Planned) -> dict:
         if planned.search is None:
             passes.save_pass_state(conn, run.scope, planned.start.finished(complete=True))
             return {"pass": "unchanged", "nodes_compared": 0, "focus_nodes": 0, **actions.no_merges()}
-        counts = actions.apply_merges(conn, run.scope, planned.plan, planned.search.nodes)
-        passes.save_pass_state(conn, run.scope, planned.start.finished(complete=planned.left_over == 0))
-        return {"pass": planned.search.how, "nodes_compared": planned.search.compared,
-                "focus_nodes": planned.search.focus_nodes, "archive_allowance": planned.allowance,
-                "pairs_left_over": planned.left_over, **counts, **(planned.llm_counts or {})}
+        decisions, search = planned.decisions, planned.search
+        superseded = actions.apply_supersessions(conn, run.scope, planned.supersessions, search.nodes)
+        counts = actions.apply_merges(conn, run.scope, planned.merges, search.nodes)
+        counts.update(superseded=superseded["superseded"],
+                      skipped_concurrent=counts["skipped_concurrent"] + superseded["skipped_concurrent"])
+        judgements.record_judgements(conn, run.scope, planned.verdict_rows, llm.model if llm else "")
+        passes.save_pass_state(conn, run.scope, planned.start.finished(complete=decisions.left_over == 0))
+        return {"pass": search.how, "nodes_compared": search.compared, "focus_nodes": search.focus_nodes,
+                "pairs_compared": search.pairs.height, "archive_allowance": planned.allowance,
+                "pairs_left_over": decisions.left_over, "updates_partial": decisions.partial_updates,
+                "updates_held": decisions.updates_held, **counts, **planned.counts}
 
-    return run_phases(run, load, apply, prepare=rewrite if llm is not None else None)
+    return run_phases(run, load, apply, prepare=decide)
+
+
+def _verdict_rows(judged: pl.DataFrame, verdicts: dict, nodes: pl.DataFrame, outcome, merges: pl.DataFrame) -> list[dict]:
+    """One pair_judgements row per verdict, with what came of it."""
+    versions = dict(zip(nodes["id"].to_list(), nodes["row_version"].to_list()))
+    superseded = set(zip(outcome.supersessions["older_id"].to_list(), outcome.supersessions["newer_id"].to_list()))
+    merged = {frozenset(pair) for pair in zip(merges["keeper_id"].to_list(), merges["absorbed_id"].to_list())}
+    rows = []
+    for row in judged.cast(dict(JUDGE_SCHEMA)).iter_rows(named=True):
+        pair = (row["older_id"], row["newer_id"])
+        verdict = verdicts.get(pair)
+        if verdict is None:
+            continue
+        result = ("superseded" if pair in superseded else "merged" if frozenset(pair) in merged
+                  else "refused" if verdict == "update" else "none")
+        rows.append({"older_id": pair[0], "newer_id": pair[1], "older_version": versions[pair[0]],
+                     "newer_version": versions[pair[1]], "verdict": verdict, "outcome": result})
+    return rows
+

@@ -7,13 +7,14 @@ is cut at a word boundary (planning: core/steps/summarize.py, LLM pass: service/
 from __future__ import annotations
 
 from curation_pipeline.clients.llm import LLMClient
+from curation_pipeline.core.coverage import Semantic
 from curation_pipeline.core.steps.summarize import plan_summaries
 from curation_pipeline.service.llm_rewrite import rewrite_summaries
 from curation_pipeline.service.step_run import StepRun, run_phases
 from curation_pipeline.store import actions, candidates
 
 
-def summarize_verbose(run: StepRun, config, *, llm: LLMClient | None) -> dict:
+def summarize_verbose(run: StepRun, config, *, llm: LLMClient | None, semantic: Semantic | None = None) -> dict:
     def load(conn):
         loaded = candidates.verbose_candidates(conn, run.scope, config.min_chars)
         plan = plan_summaries(loaded, min_chars=config.min_chars, recall_below=config.recall_below,
@@ -22,7 +23,8 @@ def summarize_verbose(run: StepRun, config, *, llm: LLMClient | None) -> dict:
 
     def rewrite(planned):
         loaded, plan, _ = planned
-        plan, llm_counts = rewrite_summaries(llm, plan, loaded, max_chars=llm.settings.summary_chars)
+        plan, llm_counts = rewrite_summaries(llm, plan, loaded, max_chars=llm.settings.summary_chars,
+                                             semantic=semantic)
         return loaded, plan, llm_counts
 
     def apply(conn, planned):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import datetime, timedelta, timezone
 
@@ -20,6 +21,7 @@ from curation_pipeline.core.steps.consolidate import (
     plan_consolidation,
     select_disjoint_pairs,
 )
+from curation_pipeline.core.coverage import KeptText, clauses_of
 from curation_pipeline.core.steps.similarity import PAIR_SCHEMA, find_similar_pairs
 from curation_pipeline.core.text import (
     has_merge_marker,
@@ -322,20 +324,48 @@ _TEXTS = st.lists(_TOKENS, max_size=40).map("".join)
 
 @settings(max_examples=300, deadline=None)
 @given(_TEXTS, _TEXTS, st.integers(min_value=0, max_value=150))
-def test_merge_keeps_or_counts_every_sentence(keeper: str, absorbed: str, max_chars: int) -> None:
+def test_merge_says_or_counts_every_clause(keeper: str, absorbed: str, max_chars: int) -> None:
     result = offline_merge(keeper, absorbed, max_chars=max_chars)
     flat_keeper = strip_merge_markers(keeper)
-    keys = lambda text: {normalise_sentence(s) for s in split_sentences(text)}  # noqa: E731
-    output_keys = keys(result.text)
+    said = KeptText.of([result.text])
 
-    assert keys(flat_keeper) <= output_keys
-    assert result.text.startswith(flat_keeper.rstrip())
-    new_keys = {k for k in keys(strip_merge_markers(absorbed)) if k} - keys(flat_keeper)
-    assert len(new_keys - output_keys) == result.omitted_sentences
-    assert result.added_sentences + result.omitted_sentences == len(new_keys)
+    # Every clause of the keeper is still said (a keeper sentence may give way to a fuller one).
+    assert all(c.covered for c in said.cover_all(clauses_of([flat_keeper])))
+    # Every absorbed sentence is said, or counted as left out for lack of room.
+    unsaid = [s for s in split_sentences(strip_merge_markers(absorbed))
+              if not all(c.covered for c in said.cover_all(clauses_of([s])))]
+    assert len(unsaid) <= result.omitted_sentences
     assert not has_merge_marker(result.text)
     assert len(result.text) <= max(max_chars, len(flat_keeper))
     assert result.changed == (result.text != keeper)
+
+
+def test_a_restatement_is_said_once_and_what_says_it_is_recorded() -> None:
+    keeper = "exp-0412: LightGBM with 400 leaves and learning rate 0.05 reached MAPE 11.8% on shipments-2024 hub volumes."
+    absorbed = "In exp-0412, LightGBM with 400 leaves and learning rate 0.05 reached MAPE 11.8% on shipments-2024 hub volumes."
+    result = offline_merge(keeper, absorbed)
+    assert result.text == keeper and not result.changed
+    assert len(result.covered) == 3 and all(c["covered_by"] in keeper and c["how"] == "lexical" for c in result.covered)
+
+
+def test_a_fuller_sentence_takes_the_place_of_the_one_it_says_entirely() -> None:
+    keeper = "The billing-export job writes invoices to s3://acme-billing/exports every night. Owner: Dana."
+    absorbed = "The billing-export job writes invoices to s3://acme-billing/exports every night and is deprecated."
+    result = offline_merge(keeper, absorbed)
+    assert result.text == absorbed + " Owner: Dana."
+    assert result.replaced == ({"sentence": keeper.split(" Owner")[0], "by": absorbed},)
+
+
+def test_an_identifier_in_another_case_is_another_fact() -> None:
+    result = offline_merge("The staging API token is xq7-lmn2-pq9.", "The staging API token is Xq7-LmN2-pQ9.")
+    assert "Xq7-LmN2-pQ9" in result.text and "xq7-lmn2-pq9" in result.text
+
+
+def test_a_paraphrase_is_said_once_with_a_semantic_embedder(minilm) -> None:
+    keeper, absorbed = "The CI runners for the Lumen monorepo use Ubuntu 24.04.", "Lumen monorepo CI machines run on Ubuntu 24.04."
+    assert offline_merge(keeper, absorbed).text == f"{keeper} {absorbed}"  # by words: two sentences
+    said_once = offline_merge(keeper, absorbed, semantic=minilm)
+    assert said_once.text == keeper and said_once.covered[0]["how"] == "semantic"
 
 
 # ----------------------------------------------------------------------------- plan_consolidation
@@ -349,7 +379,7 @@ def test_plan_keeps_higher_utility_and_merges_text() -> None:
     )
     plan = plan_consolidation(nodes, angle_vectors(0.0, 0.1))
     assert plan.schema == CONSOLIDATION_SCHEMA
-    assert plan.drop("similarity").to_dicts() == [
+    assert plan.drop("similarity", "coverage").to_dicts() == [
         {
             "keeper_id": "n1",
             "absorbed_id": "n0",
@@ -359,6 +389,8 @@ def test_plan_keeps_higher_utility_and_merges_text() -> None:
             "omitted_sentences": 0,
         }
     ]
+    # The revision will say what of the absorbed node the keeper already said.
+    assert json.loads(plan["coverage"][0])["covered"] == [{"clause": "Old fact", "covered_by": "Old fact", "how": "lexical"}]
     assert plan["similarity"][0] == pytest.approx(math.cos(0.1), abs=1e-6)
 
 
@@ -429,7 +461,7 @@ def test_pinned_keeper_with_new_content_is_skipped_and_frees_its_partner() -> No
 def test_pinned_pure_duplicate_is_merged_into_the_pinned_node() -> None:
     nodes = make_nodes(2, pointer_summary=["Pinned fact. Second.", "second! PINNED FACT"], pinned=[True, False])
     plan = plan_consolidation(nodes, angle_vectors(0.0, 0.05))
-    assert plan.drop("similarity").row(0) == ("n0", "n1", "Pinned fact. Second.", False, 0, 0)
+    assert plan.drop("similarity", "coverage").row(0) == ("n0", "n1", "Pinned fact. Second.", False, 0, 0)
 
 
 def test_no_merge_across_memory_types() -> None:
@@ -458,7 +490,7 @@ def test_threshold_parameter_is_respected() -> None:
 def test_merged_text_respects_max_chars() -> None:
     nodes = make_nodes(2, pointer_summary=["Keep this.", "Keep this. " + "Long " * 10 + "tail."])
     plan = plan_consolidation(nodes, angle_vectors(0.0, 0.01), max_chars=20)
-    assert plan.row(0, named=True) | {"similarity": None} == {
+    assert plan.drop("coverage").row(0, named=True) | {"similarity": None} == {
         "keeper_id": "n0",
         "absorbed_id": "n1",
         "similarity": None,

@@ -1,0 +1,196 @@
+"""Step 2's decision per similar pair: supersede, merge, ask the judge, or leave. Pure.
+
+Step 2 searches pairs of one namespace and memory type whose cosine is above the lower edge of
+the judge band (0.75 by default), most similar first, and decides each pair once:
+
+1. **An update is superseded, never merged.** If the later memory (by `created_at`) gives new
+   values for what the earlier one says (supersession.compare_versions), the earlier one is
+   superseded by it, at any similarity. An update that leaves some earlier clause unsaid
+   (partial) is neither superseded nor merged: both stay, and the pair is counted. A pinned
+   memory is never superseded (it is protected), nor are two memories written at the same time
+   (nothing says which is current).
+2. **Above the merge threshold, a pair that is no update merges** (consolidate.select_merges:
+   keeper, pinned rule, offline merge text).
+3. **In the band (up to the merge threshold), with the LLM on, the pair goes to the judge**
+   (at most `judge_cap` pairs a cycle), whose verdict the service applies afterwards
+   (`apply_verdicts`): "same" merges, "update" supersedes, "related" and "distinct" change no
+   memory (step 6b links "related" pairs).
+
+A node takes part in at most one decision per cycle (no transitive merges, no chains of
+supersessions within a cycle): pairs are taken most similar first, and a pair one of whose
+nodes is already decided waits for the next cycle, where it is searched again if the pass was
+left incomplete.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import polars as pl
+
+from curation_pipeline.core.coverage import Semantic
+from curation_pipeline.core.steps.consolidate import (
+    CONSOLIDATION_SCHEMA,
+    ConsolidationPass,
+    select_merges,
+)
+from curation_pipeline.core.steps.similarity import PAIR_SCHEMA, with_pair_ids
+from curation_pipeline.core.supersession import (
+    PARTIAL,
+    UPDATE,
+    compare_versions,
+    shares_subject_with_change,
+)
+
+SUPERSESSION_SCHEMA = pl.Schema({
+    "older_id": pl.String, "newer_id": pl.String, "similarity": pl.Float64,
+    "valid_until": pl.Datetime("us", "UTC"), "method": pl.String, "changes": pl.String,
+})
+JUDGE_SCHEMA = pl.Schema({
+    "older_id": pl.String, "newer_id": pl.String, "similarity": pl.Float64,
+    "older_text": pl.String, "newer_text": pl.String,
+    "older_created_at": pl.Datetime("us", "UTC"), "newer_created_at": pl.Datetime("us", "UTC"),
+})
+SAME, UPDATE_VERDICT, RELATED, DISTINCT = "same", "update", "related", "distinct"
+VERDICTS = (SAME, UPDATE_VERDICT, RELATED, DISTINCT)
+OFFLINE, JUDGE = "offline", "judge"
+
+
+@dataclass(frozen=True)
+class PairDecisions:
+    supersessions: pl.DataFrame  # SUPERSESSION_SCHEMA
+    merges: ConsolidationPass
+    to_judge: pl.DataFrame  # JUDGE_SCHEMA
+    partial_updates: int  # updates that leave an older clause unsaid: neither superseded nor merged
+    updates_held: int  # updates of a pinned memory, left as they are
+    left_over: int  # pairs that could still act, left for the next cycle (caps, a node taken)
+
+
+def _ordered(nodes: pl.DataFrame, pairs: pl.DataFrame) -> list[dict]:
+    """The pairs with both rows' fields, most similar first (ties by ids, so row order is moot)."""
+    ids = nodes["id"]
+    rows = nodes.to_dicts()
+    ranked = with_pair_ids(pairs, ids).sort(["similarity", "low_id", "high_id"], descending=[True, False, False])
+    return [{"similarity": sim, "a": rows[i], "b": rows[j]}
+            for i, j, sim in zip(ranked["i"], ranked["j"], ranked["similarity"])]
+
+
+def _older_newer(a: dict, b: dict) -> tuple[dict, dict] | None:
+    """(older, newer) by created_at; None when it does not say which is current."""
+    if a["created_at"] is None or b["created_at"] is None or a["created_at"] == b["created_at"]:
+        return None
+    return (a, b) if a["created_at"] < b["created_at"] else (b, a)
+
+
+def supersession_row(older: dict, newer: dict, similarity: float, method: str, changes: list) -> dict:
+    return {"older_id": older["id"], "newer_id": newer["id"], "similarity": similarity,
+            "valid_until": newer["created_at"], "method": method, "changes": json.dumps(changes)}
+
+
+def decide_pairs(
+    nodes: pl.DataFrame, pairs: pl.DataFrame, *, merge_threshold: float, merge_cap: int,
+    supersede_cap: int, judge_cap: int, max_chars: int, vetoed: pl.DataFrame | None = None,
+    semantic: Semantic | None = None,
+) -> PairDecisions:
+    """Decide this cycle's pairs (PAIR_SCHEMA rows indexing `nodes`, the step's node columns
+    with `created_at`): see the module docstring. `judge_cap` 0: no judge (the LLM is off)."""
+    pairs = pairs.cast(dict(PAIR_SCHEMA))
+    if vetoed is not None and vetoed.height:
+        pairs = with_pair_ids(pairs, nodes["id"]).join(vetoed, on=["low_id", "high_id"], how="anti").select(pairs.columns)
+    taken: set[str] = set()
+    superseded, judged, merge_pairs = [], [], []
+    partial = held = left_over = 0
+    for pair in _ordered(nodes, pairs):
+        a, b, similarity = pair["a"], pair["b"], pair["similarity"]
+        if a["id"] in taken or b["id"] in taken:
+            continue
+        order = _older_newer(a, b)
+        check = compare_versions(order[0]["pointer_summary"] or "", order[1]["pointer_summary"] or "",
+                                 semantic) if order else None
+        if check is not None and check.verdict == UPDATE:
+            older, newer = order
+            if older["pinned"] is not False:
+                held += 1
+            elif len(superseded) < supersede_cap:
+                superseded.append(supersession_row(older, newer, similarity, OFFLINE,
+                                                   [u.record() for u in check.updates]))
+                taken |= {a["id"], b["id"]}
+            else:
+                left_over += 1
+            continue
+        if check is not None and check.verdict == PARTIAL:
+            partial += 1
+            continue
+        if similarity > merge_threshold:
+            merge_pairs.append(pair)  # the merge rules (pinned, cap, disjoint) decide below
+            continue
+        if order is not None and judge_cap > 0:
+            if len(judged) < judge_cap:
+                older, newer = order
+                judged.append({"older_id": older["id"], "newer_id": newer["id"], "similarity": similarity,
+                               "older_text": older["pointer_summary"], "newer_text": newer["pointer_summary"],
+                               "older_created_at": older["created_at"], "newer_created_at": newer["created_at"]})
+                taken |= {a["id"], b["id"]}
+            else:
+                left_over += 1
+    merges = _merges(nodes, merge_pairs, taken, cap=merge_cap, max_chars=max_chars, semantic=semantic)
+    return PairDecisions(
+        supersessions=pl.DataFrame(superseded, schema=SUPERSESSION_SCHEMA),
+        merges=merges,
+        to_judge=pl.DataFrame(judged, schema=JUDGE_SCHEMA),
+        partial_updates=partial, updates_held=held, left_over=left_over + merges.left_over,
+    )
+
+
+def _merges(nodes: pl.DataFrame, pairs: list[dict], taken: set[str], *, cap: int, max_chars: int,
+            semantic: Semantic | None) -> ConsolidationPass:
+    """The merges among the pairs above the threshold whose nodes no earlier decision took."""
+    free = [p for p in pairs if p["a"]["id"] not in taken and p["b"]["id"] not in taken]
+    row_of = {node_id: row for row, node_id in enumerate(nodes["id"].to_list())}
+    frame = pl.DataFrame({"i": [row_of[p["a"]["id"]] for p in free], "j": [row_of[p["b"]["id"]] for p in free],
+                          "similarity": [p["similarity"] for p in free]}, schema=PAIR_SCHEMA)
+    return select_merges(nodes, frame, cap=cap, max_chars=max_chars, semantic=semantic)
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """What the judge's verdicts come to: more merges and supersessions, and what was refused."""
+
+    supersessions: pl.DataFrame  # SUPERSESSION_SCHEMA, method JUDGE
+    merges: pl.DataFrame  # CONSOLIDATION_SCHEMA
+    refused_updates: int  # "update" verdicts the texts give no reason for: linked, not superseded
+
+
+def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tuple[str, str], str], *,
+                   merge_cap: int, supersede_cap: int, max_chars: int,
+                   semantic: Semantic | None = None) -> Verdicts:
+    """Turn the judge's verdicts ((older_id, newer_id) -> verdict) into decisions.
+
+    "update" is guarded: taken only when a clause of each shares its frame with the other's and
+    a value or the polarity differs (supersession.shares_subject_with_change), the texts are no
+    partial update, and the older is not pinned; which one is current comes from `created_at`,
+    never from the model. "same" merges by the merge rules (the pinned rule, the cap).
+    """
+    pinned = dict(zip(nodes["id"].to_list(), nodes["pinned"].to_list()))
+    superseded, same, refused = [], [], 0
+    for row in judged.iter_rows(named=True):
+        verdict = verdicts.get((row["older_id"], row["newer_id"]))
+        if verdict == UPDATE_VERDICT:
+            check = compare_versions(row["older_text"] or "", row["newer_text"] or "", semantic)
+            if (shares_subject_with_change(row["older_text"] or "", row["newer_text"] or "")
+                    and check.verdict != PARTIAL and pinned.get(row["older_id"]) is False
+                    and len(superseded) < supersede_cap):
+                superseded.append(supersession_row(
+                    {"id": row["older_id"]}, {"id": row["newer_id"], "created_at": row["newer_created_at"]},
+                    row["similarity"], JUDGE, [u.record() for u in check.updates]))
+            else:
+                refused += 1
+        elif verdict == SAME:
+            same.append(row)
+    row_of = {node_id: n for n, node_id in enumerate(nodes["id"].to_list())}
+    frame = pl.DataFrame({"i": [row_of[r["older_id"]] for r in same], "j": [row_of[r["newer_id"]] for r in same],
+                          "similarity": [r["similarity"] for r in same]}, schema=PAIR_SCHEMA)
+    merges = select_merges(nodes, frame, cap=merge_cap, max_chars=max_chars, semantic=semantic).plan if same \
+        else pl.DataFrame(schema=CONSOLIDATION_SCHEMA)
+    return Verdicts(pl.DataFrame(superseded, schema=SUPERSESSION_SCHEMA), merges, refused)

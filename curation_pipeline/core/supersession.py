@@ -1,0 +1,246 @@
+"""Does a newer memory give a new value for what an older one says? Offline and conservative. Pure.
+
+"The office printer is on floor 3." and, a week later, "The office printer is on floor 5." are
+not duplicates to merge into one self-contradictory node, nor two equally current facts: the
+newer one supersedes the older (the store marks the older `superseded`, keeps it, and leaves it
+out of `current_memory`). This module decides, per pair (older by `created_at`, newer):
+
+- each clause of the older text (clauses.py) is **restated** when the newer text covers it
+  (coverage.py), **updated** when a clause of the newer text has the same *frame* and a
+  different *value*, or else **left**;
+- **frame**: the clause's content words other than its values and the words that announce a
+  change ("now", "moved", "changed", "anymore", ...); two clauses of one frame say something of
+  the same kind;
+- **subject**: the values that say what the clause is about: those before its verb ("is",
+  "has", "moved", ...; its first word when it has none) and names after "for", "of", "at". A
+  changed subject is another thing, not an update: "exp-0412 reached MAPE 11.8%" and "exp-0413
+  reached MAPE 12.1%" are two experiments, "Maria Chen leads payments" and "Oliver Chen leads
+  payments" two people, "the export for Cedar Bank" and "the export for Maple Bank" two exports;
+- **value**: a number, date or time, URL, e-mail address, identifier, a name outside the subject,
+  a value word (value_words.py: weekday, unit of time, channel, status, ...), or the polarity of
+  the clause (an added or removed "not", "no longer");
+- a value is **replaced** when both clauses have values of that kind and they differ; a value
+  only one side has is added detail, not a change. A change of polarity is a change.
+
+The pair is an **update** when at least one older clause is updated and every other one is
+restated: the newer memory says everything the older said, with some values changed. An update
+that leaves some older clause unsaid is **partial**: superseding would hide a fact that is still
+current, and merging would say two values side by side, so such a pair is neither (it is
+reported, and linked by the judge or step 6b). When unsure, nothing is superseded: a clause
+whose identifier or name changed together with another value is a different thing described
+alike ("Deploys to eu-west-1 happen on Mondays" / "... us-east-1 ... Wednesdays"), not an update.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from curation_pipeline.core.clauses import Piece, text_clauses
+from curation_pipeline.core.coverage import KeptText, Semantic
+from curation_pipeline.core.meaning_markers import NEGATION
+from curation_pipeline.core.sentence_tokens import CLAUSE_WORDS
+from curation_pipeline.core.value_words import value_class
+
+UPDATE, PARTIAL, NONE = "update", "partial", "none"
+
+# Words that announce a change rather than say what changed.
+_CHANGE_CUES = frozenset("""
+now new newly currently anymore longer moved move changed change switched switch updated update
+replaced replace instead previously formerly earlier former latest today effective raised
+lowered increased decreased reduced rescheduled renamed relocated migrated grew grown cut pushed
+postponed shifted transferred passed went became become dropped rose fell extended
+""".split())
+# Where a clause's subject ends: its verb "is"/"has"/"will"..., or a verb of change ("moved to").
+_VERBS = frozenset("""
+is are was were be been has have had will would can could must should may might does do did shall
+isn't aren't wasn't weren't hasn't haven't hadn't won't wouldn't can't couldn't doesn't don't didn't
+moved changed switched passed transferred migrated shifted rescheduled postponed pushed grew grown
+went became cut raised lowered increased decreased reduced dropped rose fell extended
+""".split())
+# A name after these words says whose or which thing the clause is about ("the export for Cedar
+# Bank", "the deploy of the Rhodium service", "our contact at Driftwood Press"): part of the subject.
+_OF_WHICH = frozenset({"for", "of", "at"})
+# Value classes whose word, before a noun, names the thing ("phone number", "staging cluster").
+_MODIFYING_CLASSES = frozenset({"channel", "environment"})
+# Kinds that name a thing rather than measure it: a change of one of these together with
+# another value describes another thing.
+_NAMING_KINDS = frozenset({"identifier", "name"})
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A clause as frame and values."""
+
+    frame: frozenset[str]
+    values: dict[str, Counter]  # kind -> the values of that kind (their keys)
+    subject: frozenset[tuple[str, str]]  # (kind, value) of the values that say what it is about
+    negated: int  # negation markers
+
+
+@dataclass(frozen=True)
+class ClauseUpdate:
+    old: Piece
+    new: Piece
+    changed: tuple[str, ...]  # "number '3' -> '5'", "polarity"
+
+    def record(self) -> dict:
+        return {"old": self.old.text, "new": self.new.text, "changed": list(self.changed)}
+
+
+@dataclass(frozen=True)
+class VersionCheck:
+    verdict: str  # UPDATE | PARTIAL | NONE
+    updates: tuple[ClauseUpdate, ...] = ()
+    left: tuple[Piece, ...] = ()  # older clauses neither restated nor updated
+
+
+def _subject_end(tokens) -> int:
+    """Index of the first token after the clause's subject: none for a clause that continues
+    another ("until 17:00", "and Wednesdays")."""
+    if tokens and tokens[0].lower in CLAUSE_WORDS:
+        return 0
+    for n, token in enumerate(tokens):
+        if token.lower in _VERBS or token.text == ":":
+            return n
+    first = next((n for n, t in enumerate(tokens) if t.keys), None)
+    if first is None:
+        return 0
+    end = first + 1
+    while end < len(tokens) and tokens[first].is_name and tokens[end].is_name:
+        end += 1  # a name is one subject: "Maria Chen"
+    return end
+
+
+def _kind(token, following) -> str | None:
+    """The value kind of a token, None for a frame word."""
+    if token.kind in ("number", "url", "email"):
+        return token.kind
+    if token.kind != "word" or not token.keys:
+        return None
+    if any(ch.isdigit() for ch in token.text) or token.text.startswith("#"):
+        return "identifier"
+    word_class = value_class(token.keys[0])
+    if word_class is not None:
+        modifies = (word_class in _MODIFYING_CLASSES and following is not None and following.kind == "word"
+                    and following.keys and not following.is_name and value_class(following.keys[0]) is None)
+        return None if modifies else word_class
+    if token.is_name:
+        return "name"
+    return None
+
+
+def _after_of_which(tokens, n: int) -> bool:
+    """Whether token n is in a "for/of/at ..." phrase (over articles and other names)."""
+    for before in range(n - 1, -1, -1):
+        word = tokens[before]
+        if word.lower in _OF_WHICH:
+            return True
+        if not (word.is_name or word.lower in ("the", "a", "an") or word.kind == "number"):
+            return False
+    return False
+
+
+def shape(piece: Piece) -> Shape:
+    tokens = piece.tokens
+    subject_end = _subject_end(tokens)
+    frame: set[str] = set()
+    values: dict[str, Counter] = {}
+    subject: set[tuple[str, str]] = set()
+    for n, token in enumerate(tokens):
+        if not token.keys or token.lower in _CHANGE_CUES:
+            continue
+        kind = _kind(token, tokens[n + 1] if n + 1 < len(tokens) else None)
+        if kind is None:
+            frame.update(token.keys)
+            continue
+        values.setdefault(kind, Counter()).update(token.keys)
+        if n < subject_end or (kind in _NAMING_KINDS and _after_of_which(tokens, n)):
+            subject.update((kind, key) for key in token.keys)
+    negated = sum(1 for m in piece.markers if m.category == NEGATION)
+    return Shape(frozenset(frame), values, frozenset(subject), negated)
+
+
+def value_changes(old: Shape, new: Shape) -> tuple[list[str], bool]:
+    """What changed between two clauses of one frame: each kind whose values were replaced
+    (some old value is gone: values only added are detail), and the polarity. And whether a
+    changed value is one that says what the clause is about (then it is another thing)."""
+    changed, about_another = [], False
+    for kind in sorted(set(old.values) & set(new.values)):
+        gone = old.values[kind] - new.values[kind]
+        if not gone:
+            continue
+        came = new.values[kind] - old.values[kind]
+        changed.append(f"{kind} {', '.join(sorted(old.values[kind]))!r} -> {', '.join(sorted(new.values[kind]))!r}")
+        touched = {(kind, value) for value in (*gone, *came)}
+        about_another |= bool(touched & (old.subject | new.subject))
+    if (old.negated > 0) != (new.negated > 0):
+        changed.append("polarity")
+    return changed, about_another
+
+
+def _unsure(changed: Sequence[str]) -> bool:
+    kinds = {change.split(" ", 1)[0] for change in changed}
+    return len(kinds) > 1 and bool(kinds & _NAMING_KINDS)
+
+
+def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
+    old_shape = shape(old)
+    if not old_shape.frame:
+        return None
+    for new in newer:
+        new_shape = shape(new)
+        if new_shape.frame != old_shape.frame:
+            continue
+        changed, about_another = value_changes(old_shape, new_shape)
+        if changed and not about_another and not _unsure(changed):
+            return ClauseUpdate(old, new, tuple(changed))
+    return None
+
+
+def _claims(sentence) -> list[Piece]:
+    """The clauses of an older sentence as claims: a clause of values only ("and Wednesdays")
+    belongs to the clause before it."""
+    claims: list[tuple[int, int]] = []
+    for n, clause in enumerate(sentence.clauses):
+        if claims and not shape(clause).frame:
+            claims[-1] = (claims[-1][0], n)
+        else:
+            claims.append((n, n))
+    return [sentence.piece(first, last) for first, last in claims]
+
+
+def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -> VersionCheck:
+    """Whether `newer` (the later memory) updates `older` (see the module docstring)."""
+    newer_sentences = text_clauses(newer)
+    newer_pieces = [p for s in newer_sentences for p in s.pieces()]
+    older_clauses = [c for s in text_clauses(older) for c in _claims(s) if c.keys]
+    said = KeptText(newer_sentences)
+    # A clause the newer text says in its own words is restated, not updated.
+    found = {n: None if said.cover(clause, lexical_only=True).covered else _update_of(clause, newer_pieces)
+             for n, clause in enumerate(older_clauses)}
+    updates = tuple(update for update in found.values() if update is not None)
+    if not updates:
+        return VersionCheck(NONE)  # most pairs: no frame in common, nothing more to compare
+    # A changed value is never "restated", however alike the two clauses sound.
+    kept = KeptText(newer_sentences, semantic)
+    rest = [clause for n, clause in enumerate(older_clauses) if found[n] is None]
+    left = tuple(c.clause for c in kept.cover_all(rest) if not c.covered)
+    return VersionCheck(PARTIAL if left else UPDATE, updates, left)
+
+
+def shares_subject_with_change(older: str, newer: str) -> bool:
+    """The judge's "update" verdict is taken only when the texts give it a reason: a clause of
+    each with overlapping frames (half of the smaller one) that differ in a value or polarity."""
+    olds = [c for s in text_clauses(older) for c in _claims(s) if c.keys]
+    news = [p for s in text_clauses(newer) for p in s.pieces() if p.keys]
+    for old in olds:
+        old_shape = shape(old)
+        for new in news:
+            new_shape = shape(new)
+            overlap = len(old_shape.frame & new_shape.frame)
+            smaller = min(len(old_shape.frame), len(new_shape.frame))
+            if smaller and 2 * overlap >= smaller and value_changes(old_shape, new_shape)[0]:
+                return True
+    return False

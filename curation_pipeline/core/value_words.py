@@ -1,0 +1,75 @@
+"""Words that are values of an attribute: two members of one class are two different facts. Pure.
+
+"replies within a day" and "replies within a week", "prefers email" and "prefers phone", "the
+staging cluster" and "the production cluster", "the migration is in progress" and "the
+migration is complete" share every other word, and a sentence embedding puts each pair very
+close (all-MiniLM-L6-v2: 0.92 for day/week). The words that differ belong to small closed
+classes: units of time, weekdays, months, channels, environments, statuses, ordinals, access
+modes, priorities, directions, colours, languages.
+A clause covers another only if it has the same members of these classes (coverage.py), and a
+newer memory that replaces one member by another of its class gives a new value of the same
+attribute (supersession.py).
+
+Compared by root (sentence_tokens.root), so "Tuesdays" is "tuesday" and "completed" is
+"complet".
+"""
+
+from __future__ import annotations
+
+from curation_pipeline.core.sentence_tokens import root
+
+# "class: member, member, ...". Words that are mostly verbs or other nouns ("call", "post",
+# "read", "write", "test", "live", "run", "start", "open", "sign", "approve") are left out: a
+# value class must not turn "calls the API" into a channel, and their opposites are antonyms
+# already (meaning_markers.py).
+_CLASSES = """
+time unit: second, minute, hour, day, night, week, fortnight, month, quarter, year, decade,
+    hourly, daily, nightly, weekly, biweekly, monthly, quarterly, yearly, annually
+weekday: monday, tuesday, wednesday, thursday, friday, saturday, sunday, weekday, weekend
+month: january, february, march, april, june, july, august, september, october, november, december
+channel: email, e-mail, phone, sms, slack, chat, letter, fax, whatsapp, telegram, zoom,
+    voicemail, pager, webhook
+environment: staging, production, prod, dev, development, sandbox, qa, uat
+status: enabled, disabled, active, inactive, pending, complete, completed, done, finished,
+    blocked, cancelled, canceled, paused, resumed, planned, scheduled, deprecated, retired, draft,
+    published, archived, resolved, progress, ongoing, delayed, reverted, suspended, expired,
+    valid, invalid, submitted, investigation, investigating, mitigated, underway, postponed,
+    frozen, churned, onboarded, offboarded, decommissioned, provisioned, healthy, degraded, outage
+ordinal: second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh,
+    twelfth, next, last, previous, ground, basement
+access: admin, owner, viewer, editor, guest, readonly, read-only
+priority: low, medium, high, critical, urgent, minor, major, blocker
+direction: north, south, east, west, left, right, upper, lower, inbound, outbound, ascending,
+    descending
+colour: red, green, blue, yellow, orange, purple, black, white, grey, gray, amber
+language: english, german, french, spanish, italian, portuguese, dutch, polish, japanese,
+    chinese, korean, hindi, arabic, russian, turkish, swedish
+"""
+
+
+def _parse() -> dict[str, str]:
+    members: dict[str, str] = {}
+    for entry in _CLASSES.strip().replace("\n    ", " ").splitlines():
+        name, _, words = entry.partition(":")
+        for word in words.split(","):
+            # A word in two classes ("medium": priority and size) keeps its first class.
+            members.setdefault(root(word.strip()), name.strip())
+    return members
+
+
+_MEMBERS = _parse()
+
+
+def value_class(key: str) -> str | None:
+    """The class of a content key (a root, as tokens carry it), or None for any other word."""
+    return _MEMBERS.get(key)
+
+
+def value_keys(keys) -> dict[str, frozenset[str]]:
+    """The value words among `keys`, by class."""
+    found: dict[str, set[str]] = {}
+    for key in keys:
+        name = _MEMBERS.get(key)
+        if name is not None:
+            found.setdefault(name, set()).add(key)
+    return {name: frozenset(members) for name, members in found.items()}
