@@ -26,7 +26,7 @@ from curation_pipeline.store.nodes_io import insert_nodes
 
 TABLES = (
     "merge_vetoes", "signal_revisions", "graph_revisions", "graph_edges", "graph_vertices", "node_revisions", "training_signals", "activity_log",
-    "namespace_activity", "memory_nodes", "llm_cache",
+    "namespace_activity", "pair_judgements", "memory_nodes", "llm_cache",
 )
 
 

@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS pair_judgements (
     newer_id     uuid NOT NULL REFERENCES memory_nodes (id),
     older_version bigint NOT NULL,
     newer_version bigint NOT NULL,
+    similarity   double precision NOT NULL,  -- the embedder's cosine of the pair when judged
     verdict      text NOT NULL CHECK (verdict IN ('same', 'update', 'related', 'distinct')),
     -- What came of it: superseded, merged, refused (an "update" the texts give no reason for),
     -- or none.

@@ -41,8 +41,12 @@ class ConsolidateConfig(dg.Config):
     )
     judge_band_low: Threshold = Field(
         _defaults.judge_band_low,
-        description="pairs above this cosine are checked for updates; up to the merge threshold, "
-        "the LLM (when on) judges them: same, update, related or distinct",
+        description="pairs above this cosine, up to the merge threshold, are judged by the LLM "
+        "(when it is on): same, update, related or distinct",
+    )
+    update_min_similarity: Threshold = Field(
+        _defaults.update_min_similarity,
+        description="pairs above this cosine are checked for updates (a newer memory giving a new value)",
     )
     supersede_cap: Cap = Field(_defaults.supersede_cap, description="older memories superseded per cycle at most")
     judge_cap: Cap = Field(_defaults.judge_cap, description="pairs the LLM judges per cycle at most")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from curation_pipeline.core.fact_tokens import extract_facts
 from curation_pipeline.core.meaning_markers import ANTONYM, MARKER_WORDS, Marker, find_markers
@@ -34,6 +34,7 @@ from curation_pipeline.core.text import clip, split_sentences, strip_merge_marke
 from curation_pipeline.core.value_words import value_keys
 
 _QUOTED_CHARS = 90
+_CACHED_CHARS = 20_000  # longer texts are cut anew each time rather than held in the cache
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,13 @@ class Piece:
         return tuple(m for m in self.markers if m.category != ANTONYM)
 
     @cached_property
+    def sentence_markers(self) -> frozenset[tuple[str, str]]:
+        """The (category, class) of every plain marker of the piece's whole sentence: a clause
+        that continues another ("needs X and Y": "and Y") is under the markers before it."""
+        tokens = tokenize(self.context) if self.context else list(self.tokens)
+        return frozenset((m.category, m.value) for m in find_markers(tokens) if m.category != ANTONYM)
+
+    @cached_property
     def antonym_sides(self) -> frozenset[str]:
         return frozenset(m.value for m in self.markers if m.category == ANTONYM)
 
@@ -72,7 +80,7 @@ class Piece:
 
     @cached_property
     def values(self) -> dict[str, frozenset[str]]:
-        return value_keys(self.keys)
+        return value_keys(self.tokens)
 
     @property
     def quoted(self) -> str:
@@ -160,4 +168,13 @@ def sentence_clauses(sentence: str, index: int = 0) -> SentenceClauses:
 
 def text_clauses(text: str) -> list[SentenceClauses]:
     """Every sentence of a memory text (`[merged: ...]` markers flattened), cut into clauses."""
-    return [sentence_clauses(s, n) for n, s in enumerate(split_sentences(strip_merge_markers(text or "")))]
+    text = text or ""
+    if len(text) > _CACHED_CHARS:
+        return [sentence_clauses(s, n) for n, s in enumerate(split_sentences(strip_merge_markers(text)))]
+    return list(_text_clauses(text))
+
+
+@lru_cache(maxsize=4096)
+def _text_clauses(text: str) -> tuple[SentenceClauses, ...]:
+    # A memory is compared with many others in one pass (every pair it is in): cut it once.
+    return tuple(sentence_clauses(s, n) for n, s in enumerate(split_sentences(strip_merge_markers(text))))

@@ -28,6 +28,9 @@ HEALTH_FIELDS = (
     HealthField("archived_nodes", "archived", "archived memory nodes after the cycle"),
     HealthField("pinned_nodes", "pinned", "pinned active memory nodes after the cycle"),
     HealthField("merged", "merged", "duplicate pairs merged this cycle (step 2)"),
+    HealthField("superseded", "superseded", "memories marked superseded by a newer one this cycle (step 2)"),
+    HealthField("superseded_nodes", "supers.", "active memories superseded by a newer one (not in current_memory)"),
+    HealthField("judged", "judged", "similar pairs the LLM judged this cycle (step 2)"),
     HealthField("summarized", "summarized", "nodes summarized this cycle (step 3)"),
     HealthField("re_embedded", "embedded", "vectors computed this cycle, missing or of another model (step 4)"),
     HealthField("marked_stale", "stale", "nodes whose confidence became stale this cycle (step 5)"),
@@ -53,6 +56,7 @@ class Snapshot:
     stale_nodes: int  # active ones
     embedding_backlog: int  # of `embedding_model`
     association_edges: int
+    superseded_nodes: int = 0  # active ones
     orphans: int = 0  # archived nodes whose keeper is archived, gone or elsewhere
     orphan_examples: tuple[str, ...] = ()
     embedding_model: str = ""
@@ -67,7 +71,7 @@ class Snapshot:
 
 # What steps 2 to 6b report when they changed nothing in the namespace.
 _UNCHANGED_COUNTS = {
-    "consolidate_duplicates": ("pairs_merged", "nodes_archived", "keepers_rewritten", "repointed"),
+    "consolidate_duplicates": ("pairs_merged", "nodes_archived", "keepers_rewritten", "repointed", "superseded"),
     "summarize_verbose": ("summarized",),
     "revectorize": ("embedded", "reembedded"),
     "mark_stale_confidence": ("marked_stale",),
@@ -112,6 +116,9 @@ def cycle_health(snapshot: Snapshot, cycle: Cycle) -> dict:
         "archived_nodes": snapshot.archived_nodes,
         "pinned_nodes": snapshot.pinned_nodes,
         "merged": _sum(cycle, ("consolidate_duplicates",), "pairs_merged"),
+        "superseded": _sum(cycle, ("consolidate_duplicates",), "superseded"),
+        "superseded_nodes": snapshot.superseded_nodes,
+        "judged": _sum(cycle, ("consolidate_duplicates",), "judged"),
         "summarized": _sum(cycle, ("summarize_verbose",), "summarized"),
         "re_embedded": _sum(cycle, ("revectorize",), "embedded", "reembedded"),
         "marked_stale": _sum(cycle, ("mark_stale_confidence",), "marked_stale"),

@@ -6,7 +6,9 @@ lines, and the nodes already in the store:
 * an id may appear once in the file, and must not exist in the store yet;
 * an archived node's ``merged_into`` names a node of the same tenant and namespace, in the file
   or in the store, and following ``merged_into`` from there ends at an **active** node: every
-  archived node's keeper chain ends at an active node of its namespace (a cycle never does).
+  archived node's keeper chain ends at an active node of its namespace (a cycle never does);
+* a superseded node's ``superseded_by`` names a node of the same tenant and namespace, in the
+  file or in the store.
 
 ``check_links`` reports every line that breaks a rule, naming the line, never only a node id.
 Its answer is already the fixpoint that ``--skip-invalid`` needs: a line is accepted only if
@@ -36,12 +38,13 @@ class NodeLink:
     archived: bool
     merged_into: uuid.UUID | None
     line: int | None = None
+    superseded_by: uuid.UUID | None = None
 
     @classmethod
     def of_row(cls, line: int, row: Mapping[str, Any]) -> NodeLink:
         """The link of a normalised row (``core/jsonl_rows.py``) found on ``line``."""
         return cls(row["id"], row["tenant_id"], row["namespace"], row["archived_at"] is not None,
-                   row["merged_into"], line)
+                   row["merged_into"], line, row.get("superseded_by"))
 
     @property
     def label(self) -> str:
@@ -68,6 +71,7 @@ def check_links(
     accepted: dict[uuid.UUID, NodeLink] = {}
     unimportable = dict(invalid_lines or {})
     chained: list[NodeLink] = []
+    superseded: list[NodeLink] = []
 
     for node in sorted(file_nodes, key=lambda link: link.line or 0):
         if node.id is not None:
@@ -83,14 +87,35 @@ def check_links(
             accepted[node.id] = node
         if node.merged_into is not None:
             chained.append(node)
+        if node.superseded_by is not None:
+            superseded.append(node)
 
     chains = _KeeperChains(accepted, stored, unimportable)
     for node in chained:
         reason = chains.problem_of(node)
         if reason is not None:
             errors.append(LineError(node.line, "merged_into", reason))
+    for node in superseded:
+        reason = _successor_problem(node, accepted, stored, unimportable)
+        if reason is not None:
+            errors.append(LineError(node.line, "superseded_by", reason))
     errors.sort(key=lambda error: error.line)
     return errors
+
+
+def _successor_problem(node: NodeLink, accepted: Mapping[uuid.UUID, NodeLink], stored: Mapping[uuid.UUID, NodeLink],
+                       unimportable: Mapping[uuid.UUID, int]) -> str | None:
+    """Why ``node``'s ``superseded_by`` cannot be: it names no node of the file or the store, or
+    one of another namespace (a supersession never crosses namespaces)."""
+    successor = accepted.get(node.superseded_by) or stored.get(node.superseded_by)
+    if successor is None:
+        if node.superseded_by in unimportable:
+            return f"{node.superseded_by} is only on line {unimportable[node.superseded_by]}, which cannot be imported"
+        return f"{node.superseded_by} does not exist (neither in this file nor in the store)"
+    if (successor.tenant_id, successor.namespace) != (node.tenant_id, node.namespace):
+        return (f"{successor.label} belongs to another namespace "
+                f"(tenant {successor.tenant_id!r}, namespace {successor.namespace!r})")
+    return None
 
 
 class _KeeperChains:

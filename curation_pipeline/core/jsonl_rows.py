@@ -67,7 +67,7 @@ __all__ = [
     "parse_line",
 ]
 
-CONFIDENCE_LEVELS: tuple[str, ...] = ("default", "verified", "stale")
+CONFIDENCE_LEVELS: tuple[str, ...] = ("default", "verified", "stale", "superseded")
 DATABASE_DEFAULTED_COLUMNS: frozenset[str] = frozenset({"id", "created_at", "updated_at"})
 
 DEFAULT_MEMORY_TYPE = "semantic"
@@ -271,6 +271,10 @@ class MemoryNodeRow(BaseModel):
     merged_into: Uuid | None = None
     created_at: Timestamp | None = None
     updated_at: Timestamp | None = None
+    # A newer memory replaced this one's value (sql/010): its id, and when this one stopped
+    # being current. The node stays active; `current_memory` leaves it out.
+    superseded_by: Uuid | None = None
+    valid_until: Timestamp | None = None
 
     @field_validator("tenant_id", "namespace")
     @classmethod
@@ -304,6 +308,19 @@ class MemoryNodeRow(BaseModel):
         if value is not None and value == info.data.get("id"):
             raise ValueError("points to the node itself")
         return value
+
+    @field_validator("superseded_by")
+    @classmethod
+    def _superseded_by_another(cls, value: uuid.UUID | None, info: ValidationInfo) -> uuid.UUID | None:
+        if value is not None and value == info.data.get("id"):
+            raise ValueError("points to the node itself")
+        return value
+
+    @model_validator(mode="after")
+    def _superseded_has_a_successor(self) -> MemoryNodeRow:
+        if self.confidence == "superseded" and self.superseded_by is None:
+            raise ValueError("confidence is superseded but superseded_by is not set (the newer node's id)")
+        return self
 
     @model_validator(mode="after")
     def _name_the_model_of_an_unnamed_vector(self) -> MemoryNodeRow:

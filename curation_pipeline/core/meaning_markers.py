@@ -101,6 +101,8 @@ paid: paid | unpaid
 # Contractions whose "n't" also carries a modal ("can't" = may + not).
 _MODAL_CONTRACTIONS = {"can": "may", "ca": "may", "could": "may", "might": "may", "must": "must",
                        "need": "must", "should": "should"}
+# "is on" / "was turned off": the words before a state.
+_SWITCHED_BY = frozenset("is are was were be been stays stay remains remain turned switched set left".split())
 # "about 5", "roughly $180,000", "nearly 30%": an approximate amount is not an exact one.
 _APPROXIMATIONS = frozenset({"about", "around", "roughly", "approximately", "circa", "nearly", "almost"})
 # "over"/"under" compare only before a quantity ("over 900 kg"), not in "took over", "prefers X
@@ -227,7 +229,8 @@ def _special(tokens: list[Token], i: int) -> tuple[tuple[str, str], ...] | None:
         return () if as_count else ((COMPARISON, "after"),)
     if word in ("every", "each") and _repeats_in_time(following):
         return ()  # "every Monday", "each quarter", "every two weeks": how often, not how many
-    if word in ("on", "off") and (i + 1 == len(tokens) or tokens[i + 1].ends_clause):
+    if word in ("on", "off") and (i + 1 == len(tokens) or tokens[i + 1].ends_clause) and i > 0 \
+            and tokens[i - 1].lower in _SWITCHED_BY:
         # "Maintenance mode is on." / "... is off.": a state, not a preposition.
         return ((ANTONYM, f"switched:{int(word == 'off')}"),)
     if word in _APPROXIMATIONS:

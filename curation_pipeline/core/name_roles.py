@@ -40,7 +40,7 @@ class Entity:
 def _takes_a_role(token: Token) -> bool:
     """A name that can do something to someone: not a weekday or a month ("Monday", "March"),
     which say when, and move freely in a sentence."""
-    return token.is_name and not (token.keys and value_class(token.keys[0]) in ("weekday", "month"))
+    return token.is_name and not (token.keys and value_class(token.lower, token.keys[0]) in ("weekday", "month"))
 
 
 def entities(tokens: Sequence[Token]) -> list[Entity]:

@@ -11,8 +11,8 @@ out of `current_memory`). This module decides, per pair (older by `created_at`, 
 - **frame**: the clause's content words other than its values and the words that announce a
   change ("now", "moved", "changed", "anymore", ...); two clauses of one frame say something of
   the same kind;
-- **subject**: the values that say what the clause is about: those before its verb ("is",
-  "has", "moved", ...; its first word when it has none) and names after "for", "of", "at". A
+- **subject**: the names and codes that say what the clause is about: those before its verb
+  ("is", "has", "moved", ...; its first word when it has none) and after "for", "of", "at". A
   changed subject is another thing, not an update: "exp-0412 reached MAPE 11.8%" and "exp-0413
   reached MAPE 12.1%" are two experiments, "Maria Chen leads payments" and "Oliver Chen leads
   payments" two people, "the export for Cedar Bank" and "the export for Maple Bank" two exports;
@@ -29,6 +29,9 @@ current, and merging would say two values side by side, so such a pair is neithe
 reported, and linked by the judge or step 6b). When unsure, nothing is superseded: a clause
 whose identifier or name changed together with another value is a different thing described
 alike ("Deploys to eu-west-1 happen on Mondays" / "... us-east-1 ... Wednesdays"), not an update.
+Such a **look-alike** pair (the same kind of statement about another thing, or about another
+attribute of the same thing, with other values) is not merged either: one node would say two
+values side by side.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic
@@ -43,7 +47,7 @@ from curation_pipeline.core.meaning_markers import NEGATION
 from curation_pipeline.core.sentence_tokens import CLAUSE_WORDS
 from curation_pipeline.core.value_words import value_class
 
-UPDATE, PARTIAL, NONE = "update", "partial", "none"
+UPDATE, PARTIAL, LOOK_ALIKE, NONE = "update", "partial", "look-alike", "none"
 
 # Words that announce a change rather than say what changed.
 _CHANGE_CUES = frozenset("""
@@ -77,6 +81,12 @@ class Shape:
     values: dict[str, Counter]  # kind -> the values of that kind (their keys)
     subject: frozenset[tuple[str, str]]  # (kind, value) of the values that say what it is about
     negated: int  # negation markers
+
+    @property
+    def identity(self) -> frozenset[str]:
+        """What the clause is about and what kind of thing it says of it: its frame words and
+        its subject's values. Two clauses of one identity say something of the same thing."""
+        return self.frame | {value for _, value in self.subject}
 
 
 @dataclass(frozen=True)
@@ -121,10 +131,10 @@ def _kind(token, following) -> str | None:
         return None
     if any(ch.isdigit() for ch in token.text) or token.text.startswith("#"):
         return "identifier"
-    word_class = value_class(token.keys[0])
+    word_class = value_class(token.lower, token.keys[0])
     if word_class is not None:
         modifies = (word_class in _MODIFYING_CLASSES and following is not None and following.kind == "word"
-                    and following.keys and not following.is_name and value_class(following.keys[0]) is None)
+                    and following.keys and value_class(following.lower, following.keys[0]) is None)
         return None if modifies else word_class
     if token.is_name:
         return "name"
@@ -142,21 +152,44 @@ def _after_of_which(tokens, n: int) -> bool:
     return False
 
 
+def _state_word(tokens, n: int) -> str | None:
+    """"is on" / "is off" at the end of a clause, and "under way": states, though "on", "off",
+    "under" and "way" are common words."""
+    word = tokens[n].lower
+    if word in ("on", "off") and (n + 1 == len(tokens) or tokens[n + 1].ends_clause) and n > 0 \
+            and tokens[n - 1].lower in ("is", "are", "was", "were", "be", "been", "turned", "switched", "set"):
+        return word
+    if word == "way" and n > 0 and tokens[n - 1].lower == "under":
+        return "underway"
+    return None
+
+
 def shape(piece: Piece) -> Shape:
+    return _shape(piece)
+
+
+@lru_cache(maxsize=16384)
+def _shape(piece: Piece) -> Shape:
     tokens = piece.tokens
     subject_end = _subject_end(tokens)
+    codes = {token.lstrip("#`").lower() for kind, token in piece.facts if kind == "identifier"}
     frame: set[str] = set()
     values: dict[str, Counter] = {}
     subject: set[tuple[str, str]] = set()
     for n, token in enumerate(tokens):
+        state = _state_word(tokens, n)
+        if state is not None:
+            values.setdefault("status", Counter())[state] += 1
+            continue
         if not token.keys or token.lower in _CHANGE_CUES:
             continue
-        kind = _kind(token, tokens[n + 1] if n + 1 < len(tokens) else None)
+        following = next((t for t in tokens[n + 1:] if t.lower not in _CHANGE_CUES), None)
+        kind = "identifier" if token.lower in codes else _kind(token, following)
         if kind is None:
             frame.update(token.keys)
             continue
         values.setdefault(kind, Counter()).update(token.keys)
-        if n < subject_end or (kind in _NAMING_KINDS and _after_of_which(tokens, n)):
+        if kind in _NAMING_KINDS and (n < subject_end or _after_of_which(tokens, n)):
             subject.update((kind, key) for key in token.keys)
     negated = sum(1 for m in piece.markers if m.category == NEGATION)
     return Shape(frozenset(frame), values, frozenset(subject), negated)
@@ -187,16 +220,40 @@ def _unsure(changed: Sequence[str]) -> bool:
 
 def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
     old_shape = shape(old)
-    if not old_shape.frame:
+    if not old_shape.identity:
         return None
     for new in newer:
         new_shape = shape(new)
-        if new_shape.frame != old_shape.frame:
+        if new_shape.identity != old_shape.identity:
             continue
         changed, about_another = value_changes(old_shape, new_shape)
         if changed and not about_another and not _unsure(changed):
             return ClauseUpdate(old, new, tuple(changed))
     return None
+
+
+def _look_alike(old: Piece, newer: Sequence[Piece]) -> bool:
+    """Whether a clause of the newer text says the same kind of thing of another thing, or
+    another attribute of the same thing, with other values: "Ticket SUP-3301 is about a failed
+    password reset." / "Ticket SUP-3302 is about ...", "The contract start date is 2025-04-01." /
+    "The contract end date is 2027-03-31.". Two such memories are neither one fact nor an update:
+    merging them would say two values side by side."""
+    old_shape = shape(old)
+    for new in newer:
+        new_shape = shape(new)
+        shared = old_shape.identity & new_shape.identity
+        apart = old_shape.identity ^ new_shape.identity
+        if not shared or len(apart) > 2 or 2 * len(shared) < min(len(old_shape.identity), len(new_shape.identity)):
+            continue
+        # Another thing: a name or code of the subject on each side that the other lacks
+        # ("Invoice INV-5521" / "Invoice INV-5522").
+        if ((old_shape.identity - new_shape.identity) & {v for _, v in old_shape.subject}
+                and (new_shape.identity - old_shape.identity) & {v for _, v in new_shape.subject}):
+            return True
+        changed = [change for change in value_changes(old_shape, new_shape)[0] if change != "polarity"]
+        if changed and len(shared) >= 2:
+            return True  # another attribute of the same thing, with another value
+    return False
 
 
 def _claims(sentence) -> list[Piece]:
@@ -222,6 +279,9 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
              for n, clause in enumerate(older_clauses)}
     updates = tuple(update for update in found.values() if update is not None)
     if not updates:
+        if any(_look_alike(clause, newer_pieces) for n, clause in enumerate(older_clauses) if found[n] is None
+               and not said.cover(clause, lexical_only=True).covered):
+            return VersionCheck(LOOK_ALIKE)
         return VersionCheck(NONE)  # most pairs: no frame in common, nothing more to compare
     # A changed value is never "restated", however alike the two clauses sound.
     kept = KeptText(newer_sentences, semantic)

@@ -19,9 +19,8 @@ from __future__ import annotations
 from curation_pipeline.core.sentence_tokens import root
 
 # "class: member, member, ...". Words that are mostly verbs or other nouns ("call", "post",
-# "read", "write", "test", "live", "run", "start", "open", "sign", "approve") are left out: a
-# value class must not turn "calls the API" into a channel, and their opposites are antonyms
-# already (meaning_markers.py).
+# "read", "write", "test") are left out: a value class must not turn "calls the API" into a
+# channel. Statuses are matched as written (below), so "approved" is one and "approves" is not.
 _CLASSES = """
 time unit: second, minute, hour, day, night, week, fortnight, month, quarter, year, decade,
     hourly, daily, nightly, weekly, biweekly, monthly, quarterly, yearly, annually
@@ -34,7 +33,9 @@ status: enabled, disabled, active, inactive, pending, complete, completed, done,
     blocked, cancelled, canceled, paused, resumed, planned, scheduled, deprecated, retired, draft,
     published, archived, resolved, progress, ongoing, delayed, reverted, suspended, expired,
     valid, invalid, submitted, investigation, investigating, mitigated, underway, postponed,
-    frozen, churned, onboarded, offboarded, decommissioned, provisioned, healthy, degraded, outage
+    frozen, churned, onboarded, offboarded, decommissioned, provisioned, healthy, degraded, outage,
+    approved, rejected, open, closed, unblocked, live, failed, passed, shipped, started, stopped,
+    running, paid, unpaid, overdue, signed, unsigned
 ordinal: second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh,
     twelfth, next, last, previous, ground, basement
 access: admin, owner, viewer, editor, guest, readonly, read-only
@@ -47,29 +48,42 @@ language: english, german, french, spanish, italian, portuguese, dutch, polish, 
 """
 
 
-def _parse() -> dict[str, str]:
-    members: dict[str, str] = {}
+# Statuses are matched as written: their roots are other words ("planned" -> "plan", as in "the
+# Pro plan"; "scheduled" -> "schedul", as in "the schedule").
+_AS_WRITTEN = frozenset({"status"})
+
+
+def _parse() -> tuple[dict[str, str], dict[str, str]]:
+    by_root: dict[str, str] = {}
+    by_word: dict[str, str] = {}
     for entry in _CLASSES.strip().replace("\n    ", " ").splitlines():
         name, _, words = entry.partition(":")
-        for word in words.split(","):
+        name = name.strip()
+        for word in (w.strip() for w in words.split(",")):
             # A word in two classes ("medium": priority and size) keeps its first class.
-            members.setdefault(root(word.strip()), name.strip())
-    return members
+            if name in _AS_WRITTEN:
+                by_word.setdefault(word, name)
+            else:
+                by_root.setdefault(root(word), name)
+    return by_root, by_word
 
 
-_MEMBERS = _parse()
+_BY_ROOT, _BY_WORD = _parse()
 
 
-def value_class(key: str) -> str | None:
-    """The class of a content key (a root, as tokens carry it), or None for any other word."""
-    return _MEMBERS.get(key)
+def value_class(word: str, key: str | None = None) -> str | None:
+    """The class of a word (casefolded, as written) whose content key is `key` (its root), or
+    None for any other word."""
+    return _BY_WORD.get(word) or _BY_ROOT.get(key if key is not None else root(word))
 
 
-def value_keys(keys) -> dict[str, frozenset[str]]:
-    """The value words among `keys`, by class."""
+def value_keys(tokens) -> dict[str, frozenset[str]]:
+    """The value words among `tokens` (sentence_tokens.Token), by class, as their keys."""
     found: dict[str, set[str]] = {}
-    for key in keys:
-        name = _MEMBERS.get(key)
+    for token in tokens:
+        if not token.keys:
+            continue
+        name = value_class(token.lower, token.keys[0])
         if name is not None:
-            found.setdefault(name, set()).add(key)
+            found.setdefault(name, set()).add(token.keys[0])
     return {name: frozenset(members) for name, members in found.items()}

@@ -165,7 +165,8 @@ def associate_concepts(context: dg.OpExecutionContext, config: AssociateConfig,
                        memory_store: MemoryStore, embedder: EmbedderResource) -> None:
     """Step 6b: link similar nodes that step 2 will not merge with `shares_concept_with` edges
     (never with the lexical embedder: its similarity is shared words, not meaning)."""
-    run_op(context, memory_store, lambda run: associate_step(run, config, model=embedder.semantic_model_name()))
+    run_op(context, memory_store, lambda run: associate_step(
+        run, config, model=embedder.semantic_model_name(), association_model=embedder.get().name))
 
 
 @dg.op(

@@ -12,6 +12,8 @@ namespace, are the situations each step exists for (docs/architecture.md lists t
   which the lexical embedder puts above cosine 0.92, including one with a pinned node and one
   with a verified node; a chain A~B, B~C with A!~C; and same-topic memories that state
   different facts and must stay below 0.92;
+* updates: a memory and, weeks later, the new value of the same thing (a raised limit, a moved
+  meeting, a new contact, a "no longer"), which step 2 supersedes;
 * verbose nodes (> 500 characters) rarely recalled, and nodes carrying ``[merged: ...]``
   artifacts of earlier merges (some nested, some long and often recalled);
 * never-recalled nodes far behind the namespace's epoch, nodes not recalled for 30+ days,
@@ -103,6 +105,9 @@ class SeedCorpus:
     """Identical text under two memory types: must not be merged."""
     cross_tenant_twins: list[tuple[uuid.UUID, uuid.UUID]] = field(default_factory=list)
     """Identical text in two tenants: must never be merged."""
+    updates: list[tuple[uuid.UUID, uuid.UUID]] = field(default_factory=list)
+    """(older, newer): the newer memory gives a new value for what the older says, and
+    supersedes it."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -953,6 +958,8 @@ class _NamespaceWriter:
             "archived_at": None,
             "merged_into": None,
             "created_at": created_at,
+            "superseded_by": None,
+            "valid_until": None,
         }
 
     def never_recalled_old(self) -> dict[str, Any]:
@@ -1009,6 +1016,47 @@ class _CorpusDraft:
     distinct_pairs: list[tuple[uuid.UUID, uuid.UUID]] = field(default_factory=list)
     cross_type_twins: list[tuple[uuid.UUID, uuid.UUID]] = field(default_factory=list)
     cross_tenant_twins: list[tuple[uuid.UUID, uuid.UUID]] = field(default_factory=list)
+    updates: list[tuple[uuid.UUID, uuid.UUID]] = field(default_factory=list)
+
+
+# (memory_type, older text, newer text): an agent wrote a memory, and weeks later wrote the new
+# value of the same thing. Step 2 marks the older one superseded by the newer one.
+_PLANTED_UPDATES: dict[tuple[str, str], tuple[tuple[str, str, str], ...]] = {
+    ("acme", "support-bot"): (
+        ("semantic", "The Brightline Dental support plan includes 40 tickets per month.",
+         "The Brightline Dental support plan now includes 60 tickets per month."),
+        ("procedural", "The weekly support sync with Harbor & Vine is on Tuesdays at 15:00 CET.",
+         "The weekly support sync with Harbor & Vine moved to Thursdays at 15:00 CET."),
+    ),
+    ("acme", "sales-assistant"): (
+        ("semantic", "The Orbital Foods renewal call is scheduled for 2025-03-14.",
+         "The Orbital Foods renewal call is now scheduled for 2025-03-21."),
+        ("semantic", "Kestrel Aviation's procurement contact is Hiro Tanaka.",
+         "Kestrel Aviation's procurement contact is now Mei Sato."),
+    ),
+    ("globex", "support-bot"): (
+        ("semantic", "The Globex status page is hosted at https://status.globex.example/v1.",
+         "The Globex status page is now hosted at https://status.globex.example/v2."),
+        ("procedural", "Globex support uses Zendesk for ticket routing.",
+         "Globex support no longer uses Zendesk for ticket routing."),
+    ),
+    ("globex", "research"): (
+        ("semantic", "The churn model retrains every Monday at 02:00 UTC.",
+         "The churn model now retrains every Wednesday at 02:00 UTC."),
+        ("semantic", "The feature store runs on Postgres 15.", "The feature store runs on Postgres 16."),
+    ),
+    ("initech", "sales-assistant"): (
+        ("semantic", "The Initech discount ceiling for renewals is 12% of the list price.",
+         "The Initech discount ceiling for renewals is now 15% of the list price."),
+        ("semantic", "Dana Reyes at Initech is on the evaluation committee.",
+         "Dana Reyes at Initech is no longer on the evaluation committee."),
+    ),
+    ("initech", "research"): (
+        ("semantic", "The TPS benchmark cluster has 8 nodes.", "The TPS benchmark cluster has 12 nodes."),
+        ("semantic", "The TPS project tracks experiments in MLflow.",
+         "The TPS project now tracks experiments in Weights & Biases."),
+    ),
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -1051,6 +1099,17 @@ def _plant_duplicates(writer: _NamespaceWriter, planted: _PlantedTexts) -> dict[
         twins = (writer.add(text, first_type), writer.add(text, second_type))
         writer.corpus.cross_type_twins.append(twins)
     return first_ids
+
+
+def _plant_updates(writer: _NamespaceWriter) -> None:
+    """Step 2's supersession material: a memory, and weeks later its new value."""
+    for memory_type, older_text, newer_text in _PLANTED_UPDATES[writer.spec.key]:
+        # Both recalled lately (neither goes stale in step 5): only step 2 acts on them.
+        older = writer.add(older_text, memory_type, created_at=writer.days_ago(40, 90),
+                           last_recalled_at=writer.days_ago(0.5, 1.5), recall_count=3, confidence="default")
+        newer = writer.add(newer_text, memory_type, created_at=writer.days_ago(2, 10),
+                           last_recalled_at=writer.days_ago(0.1, 0.4), recall_count=1, confidence="default")
+        writer.corpus.updates.append((older, newer))
 
 
 def _plant_verbose_and_merged(writer: _NamespaceWriter) -> None:
@@ -1153,6 +1212,7 @@ def build_seed_corpus(*, now: datetime, seed: int = 7) -> SeedCorpus:
     for spec in SEED_NAMESPACES:
         writer = writers[spec.key]
         first_ids[spec.key] = _plant_duplicates(writer, _PLANTED[spec.key])
+        _plant_updates(writer)
         _plant_verbose_and_merged(writer)
         _plant_stale(writer)
         _plant_missing_embeddings_and_history(writer)
@@ -1169,6 +1229,7 @@ def build_seed_corpus(*, now: datetime, seed: int = 7) -> SeedCorpus:
         distinct_pairs=draft.distinct_pairs,
         cross_type_twins=draft.cross_type_twins,
         cross_tenant_twins=draft.cross_tenant_twins,
+        updates=draft.updates,
     )
 
 

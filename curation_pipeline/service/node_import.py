@@ -89,7 +89,7 @@ def import_jsonl_file(
                     continue
                 row = parsed.row
                 spool.add(parsed.line, row)
-                if row["id"] is not None or row["merged_into"] is not None:
+                if row["id"] is not None or row["merged_into"] is not None or row["superseded_by"] is not None:
                     links.append(NodeLink.of_row(parsed.line, row))
 
         with conn.transaction():
@@ -149,7 +149,7 @@ class _Spool:
             yield line, dict(zip(MEMORY_NODE_COLUMNS, values))
 
 
-_UUID_INDEXES = (MEMORY_NODE_COLUMNS.index("id"), MEMORY_NODE_COLUMNS.index("merged_into"))
+_UUID_INDEXES = tuple(MEMORY_NODE_COLUMNS.index(column) for column in ("id", "merged_into", "superseded_by"))
 _EMBEDDING_INDEX = MEMORY_NODE_COLUMNS.index("embedding")
 
 
@@ -174,7 +174,7 @@ def _parsed_lines(path: Path, context: RowContext, bar: Advance) -> Iterator[Par
 def _ids_to_look_up(links: list[NodeLink]) -> Iterator[uuid.UUID]:
     seen: set[uuid.UUID] = set()
     for link in links:
-        for node_id in (link.id, link.merged_into):
+        for node_id in (link.id, link.merged_into, link.superseded_by):
             if node_id is not None and node_id not in seen:
                 seen.add(node_id)
                 yield node_id

@@ -127,7 +127,8 @@ def apply_merges(
         return counts
     unchanged = _still_as_loaded(conn, scope, plan, loaded, "keeper_id", "absorbed_id")
     counts["skipped_concurrent"] = plan.height - unchanged.height
-    plan = _with_recency(conn, unchanged)
+    pinned = set(loaded.filter(pl.col("pinned").fill_null(True))["id"].to_list()) if "pinned" in loaded.columns else set()
+    plan = _with_recency(conn, unchanged, pinned)
     if plan.is_empty():
         return counts
 
@@ -179,9 +180,10 @@ def apply_merges(
     return counts
 
 
-def _with_recency(conn: psycopg.Connection, plan: pl.DataFrame) -> pl.DataFrame:
+def _with_recency(conn: psycopg.Connection, plan: pl.DataFrame, pinned: set[str]) -> pl.DataFrame:
     """The merge plan with the keeper's recency after the merge: the sum of both nodes'
-    recall counts and the later of their last recalls (rows locked by the caller)."""
+    recall counts and the later of their last recalls (rows locked by the caller). A pinned
+    keeper is not touched at all, its recency included."""
     ids = plan["keeper_id"].to_list() + plan["absorbed_id"].to_list()
     rows = conn.execute(
         "SELECT id::text, recall_count::bigint, last_recalled_at FROM memory_nodes WHERE id = ANY(%s::uuid[])",
@@ -192,9 +194,12 @@ def _with_recency(conn: psycopg.Connection, plan: pl.DataFrame) -> pl.DataFrame:
     keeper = recency.rename({"id": "keeper_id", "recalls": "keeper_recall_count",
                              "recalled": "keeper_last_recalled_at"})
     absorbed = recency.rename({"id": "absorbed_id", "recalls": "absorbed_recalls", "recalled": "absorbed_recalled"})
+    keeper_pinned = pl.col("keeper_id").is_in(list(pinned))
     return plan.join(keeper, on="keeper_id", how="left").join(absorbed, on="absorbed_id", how="left").with_columns(
-        recall_count=pl.col("keeper_recall_count") + pl.col("absorbed_recalls"),
-        last_recalled_at=pl.max_horizontal("keeper_last_recalled_at", "absorbed_recalled"),
+        recall_count=pl.when(keeper_pinned).then(pl.col("keeper_recall_count"))
+        .otherwise(pl.col("keeper_recall_count") + pl.col("absorbed_recalls")),
+        last_recalled_at=pl.when(keeper_pinned).then(pl.col("keeper_last_recalled_at"))
+        .otherwise(pl.max_horizontal("keeper_last_recalled_at", "absorbed_recalled")),
     )
 
 

@@ -1,7 +1,10 @@
-"""Step 6 IO: load changed nodes from one snapshot, upsert vertices, add merge edges.
+"""Step 6 IO: load changed nodes from one snapshot, upsert vertices, add merge and supersession
+edges.
 
 Nothing in the graph is ever deleted: an archived node marks its vertex archived and keeps its
-edges; a merge adds a `merged_into` edge from the archived node's vertex to its keeper's.
+edges; a merge adds a `merged_into` edge from the archived node's vertex to its keeper's; a
+supersession a `supersedes` edge from the successor's vertex to the superseded one's, carrying
+`valid_from` (when the old value was written) and `valid_until` (when it stopped being current).
 """
 
 from __future__ import annotations
@@ -92,22 +95,31 @@ def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan
         """
         WITH wanted AS (
             SELECT m.tenant_id, m.namespace, m.id AS source_id, m.merged_into AS target_id,
-                   'merged_into' AS label
+                   'merged_into' AS label, '{}'::jsonb AS properties
             FROM memory_nodes m
             JOIN graph_vertices s ON s.node_id = m.id
             JOIN graph_vertices k ON k.node_id = m.merged_into
             WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.merged_into IS NOT NULL
               AND (m.id = ANY(%(ids)s::uuid[]) OR m.merged_into = ANY(%(ids)s::uuid[]))
+            UNION ALL
+            -- A superseded node: its successor supersedes it, with the time the old value held.
+            SELECT m.tenant_id, m.namespace, m.superseded_by, m.id, 'supersedes',
+                   jsonb_build_object('valid_from', m.created_at, 'valid_until', m.valid_until)
+            FROM memory_nodes m
+            JOIN graph_vertices s ON s.node_id = m.superseded_by
+            JOIN graph_vertices o ON o.node_id = m.id
+            WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.superseded_by IS NOT NULL
+              AND (m.id = ANY(%(ids)s::uuid[]) OR m.superseded_by = ANY(%(ids)s::uuid[]))
         ),
         previous AS (
             SELECT e.* FROM graph_edges e JOIN wanted w USING (source_id, target_id, label)
         ),
         -- New edges are added; an edge an undo retracted comes back when the merge is made again.
         added AS (
-            INSERT INTO graph_edges AS e (tenant_id, namespace, source_id, target_id, label)
+            INSERT INTO graph_edges AS e (tenant_id, namespace, source_id, target_id, label, properties)
             SELECT * FROM wanted
             ON CONFLICT (source_id, target_id, label) DO UPDATE
-                SET retracted_at = NULL, retracted_by = NULL
+                SET retracted_at = NULL, retracted_by = NULL, properties = EXCLUDED.properties
                 WHERE e.retracted_at IS NOT NULL
             RETURNING *
         )

@@ -25,7 +25,8 @@ GRAPH_NAME = "curation_memory"
 VERTEX_LABEL = "Memory"
 BACKENDS = ("auto", "postgres", "age")
 # Labels end up in the query text (Cypher labels cannot be parameters): only these, ever.
-EDGE_LABELS = {"merged_into": "MERGED_INTO", "shares_concept_with": "SHARES_CONCEPT_WITH"}
+EDGE_LABELS = {"merged_into": "MERGED_INTO", "shares_concept_with": "SHARES_CONCEPT_WITH",
+               "supersedes": "SUPERSEDES"}
 _PG_LABELS = {age: pg for pg, age in EDGE_LABELS.items()}
 VERTEX_KEYS = ("node_id", "tenant_id", "namespace", "heat", "pinned", "summary", "archived")
 EDGE_KEYS = ("edge_id", "tenant_id", "namespace", "source_id", "target_id", "properties", "retracted")

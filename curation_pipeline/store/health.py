@@ -20,12 +20,13 @@ ORPHAN_EXAMPLES = 5
 
 def snapshot(conn: psycopg.Connection, scope: Scope, embedding_model: str) -> Snapshot:
     """The namespace now: node counts, the embedding backlog (as step 4 counts it) and edges."""
-    active, archived, pinned, stale = conn.execute(
+    active, archived, pinned, stale, superseded = conn.execute(
         """
         SELECT count(*) FILTER (WHERE archived_at IS NULL),
                count(*) FILTER (WHERE archived_at IS NOT NULL),
                count(*) FILTER (WHERE archived_at IS NULL AND pinned),
-               count(*) FILTER (WHERE archived_at IS NULL AND confidence = 'stale')
+               count(*) FILTER (WHERE archived_at IS NULL AND confidence = 'stale'),
+               count(*) FILTER (WHERE archived_at IS NULL AND superseded_by IS NOT NULL)
         FROM memory_nodes WHERE tenant_id = %s AND namespace = %s
         """,
         (scope.tenant_id, scope.namespace),
@@ -37,8 +38,8 @@ def snapshot(conn: psycopg.Connection, scope: Scope, embedding_model: str) -> Sn
     ).fetchone()[0]
     backlog = count_missing_embeddings(conn, scope) + count_outdated_embeddings(conn, scope, embedding_model)
     orphan_count, orphan_examples = orphans(conn, scope)
-    return Snapshot(active, archived, pinned, stale, backlog, edges, orphan_count, tuple(orphan_examples),
-                    embedding_model)
+    return Snapshot(active, archived, pinned, stale, backlog, edges, superseded, orphan_count,
+                    tuple(orphan_examples), embedding_model)
 
 
 def orphans(conn: psycopg.Connection, scope: Scope) -> tuple[int, list[str]]:

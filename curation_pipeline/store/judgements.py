@@ -11,6 +11,7 @@ import polars as pl
 import psycopg
 
 from curation_pipeline.core.scope import Scope
+from curation_pipeline.core.steps.associate import EDGE_SCHEMA
 from curation_pipeline.core.steps.similarity import ID_PAIR_SCHEMA
 
 
@@ -34,21 +35,23 @@ def judged_pairs(conn: psycopg.Connection, scope: Scope, nodes: pl.DataFrame) ->
 
 
 def record_judgements(conn: psycopg.Connection, scope: Scope, rows: list[dict], model: str) -> int:
-    """Keep each verdict: {older_id, newer_id, older_version, newer_version, verdict, outcome}."""
+    """Keep each verdict: {older_id, newer_id, older_version, newer_version, similarity, verdict,
+    outcome}."""
     if not rows:
         return 0
     conn.execute(
         """
         INSERT INTO pair_judgements (tenant_id, namespace, older_id, newer_id, older_version,
-                                     newer_version, verdict, outcome, model, run_id)
-        SELECT %(t)s, %(ns)s, o, w, ov, wv, v, oc, %(model)s, %(run)s
-        FROM unnest(%(o)s::uuid[], %(w)s::uuid[], %(ov)s::bigint[], %(wv)s::bigint[], %(v)s::text[],
-                    %(oc)s::text[]) AS r(o, w, ov, wv, v, oc)
+                                     newer_version, similarity, verdict, outcome, model, run_id)
+        SELECT %(t)s, %(ns)s, o, w, ov, wv, sim, v, oc, %(model)s, %(run)s
+        FROM unnest(%(o)s::uuid[], %(w)s::uuid[], %(ov)s::bigint[], %(wv)s::bigint[], %(sim)s::float8[],
+                    %(v)s::text[], %(oc)s::text[]) AS r(o, w, ov, wv, sim, v, oc)
         ON CONFLICT DO NOTHING
         """,
         {"t": scope.tenant_id, "ns": scope.namespace, "model": model, "run": scope.run_id,
          "o": [r["older_id"] for r in rows], "w": [r["newer_id"] for r in rows],
          "ov": [r["older_version"] for r in rows], "wv": [r["newer_version"] for r in rows],
+         "sim": [r["similarity"] for r in rows],
          "v": [r["verdict"] for r in rows], "oc": [r["outcome"] for r in rows]},
     )
     return len(rows)
@@ -56,10 +59,10 @@ def record_judgements(conn: psycopg.Connection, scope: Scope, rows: list[dict], 
 
 def verdict_pairs(conn: psycopg.Connection, scope: Scope, verdict: str) -> pl.DataFrame:
     """Pairs judged `verdict` whose two nodes are still active, not superseded and at the
-    versions judged: (source_id, target_id) smaller id first, with both versions."""
+    versions judged, as step 6b's edge candidates (associate.EDGE_SCHEMA: smaller id first)."""
     rows = conn.execute(
         """
-        SELECT least(j.older_id, j.newer_id)::text, greatest(j.older_id, j.newer_id)::text,
+        SELECT least(j.older_id, j.newer_id)::text, greatest(j.older_id, j.newer_id)::text, j.similarity,
                CASE WHEN j.older_id < j.newer_id THEN j.older_version ELSE j.newer_version END,
                CASE WHEN j.older_id < j.newer_id THEN j.newer_version ELSE j.older_version END
         FROM pair_judgements j
@@ -73,5 +76,4 @@ def verdict_pairs(conn: psycopg.Connection, scope: Scope, verdict: str) -> pl.Da
         """,
         (scope.tenant_id, scope.namespace, verdict),
     ).fetchall()
-    return pl.DataFrame(rows, schema={"source_id": pl.String, "target_id": pl.String,
-                                      "source_version": pl.Int64, "target_version": pl.Int64}, orient="row")
+    return pl.DataFrame(rows, schema=EDGE_SCHEMA, orient="row")

@@ -92,7 +92,8 @@ def write_nodes(
         ) from None
     except psycopg.errors.ForeignKeyViolation as error:
         raise ImportConflictError(
-            f"a merge target is missing from the store ({error.diag.message_detail}); nothing was imported"
+            f"a merge or supersession target is missing from the store ({error.diag.message_detail}); "
+            "nothing was imported"
         ) from None
     if on_rows is not None and pending:
         on_rows(pending)
@@ -106,7 +107,7 @@ _COLUMN_TYPES = {
     "base_utility": "float8", "heat": "float8", "pinned": "bool", "recall_count": "int4",
     "last_recalled_at": "timestamptz", "epoch": "int8", "confidence": "text",
     "archived_at": "timestamptz", "merged_into": "uuid", "created_at": "timestamptz",
-    "updated_at": "timestamptz",
+    "updated_at": "timestamptz", "superseded_by": "uuid", "valid_until": "timestamptz",
 }
 _TIMESTAMP_COLUMNS = [column for column, kind in _COLUMN_TYPES.items() if kind == "timestamptz"]
 
@@ -117,8 +118,9 @@ def _complete(row: dict, now: datetime) -> dict:
     would read it)."""
     completed = {column: row.get(column) for column in MEMORY_NODE_COLUMNS}
     completed["id"] = _as_uuid(row.get("id") or uuid.uuid4())
-    if row.get("merged_into") is not None:
-        completed["merged_into"] = _as_uuid(row["merged_into"])
+    for link in ("merged_into", "superseded_by"):
+        if row.get(link) is not None:
+            completed[link] = _as_uuid(row[link])
     completed["created_at"] = row.get("created_at") or now
     completed["updated_at"] = row.get("updated_at") or completed["created_at"]
     for column in _TIMESTAMP_COLUMNS:

@@ -27,7 +27,7 @@ UNDO_STEP = "undo"
 NODE_COLUMNS = (
     "memory_type", "pointer_summary", "embedding", "embedding_model", "base_utility", "heat",
     "pinned", "recall_count", "last_recalled_at", "epoch", "confidence", "archived_at",
-    "merged_into",
+    "merged_into", "superseded_by", "valid_until",
 )
 EDGE_COLUMNS = ("retracted_at", "retracted_by")
 SIGNAL_COLUMNS = ("status", "withdrawn_at", "withdrawn_by")
@@ -51,7 +51,7 @@ class UndoReport:
     vertices_restored: int = 0
     edges_retracted: int = 0
     edges_restored: int = 0
-    merges_vetoed: int = 0  # undone merges step 2 will not propose again
+    merges_vetoed: int = 0  # undone merges and supersessions step 2 will not make again
     vetoes_lifted: int = 0  # vetoes of an undone undo
 
     def as_dict(self) -> dict:
@@ -301,18 +301,21 @@ def _set_signals(
 
 
 def _update_vetoes(conn, scope: Scope, run_id: str, report: UndoReport) -> None:
-    """An undone merge is vetoed, so the next cycle does not simply merge the pair again; vetoes
-    the undone run made are lifted, and those it lifted are in force again."""
+    """An undone merge or supersession is vetoed, so the next cycle does not simply make it
+    again; vetoes the undone run made are lifted, and those it lifted are in force again."""
     vetoed = conn.execute(
         """
+        WITH undone AS (
+            SELECT r.tenant_id, r.namespace, r.node_id,
+                   coalesce(r.reason->>'keeper_id', r.reason->>'superseded_by')::uuid AS partner
+            FROM node_revisions r
+            WHERE r.run_id = %(run)s AND r.tenant_id = %(t)s AND r.namespace = %(n)s
+              AND r.step = 'consolidate_duplicates' AND r.node_id = ANY(%(restored)s::uuid[])
+              AND ((r.reason->>'absorbed_id')::uuid = r.node_id OR r.reason ? 'superseded_by')
+        )
         INSERT INTO merge_vetoes (tenant_id, namespace, node_a, node_b, created_by)
-        SELECT DISTINCT r.tenant_id, r.namespace,
-               least((r.reason->>'keeper_id')::uuid, r.node_id),
-               greatest((r.reason->>'keeper_id')::uuid, r.node_id), %(undo)s
-        FROM node_revisions r
-        WHERE r.run_id = %(run)s AND r.tenant_id = %(t)s AND r.namespace = %(n)s
-          AND r.step = 'consolidate_duplicates' AND r.node_id = ANY(%(restored)s::uuid[])
-          AND (r.reason->>'absorbed_id')::uuid = r.node_id
+        SELECT DISTINCT tenant_id, namespace, least(partner, node_id), greatest(partner, node_id), %(undo)s
+        FROM undone
         RETURNING id
         """,
         {"undo": scope.run_id, "run": run_id, "t": scope.tenant_id, "n": scope.namespace,

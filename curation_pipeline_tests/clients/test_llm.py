@@ -80,8 +80,8 @@ def _settings(url: str, api: str = "chat", **overrides) -> LLMSettings:
 PROMPT = merge_prompt("A met B on 2024-01-02.", "A met B on 2024-01-02 in Oslo.")
 
 
-def _summary(text: str):
-    return summary_prompt(text)
+def _summary(text: str, ceiling: int = 2048):
+    return summary_prompt(text, max_output_tokens=ceiling)
 
 
 # --------------------------------------------------------------------------- both APIs
@@ -109,11 +109,12 @@ def test_answer_usage_and_cache_through_either_api(stub, api):
         schema_format = body["response_format"]
         assert schema_format["type"] == "json_schema" and schema_format["json_schema"]["strict"] is True
         assert schema_format["json_schema"]["schema"]["required"] == ["merged_text"]
-        assert body["max_tokens"] == 2048 and "max_completion_tokens" not in body  # a compatible server
+        # The cap follows the task: a 2,000-character merge, not the client's 2,048-token ceiling.
+        assert body["max_tokens"] == 1032 and "max_completion_tokens" not in body  # a compatible server
     else:
         assert request["path"] == "/v1/responses"
         assert body["text"]["format"]["type"] == "json_schema" and body["text"]["format"]["strict"] is True
-        assert body["max_output_tokens"] == 2048 and body["store"] is False
+        assert body["max_output_tokens"] == 1032 and body["store"] is False
 
 
 def test_both_apis_carry_the_same_prompt_and_schema():
@@ -122,7 +123,17 @@ def test_both_apis_carry_the_same_prompt_and_schema():
     assert chat["messages"][1]["content"] == responses["input"][0]["content"]
     assert chat["response_format"]["json_schema"] == {
         key: value for key, value in responses["text"]["format"].items() if key != "type"}
-    assert chat_request("m", PROMPT, token_limit_field="max_completion_tokens")["max_completion_tokens"] == 2048
+    assert chat_request("m", PROMPT, token_limit_field="max_completion_tokens")["max_completion_tokens"] == 1032
+
+
+def test_each_task_caps_its_answer_by_its_own_length_under_the_clients_ceiling():
+    from curation_pipeline.core.prompts import judge_prompt, output_tokens_for
+
+    assert summary_prompt("x" * 900, max_chars=500).max_output_tokens == 282
+    assert merge_prompt("a", "b", max_chars=2000).max_output_tokens == 1032
+    assert merge_prompt("a", "b", max_chars=2000, max_output_tokens=256).max_output_tokens == 256
+    assert judge_prompt("a", "b", older_written=None, newer_written=None).max_output_tokens == 32
+    assert output_tokens_for(10, 2048) == 37 and output_tokens_for(1, 2048) >= 16
 
 
 def test_openai_itself_gets_max_completion_tokens_on_chat(monkeypatch):
@@ -319,7 +330,7 @@ def test_the_call_budget_holds_with_eight_requests_in_flight(stub):
 
 def test_the_token_budget_holds_with_eight_requests_in_flight(stub):
     # Each answer costs exactly its worst case, so the budget fits exactly three.
-    prompts = [_summary(f"Memory {i}: the server moved on 2024-02-0{i % 9 + 1}.") for i in range(20)]
+    prompts = [_summary(f"Memory {i}: the server moved on 2024-02-0{i % 9 + 1}.", ceiling=100) for i in range(20)]
     client, _ = _client(_settings(stub.url, max_output_tokens=100))
     worst = max(estimated_input_tokens(client.request(prompt)) for prompt in prompts) + 100
     stub.responder = _slow(lambda body, n: Answer(json.dumps({"summary": "x"}), input_tokens=worst - 100,

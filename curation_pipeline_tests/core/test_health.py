@@ -41,7 +41,8 @@ def test_the_health_record_reads_the_store_and_the_cycle_in_a_fixed_order():
     health = cycle_health(SNAPSHOT, LLM_CYCLE)
     assert tuple(health) == HEALTH_KEYS
     assert health == {
-        "active_nodes": 40, "archived_nodes": 6, "pinned_nodes": 2, "merged": 3, "summarized": 1,
+        "active_nodes": 40, "archived_nodes": 6, "pinned_nodes": 2, "merged": 3, "superseded": 0,
+        "superseded_nodes": 0, "judged": 0, "summarized": 1,
         "re_embedded": 7, "marked_stale": 4, "stale_share": 0.25, "embedding_backlog": 3,
         "duplicate_pairs_left": 2, "association_edges": 7, "llm_calls": 5,
         "llm_acceptance_rate": 0.5, "llm_tokens": 480, "duration_s": 4.5,

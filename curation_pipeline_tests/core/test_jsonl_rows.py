@@ -70,6 +70,8 @@ def test_minimal_row_gets_every_column_with_defaults() -> None:
             "merged_into": None,
             "created_at": None,
             "updated_at": None,
+            "superseded_by": None,
+            "valid_until": None,
         }
     ]
     assert list(rows[0]) == list(MEMORY_NODE_COLUMNS)
@@ -290,7 +292,7 @@ def test_every_bad_component_is_named() -> None:
 
 def test_unknown_confidence_lists_the_allowed_values() -> None:
     assert problems(line(minimal(confidence="high"))) == [
-        ("confidence", "must be one of 'default', 'verified' or 'stale', got 'high'")
+        ("confidence", "must be one of 'default', 'verified', 'stale' or 'superseded', got 'high'")
     ]
 
 
@@ -470,7 +472,17 @@ def full_row() -> dict[str, Any]:
         "merged_into": uuid.UUID(OTHER_ID),
         "created_at": datetime(2024, 1, 1, tzinfo=UTC),
         "updated_at": datetime(2025, 6, 2, tzinfo=UTC),
+        "superseded_by": uuid.UUID(OTHER_ID),
+        "valid_until": datetime(2025, 5, 1, tzinfo=UTC),
     }
+
+
+def test_a_superseded_row_names_its_successor() -> None:
+    _, errors = parse(json.dumps({**minimal(), "confidence": "superseded"}))
+    assert [(e.column, e.reason) for e in errors] == [
+        (None, "confidence is superseded but superseded_by is not set (the newer node's id)")]
+    _, errors = parse(json.dumps({**minimal(), "id": NODE_ID, "superseded_by": NODE_ID, "confidence": "superseded"}))
+    assert [(e.column, e.reason) for e in errors] == [("superseded_by", "points to the node itself")]
 
 
 def test_format_writes_one_line_with_every_column_in_order() -> None:

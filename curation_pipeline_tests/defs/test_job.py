@@ -129,6 +129,9 @@ def test_a_failed_step_leaves_the_others_done_and_reexecution_finishes_the_work(
         node(text="Customer Dana Reyes prefers email to phone calls."),
     )
     stale = insert(db, node(text="Never used.", recall_count=0, epoch=0))[0]
+    # A restatement is said once: the keeper's text (and vector) stays; step 4 still has a
+    # node without a vector to embed.
+    unembedded = insert(db, node(text="Invoices for Orbital Foods go to ap@orbital.example.", embed=False))[0]
     db.execute("UPDATE namespace_activity SET current_epoch = 500")
     key = partition_key("acme", "support")
     instance.add_dynamic_partitions("namespaces", [key])
@@ -153,7 +156,8 @@ def test_a_failed_step_leaves_the_others_done_and_reexecution_finishes_the_work(
     assert partial["status"] == "partial" and partial["failed_steps"] == ["revectorize"]
     assert "vector writes are refused" in partial["errors"]["revectorize"]
     assert partial["steps"]["consolidate_duplicates"]["pairs_merged"] == 1
-    assert fetch_node(db, keeper)["embedding"] is None
+    assert fetch_node(db, keeper)["pointer_summary"] == "Customer Dana Reyes prefers email over phone calls."
+    assert fetch_node(db, unembedded)["embedding"] is None
     # A failed run does not count as a curation of the namespace.
     assert db.execute("SELECT last_curated_at FROM namespace_activity").fetchone()[0] is None
     revisions_before = db.execute("SELECT count(*) FROM node_revisions").fetchone()[0]
@@ -169,7 +173,7 @@ def test_a_failed_step_leaves_the_others_done_and_reexecution_finishes_the_work(
     finished = cycle_row(db, retry_run_id)
     assert finished["status"] == "success" and finished["parent_run_id"] == parent_run_id
     assert finished["steps"]["revectorize"]["embedded"] == 1
-    assert fetch_node(db, keeper)["embedding"] is not None
+    assert fetch_node(db, unembedded)["embedding"] is not None
     # Nothing done twice: one more revision (the embedding), one signal, one archived node.
     assert db.execute("SELECT count(*) FROM node_revisions").fetchone()[0] == revisions_before + 1
     assert db.execute("SELECT count(*) FROM training_signals").fetchone()[0] == 1
@@ -188,7 +192,7 @@ def test_an_agent_edit_during_consolidation_is_never_overwritten(db, instance, m
             node(text="Customer Dana Reyes prefers email to phone calls.", base_utility=0.1),
         ),
     ))
-    real_planner = curation_pipeline.service.steps.consolidate.select_merges
+    real_planner = curation_pipeline.service.steps.consolidate.decide_pairs
 
     def plan_while_an_agent_writes(*args, **kwargs):
         # The agent's own connection commits between the step's load and its write.
@@ -199,7 +203,7 @@ def test_an_agent_edit_during_consolidation_is_never_overwritten(db, instance, m
             )
         return real_planner(*args, **kwargs)
 
-    monkeypatch.setattr(curation_pipeline.service.steps.consolidate, "select_merges", plan_while_an_agent_writes)
+    monkeypatch.setattr(curation_pipeline.service.steps.consolidate, "decide_pairs", plan_while_an_agent_writes)
     result = run_cycle(instance, op_selection=["consolidate_duplicates"])
     assert result.success
     assert fetch_node(db, ids[edited])["pointer_summary"] == "Dana now prefers Slack."
@@ -232,7 +236,7 @@ def test_a_namespace_is_curated_by_one_run_at_a_time(db, instance, database_url,
            node(namespace="elsewhere", text="Unrelated."))
     impatient = {"resources": {"memory_store": {"config": {"lock_timeout_s": 1}}}}
     started_meanwhile = {}
-    real_planner = curation_pipeline.service.steps.consolidate.select_merges
+    real_planner = curation_pipeline.service.steps.consolidate.decide_pairs
 
     def start_other_runs_mid_cycle(*args, **kwargs):
         # Between two steps of this run another run of the same namespace must not get in,
@@ -241,7 +245,7 @@ def test_a_namespace_is_curated_by_one_run_at_a_time(db, instance, database_url,
         started_meanwhile["other"] = run_cycle(instance, namespace="elsewhere", run_config=impatient)
         return real_planner(*args, **kwargs)
 
-    monkeypatch.setattr(curation_pipeline.service.steps.consolidate, "select_merges", start_other_runs_mid_cycle)
+    monkeypatch.setattr(curation_pipeline.service.steps.consolidate, "decide_pairs", start_other_runs_mid_cycle)
     first = run_cycle(instance)
     assert first.success
     same, other = started_meanwhile["same"], started_meanwhile["other"]

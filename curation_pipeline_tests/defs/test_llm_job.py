@@ -379,7 +379,7 @@ def test_a_merge_that_drops_a_plain_fact_falls_back_to_the_offline_merge(db, ins
     assert_merged(db, ids, OFFLINE_MERGE)
     [keeper_revision] = revisions(db, ids["keeper"])
     assert keeper_revision["method"] == "offline" and keeper_revision["guard"] == "rejected"
-    assert "drops the content of 'Customer Dana Reyes prefers email over phone calls.'" in keeper_revision["guard_reason"]
+    assert "drops the clause 'Customer Dana Reyes prefers email over phone calls'" in keeper_revision["guard_reason"]
     assert steps(db, result)["consolidate_duplicates"]["llm_rejected"] == 1
 
 

@@ -86,7 +86,7 @@ def test_a_hostile_name_goes_through_a_full_cycle_undo_and_export(db, instance, 
     assert steps["reclassify_stale"]["signals_created"] == 1
     assert steps["consolidate_duplicates"]["pairs_merged"] == 1
     assert steps["summarize_verbose"]["summarized"] == 1
-    assert steps["revectorize"]["embedded"] == 3  # the waiting node, the keeper and the summary
+    assert steps["revectorize"]["embedded"] == 2  # the waiting node and the summary (the keeper said it already)
     assert steps["mark_stale_confidence"]["marked_stale"] == 1
     assert steps["sync_graph"]["vertices_created"] == 5
     assert all(counts.get("skipped_concurrent", 0) == 0 for counts in steps.values()), steps

@@ -57,12 +57,11 @@ def test_consolidate_merges_paraphrases_into_the_higher_utility_node(db, instanc
 
     kept, archived = fetch_node(db, keeper), fetch_node(db, absorbed)
     assert archived["archived_at"] is not None and str(archived["merged_into"]) == keeper
-    assert kept["archived_at"] is None and kept["embedding"] is None
-    # Offline merge keeps every sentence of both, without [merged: ...] markers.
-    assert kept["pointer_summary"] == (
-        "Customer Dana Reyes prefers email over phone calls. "
-        "Customer Dana Reyes prefers email to phone calls."
-    )
+    # The keeper already says what the other says: its text (and vector) stay, it says it once,
+    # and it takes the other's recalls.
+    assert kept["archived_at"] is None and kept["embedding"] is not None
+    assert kept["pointer_summary"] == "Customer Dana Reyes prefers email over phone calls."
+    assert kept["recall_count"] == 10
     for untouched in (unrelated, other_type, other_tenant):
         row = fetch_node(db, untouched)
         assert row["archived_at"] is None and row["embedding"] is not None and row["row_version"] == 1
@@ -74,6 +73,9 @@ def test_consolidate_merges_paraphrases_into_the_higher_utility_node(db, instanc
     assert {r[0] for r in revisions} == {keeper, absorbed}
     assert all(r[1] == "consolidate_duplicates" and r[4] == keeper and r[5] > 0.92 for r in revisions)
     assert dict((r[0], r[3]) for r in revisions) == {keeper: False, absorbed: True}
+    [covered] = db.execute("SELECT reason->'covered' FROM node_revisions WHERE node_id = %s", (absorbed,)).fetchone()
+    assert covered == [{"clause": "Customer Dana Reyes prefers email to phone calls",
+                        "covered_by": "Customer Dana Reyes prefers email over phone calls", "how": "lexical"}]
     assert _step_metadata(result, "consolidate_duplicates")["pairs_merged"] == 1
 
 
@@ -278,7 +280,7 @@ def test_consolidation_costs_what_changed_after_a_complete_pass(db, instance, in
     assert (incremental["pass"], incremental["focus_nodes"], incremental["pairs_merged"]) == (expected_pass, 1, 1)
     assert incremental["nodes_compared"] == (2 if in_database_up_to else 14)
     kept = db.execute("SELECT pointer_summary FROM memory_nodes WHERE pointer_summary LIKE 'Customer%' AND archived_at IS NULL").fetchone()[0]
-    assert kept.count("Customer Dana Reyes") == 2
+    assert kept.count("Customer Dana Reyes") == 1  # said once
 
 
 def test_a_pass_that_left_pairs_behind_or_new_settings_mean_a_full_pass(db, instance):
@@ -291,6 +293,9 @@ def test_a_pass_that_left_pairs_behind_or_new_settings_mean_a_full_pass(db, inst
     assert (capped["pairs_merged"], capped["pairs_left_over"]) == (1, 1)
     follow_up = _consolidate(instance, cap=1)
     assert (follow_up["pass"], follow_up["pairs_merged"], follow_up["pairs_left_over"]) == ("full", 1, 0)
+    # The keeper took its partner's recalls: the next pass looks at it alone, then at nothing.
+    again = _consolidate(instance, cap=1)
+    assert (again["pass"], again["focus_nodes"], again["pairs_merged"]) == ("incremental (in database)", 1, 0)
     assert _consolidate(instance, cap=1)["pass"] == "unchanged"
     assert _consolidate(instance, cap=1, similarity_threshold=0.5)["pass"] == "full"
 

@@ -45,7 +45,8 @@ def _store_with_work_for_every_step(db):
     insert(
         db,
         node(text="Customer Dana Reyes prefers email over phone calls.", base_utility=0.9),
-        node(text="Customer Dana Reyes prefers email to phone calls."),
+        # Says the keeper's fact and one more: the merged text is this one, and is re-embedded.
+        node(text="Customer Dana Reyes prefers email over phone calls and texts."),
         node(text=VERBOSE, recall_count=0),
         node(text="Never recalled, long ago.", recall_count=0, epoch=0),
         node(text="Not recalled for two months.", last_recalled_at=NOW - timedelta(days=60)),
@@ -91,8 +92,8 @@ def test_the_preview_is_shown_in_dagster_and_on_the_command_line(db, instance, c
         for e in result.all_events if e.is_successful_output
     }
     merges = metadata["consolidate_duplicates"]["changes"].value
-    assert "| keeper | absorbed | similarity | merged text |" in merges and "0.99" in merges
-    assert "Customer Dana Reyes prefers email to phone calls." in merges
+    assert "| change | kept / current | absorbed / superseded | similarity | text |" in merges and "| 0.95" in merges
+    assert "Customer Dana Reyes prefers email over phone calls and texts." in merges
     assert "pointer_summary:" in metadata["summarize_verbose"]["changes"].value
     assert "confidence: default → stale" in metadata["mark_stale_confidence"]["changes"].value
     assert metadata["consolidate_duplicates"]["dry_run"].value is True

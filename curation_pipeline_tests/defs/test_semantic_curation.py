@@ -55,10 +55,16 @@ def test_real_rewordings_merge_and_unrelated_memories_do_not(db, instance):
     assert merged["consolidate_duplicates"]["pairs_merged"] == 1
     assert str(fetch_node(db, second)["merged_into"]) == first
     assert fetch_node(db, other)["archived_at"] is None
-    # The keeper's text changed, its vector was cleared and made again in the same cycle.
-    assert merged["revectorize"]["embedded"] == 1 and merged["revectorize"]["still_missing"] == 0
+    # The keeper says what the other said ("begins" ~ "starts", by the model's calibrated
+    # similarity): its text and vector stay, and the fact is said once.
     keeper = fetch_node(db, first)
+    assert keeper["pointer_summary"] == REWORDED[0]
+    assert merged["revectorize"]["embedded"] == 0 and merged["revectorize"]["still_missing"] == 0
     assert keeper["embedding"] is not None and keeper["embedding_model"] == MINILM
+    [covered] = db.execute("SELECT reason->'covered' FROM node_revisions WHERE node_id = %s"
+                           " AND step = 'consolidate_duplicates'", (second,)).fetchone()
+    assert [(c["covered_by"], c["how"]) for c in covered] == [
+        ("The deploy freeze starts on December 18", "semantic"), ("and ends on January 3", "lexical")]
 
 
 def test_a_summarized_node_is_re_embedded_in_the_same_cycle(db, instance):

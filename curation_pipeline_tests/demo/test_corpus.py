@@ -25,6 +25,7 @@ from curation_pipeline.core.jsonl_rows import (
     format_node_jsonl,
     parse_jsonl,
 )
+from curation_pipeline.core.supersession import UPDATE, compare_versions
 from curation_pipeline.demo.corpus import (
     SEED_NAMESPACES,
     SEED_TENANTS,
@@ -279,9 +280,20 @@ def _planted_pairs(corpus: SeedCorpus) -> set[frozenset[uuid.UUID]]:
 
 @pytest.mark.parametrize("seed", [7, 1, 2024])
 def test_the_only_near_duplicates_are_the_planted_ones(seed: int) -> None:
-    """Background memories must not merge by accident: that would make the demo look broken."""
+    """Background memories must not merge by accident: that would make the demo look broken.
+    (Some planted updates are as similar as duplicates: step 2 supersedes them instead.)"""
     corpus = build_seed_corpus(now=NOW, seed=seed)
-    assert _pairs_above_threshold(corpus) == _planted_pairs(corpus)
+    updates = {frozenset(pair) for pair in corpus.updates}
+    assert _pairs_above_threshold(corpus) - updates == _planted_pairs(corpus)
+
+
+def test_every_planted_update_is_one_that_step_2_supersedes(corpus: SeedCorpus) -> None:
+    nodes = {node["id"]: node for node in corpus.nodes}
+    assert len(corpus.updates) == 2 * len(SEED_NAMESPACES)
+    for older, newer in corpus.updates:
+        assert nodes[older]["created_at"] < nodes[newer]["created_at"]
+        check = compare_versions(nodes[older]["pointer_summary"], nodes[newer]["pointer_summary"])
+        assert check.verdict == UPDATE, nodes[older]["pointer_summary"]
 
 
 # ---- determinism -----------------------------------------------------------------------------

@@ -8,9 +8,11 @@ from curation_pipeline.service.undo import NothingToUndoError, undo_run
 from curation_pipeline.store.database import open_connection
 from curation_pipeline_tests.conftest import fetch_node, insert, node, run_cycle
 
+# Near-duplicates whose second says one thing more: the merge rewrites the keeper's text (a
+# restatement that adds nothing would leave it as it is).
 PARAPHRASES = (
     "Customer Dana Reyes prefers email over phone calls.",
-    "Customer Dana Reyes prefers email to phone calls.",
+    "Customer Dana Reyes prefers email over phone calls and texts.",
 )
 VERBOSE = ("The onboarding call with Initech covered SSO setup, billing contacts and data "
            "retention. " * 7).strip()
@@ -147,7 +149,9 @@ def test_history_explains_every_change_and_the_nodes_merged_in(db, curated, caps
     out = capsys.readouterr().out
     assert f"run {curated['run_id']}  step consolidate_duplicates" in out
     assert "similarity=0.9" in out and "method=offline" in out
-    assert f"pointer_summary: {PARAPHRASES[0]} -> {PARAPHRASES[0]} {PARAPHRASES[1]}" in out
+    # The absorbed text says the keeper's and more: it took the keeper sentence's place.
+    assert f"pointer_summary: {PARAPHRASES[0]} -> {PARAPHRASES[1]}" in out
+    assert f"replaced: {PARAPHRASES[0]!r} by {PARAPHRASES[1]!r}" in out
     assert "step revectorize" in out and "embedding: computed" in out
     assert f"merged into it:\n  {absorbed} run {curated['run_id']}: {PARAPHRASES[1]}" in out
 
@@ -197,9 +201,10 @@ def test_an_agent_write_between_two_steps_of_the_run_survives_its_undo(db, insta
     real_load = candidates.missing_embedding_candidates
 
     def load_after_an_agent_recall(*args, **kwargs):
-        # Between step 2 (which rewrote the keeper) and step 4 (which re-embeds it).
+        # Between step 2 (which rewrote the keeper and added up the recalls) and step 4 (which
+        # re-embeds it), an agent writes a column the run did not change.
         with open_connection(database_url, autocommit=True) as agent:
-            agent.execute("UPDATE memory_nodes SET recall_count = 7, heat = 0.9 WHERE id = %s", (keeper,))
+            agent.execute("UPDATE memory_nodes SET heat = 0.9 WHERE id = %s", (keeper,))
         return real_load(*args, **kwargs)
 
     monkeypatch.setattr(candidates, "missing_embedding_candidates", load_after_an_agent_recall)
@@ -211,7 +216,7 @@ def test_an_agent_write_between_two_steps_of_the_run_survives_its_undo(db, insta
     restored = fetch_node(db, keeper)
     assert report.conflicts == [] and keeper in report.nodes_restored
     assert restored["pointer_summary"] == PARAPHRASES[0]
-    assert (restored["recall_count"], restored["heat"]) == (7, 0.9)  # the agent's recall stays
+    assert (restored["recall_count"], restored["heat"]) == (1, 0.9)  # the agent's write stays
 
 
 def test_a_merge_made_again_after_its_undo_brings_its_edge_back(db, curated, instance):

@@ -98,8 +98,9 @@ def test_edges_get_one_statement_per_allow_listed_label_with_a_tenant_guard():
 def test_an_edge_label_outside_the_allow_list_is_refused(label):
     with pytest.raises(ValueError, match="not mirrored to AGE"):
         upsert_edges_cypher([edge(1), edge(2, label)])
-    assert set(EDGE_LABELS.values()) == {"MERGED_INTO", "SHARES_CONCEPT_WITH"}
+    assert set(EDGE_LABELS.values()) == {"MERGED_INTO", "SHARES_CONCEPT_WITH", "SUPERSEDES"}
     assert edge_label("shares_concept_with") == "SHARES_CONCEPT_WITH"
+    assert edge_label("supersedes") == "SUPERSEDES"
 
 
 def test_the_neighbourhood_query_takes_the_node_id_as_a_param():

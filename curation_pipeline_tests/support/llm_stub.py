@@ -16,7 +16,7 @@ import socket
 from dataclasses import dataclass
 
 from curation_pipeline.core.fact_guard import extract_facts
-from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD, parse_data_block
+from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD, VERDICT_FIELD, parse_data_block
 from curation_pipeline.core.text import split_sentences, strip_merge_markers
 from curation_pipeline_tests.support.http_stub import (
     RecordingServer,
@@ -90,7 +90,7 @@ def schema_name(body: dict) -> str:
 
 
 def purpose(body: dict) -> str:
-    return "merge" if schema_name(body) == "memory_merge" else "summary"
+    return {"memory_merge": "merge", "memory_judgement": "judge"}.get(schema_name(body), "summary")
 
 
 def user_message(body: dict) -> str:
@@ -127,6 +127,10 @@ def faithful_text(body: dict) -> str:
 
 
 def faithful(body: dict, _number: int = 0) -> Answer:
+    """A good model's answer. Asked to judge a pair it says "related", which changes no memory
+    (tests of the judge script their verdicts)."""
+    if purpose(body) == "judge":
+        return answer(VERDICT_FIELD, "related", output_tokens=4)
     field_name = MERGE_FIELD if purpose(body) == "merge" else SUMMARY_FIELD
     return answer(field_name, faithful_text(body))
 

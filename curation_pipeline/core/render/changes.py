@@ -15,8 +15,8 @@ from curation_pipeline.core.steps.associate import ASSOCIATION_LABEL
 from curation_pipeline.core.text import clip
 
 # Columns a curation step can change, in the order a reader wants them.
-CHANGE_COLUMNS = ("pointer_summary", "confidence", "archived_at", "merged_into", "embedding",
-                  "embedding_model")
+CHANGE_COLUMNS = ("pointer_summary", "confidence", "archived_at", "merged_into", "superseded_by",
+                  "valid_until", "embedding", "embedding_model")
 MAX_ROWS = 50
 
 
@@ -44,6 +44,18 @@ def merge_rows(changes: Sequence[Mapping]) -> list[tuple[str, str, float, str]]:
             keeper = reason["keeper_id"]
             pairs[(keeper, change["node_id"])] = (reason.get("similarity"), texts.get(keeper, "(unchanged)"))
     return [(keeper, absorbed, sim, text) for (keeper, absorbed), (sim, text) in pairs.items()]
+
+
+def supersession_rows(changes: Sequence[Mapping]) -> list[tuple[str, str, float, str, str]]:
+    """(superseded node, its successor, similarity, what changed, its text) per supersession."""
+    rows = []
+    for change in changes:
+        reason = change["reason"] or {}
+        if change["step"] == "consolidate_duplicates" and "superseded_by" in reason:
+            changed = "; ".join(", ".join(u.get("changed", [])) for u in reason.get("changes") or []) or reason.get("method", "")
+            rows.append((change["node_id"], reason["superseded_by"], reason.get("similarity") or 0.0, changed,
+                         change["before"].get("pointer_summary") or ""))
+    return rows
 
 
 def _similarity(edge: Mapping) -> str:
@@ -88,8 +100,10 @@ def _step_table(step: str, changes: Sequence[Mapping], signals: Sequence[Mapping
         rows = [(s["memory_id"], _cell(s["content_snapshot"], 120)) for s in signals]
         header = ("node", "signal reclassify_pending for")
     elif step == "consolidate_duplicates":
-        rows = [(keeper, absorbed, f"{sim:.4f}", _cell(text)) for keeper, absorbed, sim, text in merge_rows(changes)]
-        header = ("keeper", "absorbed", "similarity", "merged text")
+        rows = [("merged into", keeper, absorbed, f"{sim:.4f}", _cell(text)) for keeper, absorbed, sim, text in merge_rows(changes)]
+        rows += [("superseded by", successor, old, f"{sim:.4f}", _cell(f"{what}: {text}"))
+                 for old, successor, sim, what, text in supersession_rows(changes)]
+        header = ("change", "kept / current", "absorbed / superseded", "similarity", "text")
     else:
         rows = [
             (c["node_id"], "; ".join(f"{col}: {_cell(old, 60)} → {_cell(new)}"
@@ -113,6 +127,8 @@ def preview_text(key: str, preview: Mapping) -> str:
     for keeper, absorbed, sim, text in merge_rows(changes):
         lines.append(f"  merge {absorbed} into {keeper} (similarity {sim:.4f})")
         lines.append(f"    -> {_cell(text, 160)}")
+    for old, successor, sim, what, _ in supersession_rows(changes):
+        lines.append(f"  supersede {old} by {successor} (similarity {sim:.4f}): {what}")
     for change in changes:
         if change["step"] == "summarize_verbose":
             old, new = changed_columns(change)["pointer_summary"]
@@ -136,9 +152,12 @@ def preview_text(key: str, preview: Mapping) -> str:
 # at. Counts not listed follow, the LLM's in LLM_COUNT_ORDER, then the rest alphabetically.
 COUNT_ORDER = {
     "reclassify_stale": ("signals_created", "candidates", "skipped_concurrent"),
-    "consolidate_duplicates": ("pairs_merged", "nodes_archived", "keepers_rewritten", "repointed",
-                               "omitted_sentences", "pairs_left_over", "archive_allowance", "pass",
-                               "nodes_compared", "focus_nodes", "skipped_concurrent"),
+    "consolidate_duplicates": ("pairs_merged", "superseded", "nodes_archived", "keepers_rewritten", "repointed",
+                               "omitted_sentences", "updates_partial", "updates_held", "judged",
+                               "judge_same", "judge_update", "judge_related", "judge_distinct",
+                               "judge_updates_refused", "judge_no_verdict", "pairs_left_over",
+                               "archive_allowance", "pass", "pairs_compared", "nodes_compared",
+                               "focus_nodes", "skipped_concurrent"),
     "summarize_verbose": ("summarized", "candidates", "skipped_concurrent"),
     "revectorize": ("embedded", "reembedded", "still_missing", "outdated_remaining", "candidates",
                     "skipped_concurrent", "embedder"),

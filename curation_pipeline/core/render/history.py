@@ -9,11 +9,13 @@ from curation_pipeline.core.text import clip
 # Columns worth showing in a change; bookkeeping (row_version, updated_at) is left out.
 SHOWN_COLUMNS = (
     "pointer_summary", "embedding", "embedding_model", "confidence", "archived_at", "merged_into",
-    "memory_type", "pinned", "base_utility", "heat",
+    "superseded_by", "valid_until", "recall_count", "last_recalled_at", "memory_type", "pinned",
+    "base_utility", "heat",
 )
 _REASON_KEYS = ("similarity", "keeper_id", "absorbed_id", "method", "added_sentences",
                 "omitted_sentences", "original_chars", "embedder", "replaces", "undo_of", "forced",
-                "repointed_from", "repointed_to", "last_seen_at",
+                "repointed_from", "repointed_to", "last_seen_at", "superseded_by",
+                "superseded_by_from", "superseded_by_to",
                 # The LLM path (llm_rewrite.py): which model, what the fact guard said, the cost.
                 "model", "guard", "guard_reason", "llm_outcome", "llm_error", "llm_cached",
                 "llm_input_tokens", "llm_output_tokens")
@@ -47,6 +49,25 @@ def describe_reason(reason: Mapping) -> str:
     return ", ".join(parts)
 
 
+def describe_coverage(reason: Mapping) -> list[str]:
+    """Why a merge or summary left words out: what says each clause the text no longer repeats,
+    the sentences a fuller one replaced, the clauses a summary left out, the values an update
+    changed (coverage.py, supersession.py)."""
+    lines = []
+    for entry in reason.get("covered") or ():
+        how = entry.get("how", "")
+        if entry.get("similarity") is not None:
+            how += f" {entry['similarity']:.2f}"
+        lines.append(f"    said already: {entry['clause']!r} by {entry.get('covered_by')!r} ({how})")
+    for entry in reason.get("replaced") or ():
+        lines.append(f"    replaced: {entry['sentence']!r} by {entry['by']!r}")
+    for entry in reason.get("left_out") or ():
+        lines.append(f"    left out: {entry['clause']!r}")
+    for entry in reason.get("changes") or ():
+        lines.append(f"    updated: {', '.join(entry.get('changed', []))}: {entry['old']!r} -> {entry['new']!r}")
+    return lines
+
+
 def format_history(node_id: str, revisions: Sequence[Mapping], merged: Sequence[Mapping]) -> str:
     lines = [f"node {node_id}"]
     if not revisions:
@@ -58,6 +79,7 @@ def format_history(node_id: str, revisions: Sequence[Mapping], merged: Sequence[
         why = describe_reason(revision.get("reason") or {})
         if why:
             lines.append(f"    why: {why}")
+        lines.extend(describe_coverage(revision.get("reason") or {}))
         lines.extend(describe_change(revision["before"], revision["after"]) or ["    (no visible change)"])
     if merged:
         lines.append("merged into it:")

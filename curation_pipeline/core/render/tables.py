@@ -12,6 +12,7 @@ from curation_pipeline.core.partition_keys import partition_key
 SUMMARY_COLUMNS: tuple[tuple[str, str, str | tuple[str, ...]], ...] = (
     ("signals", "reclassify_stale", "signals_created"),
     ("merged", "consolidate_duplicates", "pairs_merged"),
+    ("superseded", "consolidate_duplicates", "superseded"),
     ("summarized", "summarize_verbose", "summarized"),
     ("embedded", "revectorize", ("embedded", "reembedded")),  # new vectors and a model switch's
     ("stale", "mark_stale_confidence", "marked_stale"),

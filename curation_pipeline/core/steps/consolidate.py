@@ -207,6 +207,53 @@ def _replace_sentences(text: str, sentences: list[str], gone: set[int], replacem
     return "".join(pieces).rstrip()
 
 
+def _host(outcome: list) -> int | None:
+    """The kept sentence that says the first said clause of a partly said sentence (None: no
+    clause of it with words is said)."""
+    said = [c for c in outcome if c.covered and c.clause.keys and c.by is not None and c.by.sentence >= 0]
+    return said[0].by.sentence if said and any(not c.covered for c in outcome) else None
+
+
+def _extended(sentence: str, clauses: list[str]) -> str:
+    """``sentence`` with ``clauses`` added at its end, before its final punctuation."""
+    body = sentence.rstrip()
+    end = body[-1] if body and body[-1] in ".!?…" else ""
+    body = body[:-1].rstrip() if end else body
+    return f"{body}, {', '.join(clauses)}{end}"
+
+
+def _without_clauses_said_by(merged: str, present: KeptText,
+                             other: KeptText) -> tuple[str, list[tuple[str, str]], list[dict]]:
+    """`merged` (whose sentences `present` holds) without the clauses that `other` says, after
+    the first clause of their sentence (which holds its subject); each sentence so changed,
+    before and after; and each clause dropped, with what says it."""
+    changed, said = [], []
+    for sentence in present.sentences:
+        drop = set()
+        for n, clause in enumerate(sentence.clauses):
+            covered = other.cover(clause) if n > 0 and clause.keys else None
+            if covered is not None and covered.covered:
+                drop.add(n)
+                said.append(covered.record())
+        if drop:
+            changed.append((sentence.index, sentence.text, _without(sentence, drop)))
+    texts = [s.text for s in present.sentences]
+    for number, _, shorter in changed:
+        merged = _replace_sentences(merged, texts, {number}, shorter)
+        texts[number] = shorter
+    return merged, [(old, new) for _, old, new in changed], said
+
+
+def _without(sentence, drop: set[int]) -> str:
+    """A sentence without some of its clauses (each with the separator before it)."""
+    spans, text = sentence.spans, sentence.text
+    kept = text[: spans[0][1]]
+    for n in range(1, len(spans)):
+        if n not in drop:
+            kept += text[spans[n - 1][1]: spans[n][1]]
+    return kept + text[spans[-1][1]:]
+
+
 def offline_merge(keeper_text: str, absorbed_text: str, max_chars: int = 2000,
                   semantic: Semantic | None = None) -> MergeResult:
     """Merge two memory texts without an LLM, saying each fact once.
@@ -219,7 +266,11 @@ def offline_merge(keeper_text: str, absorbed_text: str, max_chars: int = 2000,
     - put in the place of the keeper sentences it says entirely when it also says more (the
       keeper's "The job runs nightly." becomes the absorbed "The job runs nightly and is
       deprecated."), so the fact the keeper had is said once and nothing of it is lost;
-    - else appended whole: a clause torn from its sentence would lose what it is about.
+    - when the keeper says only part of it, the rest (its clauses the keeper does not say, as
+      written) is added to the keeper's sentence that says that part: "Dana prefers email and
+      lives in Berlin." and "Dana prefers email and wants invoices by the 5th." make "Dana
+      prefers email and lives in Berlin, and wants invoices by the 5th.";
+    - else appended whole: it is new.
 
     Each change that keeps the result within ``max_chars`` (exactly ``max_chars`` fits) is made;
     a sentence that does not fit is counted in ``omitted_sentences`` and later, shorter ones are
@@ -239,15 +290,32 @@ def offline_merge(keeper_text: str, absorbed_text: str, max_chars: int = 2000,
         says_all_of = KeptText([absorbed], semantic)
         contained = [s.text for s in present.sentences if any(c.keys for c in s.clauses)
                      and all(c.covered for c in says_all_of.cover_all(s.clauses))]
+        sentences = [s.text for s in present.sentences]
+        host = _host(outcome)
         if contained:
-            numbers = {n for n, s in enumerate(present.sentences) if s.text in contained}
-            candidate = _replace_sentences(merged, [s.text for s in present.sentences], numbers, absorbed.text)
+            numbers = {n for n, text in enumerate(sentences) if text in contained}
+            candidate = _replace_sentences(merged, sentences, numbers, absorbed.text)
+            changes = [{"sentence": old, "by": absorbed.text} for old in contained]
+        elif host is not None:
+            # The keeper says part of the sentence: only the rest is added, to the keeper's
+            # sentence that says that part ("..., and wants invoices by the 5th.").
+            extended = _extended(sentences[host], [c.clause.text for c in outcome if not c.covered])
+            candidate = _replace_sentences(merged, sentences, {host}, extended)
+            changes = [{"sentence": sentences[host], "by": extended}]
         else:
-            candidate = append_sentence(merged, absorbed.text)
+            # New, but it may say again a later clause of a keeper sentence ("..., and is off
+            # every other Friday." before "... takes every other Friday off."): that clause goes.
+            trimmed, said_again, dropped = _without_clauses_said_by(merged, present, says_all_of)
+            candidate = append_sentence(trimmed, absorbed.text)
+            changes = [{"sentence": old, "by": new} for old, new in said_again]
         if len(candidate) <= max_chars:
             merged = candidate
             added += 1
-            replaced.extend({"sentence": old, "by": absorbed.text} for old in contained)
+            replaced.extend(changes)
+            if host is not None and not contained:
+                covered.extend(c.record() for c in outcome if c.covered and c.clause.keys)
+            elif host is None and not contained:
+                covered.extend(dropped)
         else:
             omitted += 1
     return MergeResult(merged, added, omitted, changed=merged != keeper_text,

@@ -1,7 +1,8 @@
 """Step 2's decision per similar pair: supersede, merge, ask the judge, or leave. Pure.
 
-Step 2 searches pairs of one namespace and memory type whose cosine is above the lower edge of
-the judge band (0.75 by default), most similar first, and decides each pair once:
+Step 2 searches pairs of one namespace and memory type whose cosine is above the lowest of its
+thresholds (0.6 by default: CURATOR_UPDATE_MIN_SIMILARITY), most similar first, and decides each
+pair once:
 
 1. **An update is superseded, never merged.** If the later memory (by `created_at`) gives new
    values for what the earlier one says (supersession.compare_versions), the earlier one is
@@ -11,7 +12,8 @@ the judge band (0.75 by default), most similar first, and decides each pair once
    (nothing says which is current).
 2. **Above the merge threshold, a pair that is no update merges** (consolidate.select_merges:
    keeper, pinned rule, offline merge text).
-3. **In the band (up to the merge threshold), with the LLM on, the pair goes to the judge**
+3. **In the judge band (above CURATOR_JUDGE_BAND_LOW, 0.75, up to the merge threshold), with the
+   LLM on, the pair goes to the judge**
    (at most `judge_cap` pairs a cycle), whose verdict the service applies afterwards
    (`apply_verdicts`): "same" merges, "update" supersedes, "related" and "distinct" change no
    memory (step 6b links "related" pairs).
@@ -37,6 +39,7 @@ from curation_pipeline.core.steps.consolidate import (
 )
 from curation_pipeline.core.steps.similarity import PAIR_SCHEMA, with_pair_ids
 from curation_pipeline.core.supersession import (
+    LOOK_ALIKE,
     PARTIAL,
     UPDATE,
     compare_versions,
@@ -64,6 +67,7 @@ class PairDecisions:
     to_judge: pl.DataFrame  # JUDGE_SCHEMA
     partial_updates: int  # updates that leave an older clause unsaid: neither superseded nor merged
     updates_held: int  # updates of a pinned memory, left as they are
+    look_alikes: int  # two things (or attributes) described alike: neither merged nor superseded
     left_over: int  # pairs that could still act, left for the next cycle (caps, a node taken)
 
 
@@ -90,20 +94,25 @@ def supersession_row(older: dict, newer: dict, similarity: float, method: str, c
 
 def decide_pairs(
     nodes: pl.DataFrame, pairs: pl.DataFrame, *, merge_threshold: float, merge_cap: int,
-    supersede_cap: int, judge_cap: int, max_chars: int, vetoed: pl.DataFrame | None = None,
-    semantic: Semantic | None = None,
+    supersede_cap: int, judge_cap: int, max_chars: int, judge_band_low: float = 0.0,
+    vetoed: pl.DataFrame | None = None, semantic: Semantic | None = None,
 ) -> PairDecisions:
     """Decide this cycle's pairs (PAIR_SCHEMA rows indexing `nodes`, the step's node columns
     with `created_at`): see the module docstring. `judge_cap` 0: no judge (the LLM is off)."""
     pairs = pairs.cast(dict(PAIR_SCHEMA))
     if vetoed is not None and vetoed.height:
         pairs = with_pair_ids(pairs, nodes["id"]).join(vetoed, on=["low_id", "high_id"], how="anti").select(pairs.columns)
-    taken: set[str] = set()
-    superseded, judged, merge_pairs = [], [], []
-    partial = held = left_over = 0
+    taken: set[str] = set()  # decided this cycle
+    reserved: set[str] = set()  # in a pair above the merge threshold: merged, not judged
+    superseded, to_judge, merge_pairs = [], [], []
+    partial = held = look_alikes = left_over = 0
     for pair in _ordered(nodes, pairs):
         a, b, similarity = pair["a"], pair["b"], pair["similarity"]
         if a["id"] in taken or b["id"] in taken:
+            continue
+        judge_it = similarity > judge_band_low and judge_cap > 0
+        if similarity <= merge_threshold and not judge_it and len(superseded) >= supersede_cap:
+            left_over += 1  # it could only be superseded, and this cycle's supersessions are made
             continue
         order = _older_newer(a, b)
         check = compare_versions(order[0]["pointer_summary"] or "", order[1]["pointer_summary"] or "",
@@ -122,13 +131,17 @@ def decide_pairs(
         if check is not None and check.verdict == PARTIAL:
             partial += 1
             continue
+        if check is not None and check.verdict == LOOK_ALIKE:
+            look_alikes += 1
+            continue
         if similarity > merge_threshold:
             merge_pairs.append(pair)  # the merge rules (pinned, cap, disjoint) decide below
+            reserved |= {a["id"], b["id"]}
             continue
-        if order is not None and judge_cap > 0:
-            if len(judged) < judge_cap:
+        if order is not None and judge_it and not {a["id"], b["id"]} & reserved:
+            if len(to_judge) < judge_cap:
                 older, newer = order
-                judged.append({"older_id": older["id"], "newer_id": newer["id"], "similarity": similarity,
+                to_judge.append({"older_id": older["id"], "newer_id": newer["id"], "similarity": similarity,
                                "older_text": older["pointer_summary"], "newer_text": newer["pointer_summary"],
                                "older_created_at": older["created_at"], "newer_created_at": newer["created_at"]})
                 taken |= {a["id"], b["id"]}
@@ -138,8 +151,9 @@ def decide_pairs(
     return PairDecisions(
         supersessions=pl.DataFrame(superseded, schema=SUPERSESSION_SCHEMA),
         merges=merges,
-        to_judge=pl.DataFrame(judged, schema=JUDGE_SCHEMA),
-        partial_updates=partial, updates_held=held, left_over=left_over + merges.left_over,
+        to_judge=pl.DataFrame(to_judge, schema=JUDGE_SCHEMA),
+        partial_updates=partial, updates_held=held, look_alikes=look_alikes,
+        left_over=left_over + merges.left_over,
     )
 
 

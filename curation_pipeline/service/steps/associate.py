@@ -2,32 +2,49 @@
 association threshold) but that step 2 will not merge, with `shares_concept_with` edges;
 incremental like step 2 (planning: core/steps/associate.py).
 
-Never with the lexical embedder: its similarity is shared words, and an edge between two
-memories that merely use the same words would be noise presented as meaning.
+Never by the lexical embedder's similarity: it is shared words, and an edge between two
+memories that merely use the same words would be noise presented as meaning. Pairs the LLM
+judged in step 2 are linked as it said, with any embedder: "related" ones are, "distinct" ones
+are not.
 """
 
 from __future__ import annotations
 
+import polars as pl
+
 from curation_pipeline.core.steps.associate import (
+    EDGE_SCHEMA,
     candidate_edges,
     plan_associations,
     without_merges,
 )
+from curation_pipeline.core.steps.pair_decisions import DISTINCT, RELATED
 from curation_pipeline.service.graph_mirror import follow_in_graph_backend
 from curation_pipeline.service.similar_pairs import (
     INCREMENTAL_IN_DATABASE,
     search_pairs,
 )
 from curation_pipeline.service.step_run import StepRun, run_phases
-from curation_pipeline.store import associations, candidates, passes
+from curation_pipeline.store import associations, candidates, judgements, passes
 
 LEXICAL_SKIP = "lexical embedder (its similarity is shared words, not meaning)"
 
 
-def associate_concepts(run: StepRun, config, *, model: str | None) -> dict:
-    """`model`: the configured embedder's name, None for the lexical embedder (no edges)."""
+def _judged(found: pl.DataFrame, related: pl.DataFrame, distinct: pl.DataFrame) -> pl.DataFrame:
+    """The candidate edges without the pairs the judge called distinct, with those it called
+    related (step 2 with the LLM on; store/judgements.py)."""
+    kept = found.join(distinct.select("source_id", "target_id"), on=["source_id", "target_id"], how="anti")
+    return pl.concat([kept, related.cast(dict(EDGE_SCHEMA))]).unique(["source_id", "target_id"], keep="first",
+                                                                      maintain_order=True)
+
+
+def associate_concepts(run: StepRun, config, *, model: str | None, association_model: str = "") -> dict:
+    """`model`: the configured embedder's name, None for the lexical embedder (then only the
+    pairs the LLM judged related are linked). `association_model`: the name edges record when
+    no semantic model made them (the embedder's)."""
     if model is None:
-        return {"skipped": LEXICAL_SKIP}
+        return run_phases(run, lambda conn: None, lambda conn, _: _judged_edges_only(conn, run, config,
+                                                                                   association_model))
     params = {"threshold": config.threshold, "upper": config.merge_threshold, "model": model}
 
     def work(conn, _):
@@ -44,7 +61,8 @@ def associate_concepts(run: StepRun, config, *, model: str | None) -> dict:
         if search.how != INCREMENTAL_IN_DATABASE:  # the database already left the merges out
             pairs = without_merges(search.nodes, pairs, upper=config.merge_threshold,
                                    vetoed=candidates.vetoed_pairs(conn, run.scope))
-        found = candidate_edges(search.nodes, pairs)
+        found = _judged(candidate_edges(search.nodes, pairs), judgements.verdict_pairs(conn, run.scope, RELATED),
+                        judgements.verdict_pairs(conn, run.scope, DISTINCT))
         plan = plan_associations(found, existing=associations.existing_pairs(conn, run.scope, found),
                                  cap=config.cap)
         counts = {**associations.add_edges(conn, run.scope, plan.edges, model),
@@ -59,3 +77,14 @@ def associate_concepts(run: StepRun, config, *, model: str | None) -> dict:
                 "pairs_in_band": pairs.height, "pairs_left_over": plan.left_over, **counts}
 
     return run_phases(run, lambda conn: None, work)
+
+
+def _judged_edges_only(conn, run: StepRun, config, model: str) -> dict:
+    """With the lexical embedder, whose similarity is shared words: only the pairs the LLM
+    judged related are linked (their meaning was judged, not their words)."""
+    related = judgements.verdict_pairs(conn, run.scope, RELATED)
+    if related.is_empty():
+        return {"skipped": LEXICAL_SKIP}
+    plan = plan_associations(related, existing=associations.existing_pairs(conn, run.scope, related), cap=config.cap)
+    counts = {**associations.add_edges(conn, run.scope, plan.edges, model), **follow_in_graph_backend(conn, run)}
+    return {"pass": "judged pairs only", "pairs_in_band": related.height, "pairs_left_over": plan.left_over, **counts}

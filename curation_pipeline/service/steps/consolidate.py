@@ -54,8 +54,10 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
     """`model` is the configured embedder's name: only its vectors are compared (building an
     embedder loads no model, so a broken embedder fails step 4, not this step). `semantic`: the
     embedder's judgement of what a text already says (None: by words)."""
-    band_low = min(config.judge_band_low, config.similarity_threshold)
-    params = {"similarity_threshold": config.similarity_threshold, "band_low": band_low, "model": model}
+    judge_low = min(config.judge_band_low, config.similarity_threshold)
+    lowest = min(config.update_min_similarity, judge_low)
+    params = {"similarity_threshold": config.similarity_threshold, "judge_band_low": judge_low,
+              "update_min_similarity": lowest, "model": model}
 
     def load(conn) -> _Planned:
         start = passes.begin_pass(conn, run.scope, params)
@@ -63,7 +65,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
             return _Planned(start)
         allowance = archive_allowance(candidates.count_active(conn, run.scope), config.max_archive_fraction)
         search = search_pairs(
-            conn, run.scope, start, model=model, threshold=band_low,
+            conn, run.scope, start, model=model, threshold=lowest,
             in_database_max_changed=config.in_database_search_max_changed,
         )
         vetoed = candidates.vetoed_pairs(conn, run.scope)
@@ -94,7 +96,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
         merge_cap = min(config.cap, planned.allowance)
         decisions = decide_pairs(
             planned.search.nodes, planned.search.pairs, merge_threshold=config.similarity_threshold,
-            merge_cap=merge_cap, supersede_cap=config.supersede_cap,
+            judge_band_low=judge_low, merge_cap=merge_cap, supersede_cap=config.supersede_cap,
             judge_cap=config.judge_cap if llm is not None else 0, max_chars=config.max_chars,
             vetoed=planned.vetoed, semantic=semantic,
         )
@@ -118,7 +120,8 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
         return {"pass": search.how, "nodes_compared": search.compared, "focus_nodes": search.focus_nodes,
                 "pairs_compared": search.pairs.height, "archive_allowance": planned.allowance,
                 "pairs_left_over": decisions.left_over, "updates_partial": decisions.partial_updates,
-                "updates_held": decisions.updates_held, **counts, **planned.counts}
+                "updates_held": decisions.updates_held, "look_alikes": decisions.look_alikes,
+                **counts, **planned.counts}
 
     return run_phases(run, load, apply, prepare=decide)
 
@@ -137,6 +140,7 @@ def _verdict_rows(judged: pl.DataFrame, verdicts: dict, nodes: pl.DataFrame, out
         result = ("superseded" if pair in superseded else "merged" if frozenset(pair) in merged
                   else "refused" if verdict == "update" else "none")
         rows.append({"older_id": pair[0], "newer_id": pair[1], "older_version": versions[pair[0]],
-                     "newer_version": versions[pair[1]], "verdict": verdict, "outcome": result})
+                     "newer_version": versions[pair[1]], "similarity": row["similarity"],
+                     "verdict": verdict, "outcome": result})
     return rows
 

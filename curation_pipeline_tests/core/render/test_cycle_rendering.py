@@ -68,7 +68,7 @@ def test_the_cli_tables_carry_run_ids_and_health():
     table = cycle_table([("acme:support", "run-1", "SUCCESS", metadata)])
     header, _, row = table.splitlines()
     assert header.split()[-2:] == ["run", "id"] and row.split()[-1] == "run-1"
-    assert run_counts("curation_cycle", metadata) == "merged=2"
+    assert run_counts("curation_cycle", metadata) == "merged=2 superseded=0"
     assert run_counts("curation_undo", {"nodes_restored": ["a", "b"], "conflicts": [], "signals_withdrawn": 1,
                                         "edges_retracted": 0}) == "restored=2 conflicts=0 signals=1 edges=0"
     health = {"active_nodes": 3, "stale_share": 0.25, "llm_acceptance_rate": None}
