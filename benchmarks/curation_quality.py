@@ -37,6 +37,7 @@ import argparse
 import contextlib
 import json
 import os
+import sys
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -45,11 +46,14 @@ from pathlib import Path
 
 import scale_data
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the stub LLM lives with the tests
+
 PAIRS = Path(__file__).with_name("curation_pairs.jsonl")
 IDEALS = Path(__file__).with_name("curation_merges.jsonl")
 KINDS = ("restatement", "update", "related", "distinct")
 OUTCOMES = ("merged", "superseded", "linked", "untouched", "crossed")
 MAX_CYCLES = 6
+JUDGE_BAND = (0.75, 0.92)  # the defaults: CURATOR_JUDGE_BAND_LOW, CURATOR_SIMILARITY_THRESHOLD
 # What must never come of a pair of a kind: a look-alike merged or superseded, a restatement
 # superseded, an update merged (one node holding two values of one attribute).
 _MISTAKES = {("distinct", "merged"), ("distinct", "superseded"), ("restatement", "superseded"),
@@ -246,6 +250,14 @@ def _outcomes(conn, namespace: str, pairs: list[dict], ids: dict) -> tuple[dict,
     return outcome, nodes
 
 
+def _similarities(pairs: list[dict], embedder) -> dict[str, float]:
+    import numpy as np
+    older = np.asarray(embedder.embed([p["older"]["text"] for p in pairs]), dtype=np.float32)
+    newer = np.asarray(embedder.embed([p["newer"]["text"] for p in pairs]), dtype=np.float32)
+    cosines = (older * newer).sum(1) / (np.linalg.norm(older, axis=1) * np.linalg.norm(newer, axis=1))
+    return {p["id"]: float(c) for p, c in zip(pairs, cosines)}
+
+
 def _print_table(title: str, groups: dict[str, Counter]) -> None:
     print(f"\n{title}")
     print("| " + " | ".join(["group", *OUTCOMES, "pairs"]) + " |")
@@ -272,6 +284,12 @@ def _report(conn, namespace: str, pairs: list[dict], ids: dict, cycles: list[dic
             print(f"  {pair['id']} {outcome[pair['id']]}: {pair['older']['text']!r} / {pair['newer']['text']!r}")
     shapes = sorted({p["shape"] for p in pairs if p["kind"] == "update"})
     _print_table("updates per shape", {s: Counter(outcome[p["id"]] for p in pairs if p["shape"] == s) for s in shapes})
+    similarity = _similarities(pairs, embedder)
+    band = {p["id"] for p in pairs if JUDGE_BAND[0] < similarity[p["id"]] <= JUDGE_BAND[1]}
+    _print_table(f"in the judge band ({JUDGE_BAND[0]}, {JUDGE_BAND[1]}] of {embedder.name}",
+                 {kind: Counter(outcome[p["id"]] for p in pairs if p["kind"] == kind and p["id"] in band) for kind in KINDS})
+    missed = [p for p in pairs if p["kind"] == "update" and outcome[p["id"]] != "superseded"]
+    print("\nupdates not superseded: " + ", ".join(f"{p['id']} ({similarity[p['id']]:.2f})" for p in missed))
 
     semantic = _semantic(embedder)
     merged_keepers = {_keeper(nodes, ids[p["id"]][0]) for p in pairs if outcome[p["id"]] == "merged"}

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from curation_pipeline.core.coverage import KeptText, Semantic, clauses_of, uncovered
+from curation_pipeline.core.coverage import KeptText, Semantic, clauses_of, restated_within, uncovered
 from curation_pipeline.core.fact_tokens import (  # noqa: F401 (re-exported: the guard's vocabulary)
     KINDS,
     Facts,
@@ -160,6 +160,12 @@ def judge(raw_output: str | None, *, field: str, inputs: Sequence[str], max_char
     left_out = [c for c in outcome if not c.covered and c.clause.keys]
     if kind == "merge" and left_out:
         return Verdict(False, f"drops the clause {left_out[0].clause.quoted}")
+    twice = restated_within(text, semantic) if kind == "merge" else []
+    if twice:
+        # Nothing lost, but not the one node that says each fact once a merge is for: the
+        # offline merge says it once.
+        clause, by = twice[0]
+        return Verdict(False, f"says {clause.quoted} twice (again as {by.quoted})")
     condition = next((c for c in left_out if _is_condition(c.clause)
                       and any(o.covered for o in outcome if o.clause.sentence == c.clause.sentence)), None)
     if condition is not None:

@@ -31,7 +31,8 @@ whose identifier or name changed together with another value is a different thin
 alike ("Deploys to eu-west-1 happen on Mondays" / "... us-east-1 ... Wednesdays"), not an update.
 Such a **look-alike** pair (the same kind of statement about another thing, or about another
 attribute of the same thing, with other values) is not merged either: one node would say two
-values side by side.
+values side by side. Nor is a pair one of whose texts already says two values of one thing (a
+text of earlier merges): nothing tells which of its values is the older.
 """
 
 from __future__ import annotations
@@ -268,6 +269,16 @@ def _claims(sentence) -> list[Piece]:
     return [sentence.piece(first, last) for first, last in claims]
 
 
+def _says_two_values(text: str) -> bool:
+    """Whether two sentences of one text give the same kind of statement about the same thing
+    with different values (a text of earlier merges, "A [merged: A']"): which of its values is
+    the older nothing tells, so such a text is never judged an update, nor updated."""
+    claims = [(s.index, shape(c)) for s in text_clauses(text) for c in _claims(s) if c.keys]
+    return any(first[0] != second[0] and first[1].identity and first[1].identity == second[1].identity
+               and value_changes(first[1], second[1])[0]
+               for n, first in enumerate(claims) for second in claims[n + 1:])
+
+
 def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -> VersionCheck:
     """Whether `newer` (the later memory) updates `older` (see the module docstring)."""
     newer_sentences = text_clauses(newer)
@@ -278,6 +289,12 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     found = {n: None if said.cover(clause, lexical_only=True).covered else _update_of(clause, newer_pieces)
              for n, clause in enumerate(older_clauses)}
     updates = tuple(update for update in found.values() if update is not None)
+    if updates and (_says_two_values(older) or _says_two_values(newer)):
+        return VersionCheck(LOOK_ALIKE)
+    if updates and _unsure([change for update in updates for change in update.changed]):
+        # A name or code changed with other values across the clauses: another thing described
+        # alike ("sweep exp-7598 ... 72 hours" / "sweep exp-7139 ... 24 hours").
+        return VersionCheck(LOOK_ALIKE)
     if not updates:
         if any(_look_alike(clause, newer_pieces) for n, clause in enumerate(older_clauses) if found[n] is None
                and not said.cover(clause, lexical_only=True).covered):

@@ -22,7 +22,7 @@ from curation_pipeline.core.sentence_tokens import root
 # "read", "write", "test") are left out: a value class must not turn "calls the API" into a
 # channel. Statuses are matched as written (below), so "approved" is one and "approves" is not.
 _CLASSES = """
-time unit: second, minute, hour, day, night, week, fortnight, month, quarter, year, decade,
+time unit: minute, hour, day, night, week, fortnight, month, quarter, year, decade,
     hourly, daily, nightly, weekly, biweekly, monthly, quarterly, yearly, annually
 weekday: monday, tuesday, wednesday, thursday, friday, saturday, sunday, weekday, weekend
 month: january, february, march, april, june, july, august, september, october, november, december
@@ -48,6 +48,7 @@ language: english, german, french, spanish, italian, portuguese, dutch, polish, 
 """
 
 
+# "second" is an ordinal ("the second floor"): a duration in seconds says its number.
 # Statuses are matched as written: their roots are other words ("planned" -> "plan", as in "the
 # Pro plan"; "scheduled" -> "schedul", as in "the schedule").
 _AS_WRITTEN = frozenset({"status"})

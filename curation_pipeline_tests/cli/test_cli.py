@@ -129,11 +129,12 @@ def test_demo_command_curates_every_seeded_namespace(tmp_path):
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     table = completed.stdout
-    assert "seeded 504 memory node(s)" in table
+    assert "seeded 528 memory node(s)" in table
     rows = [line.split() for line in table.splitlines() if line.startswith(("acme:", "globex:", "initech:"))]
     assert len(rows) == 6
     assert all(row[1] == "SUCCESS" and row[2] == "success" for row in rows)
     assert all(int(row[4]) > 0 for row in rows)  # every namespace merged something
+    assert all(int(row[5]) == 2 for row in rows)  # and superseded its two planted updates
 
 
 def test_a_namespace_can_be_switched_off_and_on(db, capsys):

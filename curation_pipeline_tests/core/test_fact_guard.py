@@ -61,8 +61,14 @@ def test_rejects_invented_facts_but_not_recased_words():
     invented = judge(_answer(TEXT + " Bob called 42 times, from bob@evil.example."),
                      field="merged_text", inputs=[TEXT], max_chars=2000)
     assert set(invented.introduced) == {"Bob", "42", "bob@evil.example"}
-    recased = judge(_answer(TEXT + " Customer prefers email."), field="merged_text", inputs=[TEXT], max_chars=2000)
+    recased = judge(_answer(TEXT.replace("Customer Dana", "The customer Dana", 1)), field="merged_text",
+                    inputs=[TEXT], max_chars=2000)
     assert recased.accepted
+
+
+def test_a_merge_that_says_a_fact_twice_is_refused():
+    twice = judge(_answer(TEXT + " Customer Dana Reyes prefers email."), field="merged_text", inputs=[TEXT], max_chars=2000)
+    assert not twice.accepted and twice.reason.startswith("says 'Customer Dana Reyes prefers email' twice")
 
 
 def test_numbers_match_whole_numbers_only():

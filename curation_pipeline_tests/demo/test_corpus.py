@@ -257,8 +257,9 @@ def test_same_text_in_two_tenants(corpus: SeedCorpus, vectors) -> None:
         assert cosine(vectors, first, second) > 0.999  # only the tenant boundary keeps them apart
 
 
-def _pairs_above_threshold(corpus: SeedCorpus) -> set[frozenset[uuid.UUID]]:
-    """What consolidation would see: active pairs of one namespace and memory type above 0.92."""
+def _pairs_above_threshold(corpus: SeedCorpus, threshold: float | None = None) -> set[frozenset[uuid.UUID]]:
+    """What consolidation would see: active pairs of one namespace and memory type above 0.92
+    (or `threshold`)."""
     active = [node for node in corpus.nodes if node["archived_at"] is None]
     embedded = LexicalEmbedder(DIMENSION).embed([node["pointer_summary"] for node in active])
     partitions: dict[tuple[str, str, str], list[int]] = {}
@@ -267,7 +268,7 @@ def _pairs_above_threshold(corpus: SeedCorpus) -> set[frozenset[uuid.UUID]]:
     found = set()
     for indices in partitions.values():
         similarities = embedded[indices] @ embedded[indices].T
-        for i, j in zip(*np.nonzero(np.triu(similarities > DUPLICATE_THRESHOLD, k=1))):
+        for i, j in zip(*np.nonzero(np.triu(similarities > (threshold or DUPLICATE_THRESHOLD), k=1))):
             found.add(frozenset((active[indices[i]]["id"], active[indices[j]]["id"])))
     return found
 
@@ -285,6 +286,20 @@ def test_the_only_near_duplicates_are_the_planted_ones(seed: int) -> None:
     corpus = build_seed_corpus(now=NOW, seed=seed)
     updates = {frozenset(pair) for pair in corpus.updates}
     assert _pairs_above_threshold(corpus) - updates == _planted_pairs(corpus)
+
+
+@pytest.mark.parametrize("seed", [7, 1, 2024])
+def test_the_only_updates_are_the_planted_ones(seed: int) -> None:
+    """No background memory reads as a new value of another (the demo would supersede a fact
+    that is still current): every pair step 2 checks for updates (above 0.6), by its own rule."""
+    corpus = build_seed_corpus(now=NOW, seed=seed)
+    nodes = {node["id"]: node for node in corpus.nodes}
+    found = set()
+    for pair in _pairs_above_threshold(corpus, threshold=0.6):
+        older, newer = sorted(pair, key=lambda node_id: nodes[node_id]["created_at"])
+        if compare_versions(nodes[older]["pointer_summary"], nodes[newer]["pointer_summary"]).verdict == UPDATE:
+            found.add(pair)
+    assert found == {frozenset(pair) for pair in corpus.updates}
 
 
 def test_every_planted_update_is_one_that_step_2_supersedes(corpus: SeedCorpus) -> None:

@@ -15,6 +15,7 @@ import json
 import socket
 from dataclasses import dataclass
 
+from curation_pipeline.core.coverage import KeptText, uncovered
 from curation_pipeline.core.fact_guard import extract_facts
 from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD, VERDICT_FIELD, parse_data_block
 from curation_pipeline.core.text import split_sentences, strip_merge_markers
@@ -114,14 +115,14 @@ def memory_texts(body: dict) -> list[str]:
 
 
 def faithful_text(body: dict) -> str:
-    """What a good model answers: every distinct sentence (merge), or only the sentences that
-    carry a fact (summary)."""
-    seen, kept = set(), []
+    """What a good model answers: every sentence that says something the ones before it do not
+    (merge: each fact once), or only the sentences that carry a fact (summary)."""
+    kept: list[str] = []
     for text in memory_texts(body):
         for sentence in split_sentences(strip_merge_markers(text)):
             has_fact = any(extract_facts(sentence).by_kind[kind] for kind in ("url", "email", "date", "identifier", "number"))
-            if sentence.lower() not in seen and (purpose(body) == "merge" or has_fact):
-                seen.add(sentence.lower())
+            said = bool(kept) and not uncovered([sentence], KeptText.of([" ".join(kept)]))
+            if not said and (purpose(body) == "merge" or has_fact):
                 kept.append(sentence)
     return " ".join(kept)
 

@@ -16,7 +16,8 @@ pair once:
    LLM on, the pair goes to the judge**
    (at most `judge_cap` pairs a cycle), whose verdict the service applies afterwards
    (`apply_verdicts`): "same" merges, "update" supersedes, "related" and "distinct" change no
-   memory (step 6b links "related" pairs).
+   memory (step 6b links "related" pairs). A look-alike pair (supersession.LOOK_ALIKE: the same
+   kind of statement about two things) is never merged offline, but in the band it is judged.
 
 A node takes part in at most one decision per cycle (no transitive merges, no chains of
 supersessions within a cycle): pairs are taken most similar first, and a pair one of whose
@@ -131,8 +132,8 @@ def decide_pairs(
         if check is not None and check.verdict == PARTIAL:
             partial += 1
             continue
-        if check is not None and check.verdict == LOOK_ALIKE:
-            look_alikes += 1
+        if check is not None and check.verdict == LOOK_ALIKE and not (judge_it and similarity <= merge_threshold):
+            look_alikes += 1  # never merged offline; the judge may still call it the same or an update
             continue
         if similarity > merge_threshold:
             merge_pairs.append(pair)  # the merge rules (pinned, cap, disjoint) decide below
