@@ -168,7 +168,7 @@ def test_the_image_entry_points_run_from_a_plain_install(plain_install, tmp_path
     location, migrations, instance_files, schedules = done.stdout.strip().splitlines()
     assert location.startswith(str(plain_install))  # not the source tree
     assert "001_memory_store.sql" in migrations and "003_curation_triggers.sql" in migrations
-    assert instance_files == "True" and schedules == "['curation_schedule']"
+    assert instance_files == "True" and schedules == "['curation_schedule', 'run_retention_schedule']"
     cli = subprocess.run([sys.executable, "-m", "curation_pipeline.cli.main", "init-db", "--help"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert cli.returncode == 0 and "usage: curation-pipeline init-db" in cli.stdout
