@@ -46,6 +46,11 @@ def celery_config(queue: str) -> dict[str, Any]:
         "redis_socket_connect_timeout": BROKER_TIMEOUT_S,
         "redis_socket_timeout": BROKER_TIMEOUT_S,
         "result_backend_always_retry": False,
+        # The result backend's own retries (Celery's default: 20, a second apart) would hold a
+        # launch or a monitoring check for 20 s per run while the broker is down.
+        "result_backend_transport_options": {
+            "retry_policy": {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1},
+        },
         # Results only serve run monitoring while a run is in flight; Dagster keeps the record.
         "result_expires": 24 * 3600,
         # A run's events go to Dagster's storage, not Celery's: no task events on the broker.

@@ -122,9 +122,19 @@ class _BrokerErrors:
         from kombu.exceptions import OperationalError
 
         unreachable = (OperationalError, *self._app.connection_for_write().connection_errors)
-        if error is None or not isinstance(error, unreachable):
+        if error is None or not any(isinstance(cause, unreachable) for cause in _causes(error)):
             return False
         raise BrokerUnreachableError(
             f"could not {self._doing}: the broker at {BROKER_VARIABLE}={redacted_url(self._url)} "
             f"is unreachable ({type(error).__name__}: {str(error).replace(self._url, redacted_url(self._url))})"
         ) from None
+
+
+def _causes(error: BaseException):
+    """The error and what caused it: Celery's result backend wraps a lost connection in a
+    RuntimeError ("retry limit exceeded") raised from the connection error."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        yield error
+        error = error.__cause__ or error.__context__

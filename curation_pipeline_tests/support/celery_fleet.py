@@ -45,6 +45,8 @@ class Fleet:
     database_url: str
     storage_url: str
     broker_url: str
+    broker_dir: Path
+    broker_is_embedded: bool = True
     logs: list[Path] = field(default_factory=list)
     processes: list[subprocess.Popen] = field(default_factory=list)
 
@@ -57,12 +59,14 @@ class Fleet:
         return self.home / "dagster_home"
 
     def local_env(self, **extra: str) -> dict[str, str]:
-        """The daemon's and a local worker's: CURATION_BROKER_URL unset, the embedded broker."""
+        """The daemon's and a local worker's: CURATION_BROKER_URL unset (the embedded broker),
+        unless the fleet's broker is one of its own."""
         env = {name: value for name, value in os.environ.items()
                if name not in ("CURATION_BROKER_URL", "DAGSTER_HOME")}
+        broker = {} if self.broker_is_embedded else {"CURATION_BROKER_URL": self.broker_url}
         return {**env, "CURATION_HOME": str(self.home), "DATABASE_URL": self.database_url,
                 STORAGE_URL_VARIABLE: self.storage_url, "CURATION_RUN_LAUNCHER": "celery",
-                "DAGSTER_HOME": str(self.dagster_home), **QUIET_TRIGGERS, **extra}
+                "DAGSTER_HOME": str(self.dagster_home), **QUIET_TRIGGERS, **broker, **extra}
 
     def remote_env(self, name: str, **extra: str) -> dict[str, str]:
         """A worker on another machine: its own CURATION_HOME (and so DAGSTER_HOME); only the
@@ -152,9 +156,14 @@ def pool_pids(worker: subprocess.Popen) -> set[int]:
 
 
 @contextmanager
-def celery_fleet(tmp_path: Path, database_url: str) -> Iterator[Fleet]:
+def celery_fleet(tmp_path: Path, database_url: str, *, embedded_broker: bool = True) -> Iterator[Fleet]:
     """A fleet on a Dagster storage of its own (runs and partitions of other tests stay out)
-    and an embedded broker of its own; stops everything it started."""
+    and a broker of its own; stops everything it started.
+
+    `embedded_broker`: the embedded broker of the fleet's CURATION_HOME, which any process of
+    the fleet starts again when it needs it and finds it gone. Otherwise a Valkey server of the
+    test's own, named by CURATION_BROKER_URL everywhere, as a broker run by someone else would
+    be: when the test stops it, it stays down until the test starts it again."""
     storage = f"dagster_celery_{uuid.uuid4().hex[:8]}"
     with open_connection(database_url, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {storage}")
@@ -165,14 +174,17 @@ def celery_fleet(tmp_path: Path, database_url: str) -> Iterator[Fleet]:
     saved = {name: os.environ.get(name) for name in
              ("CURATION_HOME", "DATABASE_URL", "DAGSTER_HOME", STORAGE_URL_VARIABLE, "CURATION_RUN_LAUNCHER",
               "CURATION_BROKER_URL")}
-    broker_dir = home / "broker"
+    broker_dir = home / "broker" if embedded_broker else root / "broker-server"
     broker_url = start_embedded_broker(broker_dir)  # this test process keeps it up
-    fleet = Fleet(root, database_url, storage_url, broker_url)
+    fleet = Fleet(root, database_url, storage_url, broker_url, broker_dir, embedded_broker)
     try:
         os.environ.update({"CURATION_HOME": str(home), "DATABASE_URL": database_url,
                            STORAGE_URL_VARIABLE: storage_url, "CURATION_RUN_LAUNCHER": "celery",
                            "DAGSTER_HOME": str(fleet.dagster_home)})
-        os.environ.pop("CURATION_BROKER_URL", None)
+        if embedded_broker:
+            os.environ.pop("CURATION_BROKER_URL", None)
+        else:
+            os.environ["CURATION_BROKER_URL"] = broker_url
         prepare_dagster_home(load_settings(), keep_storage_url=True)
         with resources.as_file(resources.files("curation_pipeline") / "instance" / "workspace.yaml") as source:
             shutil.copyfile(source, fleet.dagster_home / "workspace.yaml")
