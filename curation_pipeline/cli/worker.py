@@ -39,9 +39,10 @@ def worker_name() -> str:
 def serve_worker(settings: Settings, *, concurrency: int | None = None, queues: list[str] | None = None) -> int:
     from curation_pipeline.instance.celery_app import declare_queues, make_celery_app
 
-    prepare_dagster_home(settings, keep_storage_url=True)
+    # The broker first: a worker that cannot reach it says so before it touches anything.
     url = resolve_broker_url(settings)
     check_broker(url)
+    prepare_dagster_home(settings, keep_storage_url=True)
     queues = list(dict.fromkeys(queues or [settings.celery_queue]))
     concurrency = concurrency or settings.worker_concurrency
     app = make_celery_app(settings, queue=queues[0])
