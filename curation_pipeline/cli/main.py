@@ -171,12 +171,13 @@ def _run_and_report(
     settings: Settings, keys: list[str], *, verbose: bool = False, dry_run: bool = False
 ) -> int:
     from curation_pipeline.cli.progress import Progress
-    from curation_pipeline.cli.runner import run_partitions
+    from curation_pipeline.cli.runner import require_workers, run_partitions
     from curation_pipeline.core.render.tables import cycle_table, failures
 
     if not keys:
         print("no namespaces to curate (import or seed some memories first)")
         return 0
+    require_workers(settings)
     # Runs take seconds each: a plain line per finished run, not every few seconds.
     with Progress("previewing" if dry_run else "curating", total=len(keys), unit="namespace",
                   every_secs=0) as progress:

@@ -86,3 +86,9 @@ def declare_queues(app, names: list[str]) -> None:
         Queue(name, routing_key=f"{name}.#", queue_arguments={"x-max-priority": 10})
         for name in dict.fromkeys(names)
     ]
+
+
+def workers_taking(app, queue: str, timeout_s: float = 2.0) -> list[str]:
+    """The names of the live workers that take runs from `queue`."""
+    replies = app.control.inspect(timeout=timeout_s).active_queues() or {}
+    return sorted(name for name, queues in replies.items() if any(q["name"] == queue for q in queues))

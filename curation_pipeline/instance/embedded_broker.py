@@ -33,6 +33,9 @@ SOCKET_NAME = "valkey.sock"
 MAX_SOCKET_PATH = 107
 
 
+_signed_up: set[tuple[Path, int]] = set()  # (directory, pid) whose sign-off runs at exit
+
+
 class BrokerError(RuntimeError):
     """The broker cannot be started or reached; the message says why and what to do."""
 
@@ -64,7 +67,9 @@ def start_embedded_broker(directory: Path, timeout_s: float = 10.0) -> str:
         if pid not in users:
             users.append(pid)
         _write_users(directory, users)
-    atexit.register(_sign_off, directory, pid)
+    if (directory, pid) not in _signed_up:
+        _signed_up.add((directory, pid))
+        atexit.register(_sign_off, directory, pid)
     return embedded_broker_url(directory)
 
 

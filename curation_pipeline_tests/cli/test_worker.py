@@ -71,3 +71,13 @@ def test_the_instance_builds_the_launcher_the_setting_names(tmp_path):
     assert celery.default_queue == "curation"
     assert [queue.name for queue in celery.celery.conf.task_queues] == ["curation"]
     assert celery.celery.conf.worker_disable_prefetch is True and celery.celery.conf.task_acks_late is False
+
+
+def test_run_on_celery_without_a_worker_says_so_before_launching_anything(tmp_path):
+    done = _cli("run", "--partition", "acme:support", CURATION_HOME=str(tmp_path / "home"),
+                CURATION_RUN_LAUNCHER="celery")
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("error: no Celery worker takes runs from the queue 'dagster' (CURATION_CELERY_QUEUE)")
+    assert "start one with `curation-pipeline worker`" in line
+    assert not (tmp_path / "home" / "dagster_home").exists()  # nothing launched, nothing prepared
