@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 
 from dagster._core.errors import DagsterUserCodeUnreachableError
 from dagster._core.launcher import CheckRunHealthResult, LaunchRunContext, ResumeRunContext, WorkerStatus
@@ -28,6 +29,10 @@ from dagster_celery.tags import DAGSTER_CELERY_TASK_ID_TAG
 from curation_pipeline.config.runs import RunSettings, redacted_url
 from curation_pipeline.instance.broker import BROKER_VARIABLE, resolve_broker_url
 from curation_pipeline.instance.celery_app import celery_config, declare_queues
+
+# dagster-celery registers its run task again at every launch; the first registration is the
+# one used, and the same callable each time: nothing to warn about in the daemon's log.
+warnings.filterwarnings("ignore", message=r"Task name '(execute|resume)_job' is already registered")
 
 # A run's task missing from every live worker's list this many checks in a row: its worker is
 # dead. Two, so that one slow answer (a loaded machine) fails nothing.
