@@ -16,15 +16,20 @@ STORAGE_URL_VARIABLE = "CURATION_DAGSTER_STORAGE_URL"
 MANAGED_MARKER = "# Managed by curation-pipeline"
 
 
-def prepare_dagster_home(settings: StoreSettings) -> Path:
+def prepare_dagster_home(settings: StoreSettings, *, keep_storage_url: bool = False) -> Path:
     """Create DAGSTER_HOME with our dagster.yaml and point this process (and the run processes
-    it starts, which inherit the environment) at it; returns the directory."""
+    it starts, which inherit the environment) at it; returns the directory.
+
+    The storage is the `dagster` database of the memory store's server, unless `keep_storage_url`
+    and CURATION_DAGSTER_STORAGE_URL is set: a worker on another machine is told where the
+    fleet's storage is, and must not derive it from its own settings."""
     app_url = ensure_database(settings)
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
     _install_instance_config(home / "dagster.yaml")
     os.environ["DAGSTER_HOME"] = str(home)
-    os.environ[STORAGE_URL_VARIABLE] = dagster_storage_url(app_url, create_tables=_create_dagster_tables)
+    if not (keep_storage_url and os.environ.get(STORAGE_URL_VARIABLE, "").strip()):
+        os.environ[STORAGE_URL_VARIABLE] = dagster_storage_url(app_url, create_tables=_create_dagster_tables)
     # Run workers must find the same memory store, even when it is the embedded default.
     os.environ.setdefault("CURATION_HOME", str(settings.curation_home))
     return home

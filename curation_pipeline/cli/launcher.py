@@ -37,6 +37,7 @@ def code_location_workspace(instance: dg.DagsterInstance) -> Iterator[WorkspaceR
         module_name=DEFINITIONS_MODULE, attribute=None, working_directory=None,
         location_name=LOCATION_NAME,
     )
+    before = {child.pid for child in psutil.Process().children(recursive=True)}
     try:
         with WorkspaceProcessContext(
             instance, target, code_server_log_level="WARNING"
@@ -47,16 +48,17 @@ def code_location_workspace(instance: dg.DagsterInstance) -> Iterator[WorkspaceR
                 raise RuntimeError(f"the code location failed to load: {error.to_string()}")
             yield workspace
     finally:
-        _wait_for_child_processes()
+        _wait_for_child_processes(before)
 
 
-def _wait_for_child_processes(timeout_s: float = 20.0) -> None:
+def _wait_for_child_processes(before: set[int], timeout_s: float = 20.0) -> None:
     """Let the code server we started shut down before this process goes on.
 
     Leaving it behind would keep it polling Dagster's storage after the embedded Postgres
-    (whose last handle may be this process) has stopped.
+    (whose last handle may be this process) has stopped. Only the processes started meanwhile:
+    others this process runs (a daemon, workers) are not ours to stop.
     """
-    children = psutil.Process().children(recursive=True)
+    children = [child for child in psutil.Process().children(recursive=True) if child.pid not in before]
     _, alive = psutil.wait_procs(children, timeout=timeout_s)
     for process in alive:
         process.terminate()
@@ -70,9 +72,11 @@ def launch_partition_runs(
     run_config: Mapping | None = None,
     tags: Mapping[str, str] | None = None,
     job_name: str = JOB_NAME,
+    queued: bool = False,
 ) -> list[str]:
     """Create and launch one run of the curation job (or `job_name`, e.g. the preview job) per
-    partition key; returns the run ids."""
+    partition key; returns the run ids. `queued`: submit them to the run queue instead, as the
+    UI's Launch button does (the daemon dequeues them within the queue's limits)."""
     location = workspace.get_code_location(LOCATION_NAME)
     repository = next(iter(location.get_repositories().values()))
     remote_job = repository.get_full_job(job_name)
@@ -117,6 +121,9 @@ def launch_partition_runs(
             asset_check_selection=None,
             asset_graph=repository.asset_graph,
         )
-        instance.launch_run(run.run_id, workspace)
+        if queued:
+            instance.submit_run(run.run_id, workspace)
+        else:
+            instance.launch_run(run.run_id, workspace)
         run_ids.append(run.run_id)
     return run_ids

@@ -171,12 +171,13 @@ def _run_and_report(
     settings: Settings, keys: list[str], *, verbose: bool = False, dry_run: bool = False
 ) -> int:
     from curation_pipeline.cli.progress import Progress
-    from curation_pipeline.cli.runner import run_partitions
+    from curation_pipeline.cli.runner import require_workers, run_partitions
     from curation_pipeline.core.render.tables import cycle_table, failures
 
     if not keys:
         print("no namespaces to curate (import or seed some memories first)")
         return 0
+    require_workers(settings)
     # Runs take seconds each: a plain line per finished run, not every few seconds.
     with Progress("previewing" if dry_run else "curating", total=len(keys), unit="namespace",
                   every_secs=0) as progress:
@@ -331,11 +332,38 @@ def cmd_undo(args) -> int:
 def cmd_ui(args) -> int:
     from curation_pipeline.cli.ui import serve_ui
 
-    return serve_ui(_settings(), host=args.host, port=args.port)
+    return serve_ui(_settings(), host=args.host, port=args.port, workers=args.workers)
+
+
+def cmd_worker(args) -> int:
+    from curation_pipeline.cli.worker import serve_worker
+
+    return serve_worker(_settings(), concurrency=args.concurrency, queues=args.queue)
+
+
+def cmd_prune_runs(args) -> int:
+    import dagster as dg
+
+    from curation_pipeline.cli.dagster_home import prepare_dagster_home
+    from curation_pipeline.defs.run_retention import prune_run_history
+
+    settings = _settings()
+    days = settings.run_retention_days if args.days is None else args.days
+    if days == 0:
+        print("run retention is off (CURATION_RUN_RETENTION_DAYS=0): nothing deleted")
+        return 0
+    prepare_dagster_home(settings)
+    with dg.DagsterInstance.get() as instance:
+        report = prune_run_history(instance, days=days, dry_run=args.dry_run)
+    print(report.summary(dry_run=args.dry_run))
+    return 0
 
 
 def _positive(raw: str) -> int:
-    value = int(raw)
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
@@ -404,7 +432,21 @@ def build_parser() -> argparse.ArgumentParser:
     ui = commands.add_parser("ui", help="start the Dagster UI and daemon on this memory store")
     ui.add_argument("--host", default="127.0.0.1")
     ui.add_argument("--port", type=int, default=3000)
+    ui.add_argument("--workers", type=_positive, default=0, metavar="N",
+                    help="also start N Celery workers here, and run on them (CURATION_RUN_LAUNCHER=celery)")
     ui.set_defaults(func=cmd_ui)
+
+    worker = commands.add_parser("worker", help="a Celery worker that executes curation runs (CURATION_RUN_LAUNCHER=celery)")
+    worker.add_argument("--concurrency", type=_positive, metavar="N",
+                        help="runs at once, one process each (default CURATION_WORKER_CONCURRENCY, 1)")
+    worker.add_argument("--queue", action="append", metavar="Q",
+                        help="a queue to take runs from (repeatable; default CURATION_CELERY_QUEUE, dagster)")
+    worker.set_defaults(func=cmd_worker)
+
+    prune = commands.add_parser("prune-runs", help="delete Dagster runs older than the retention (memory revisions stay)")
+    prune.add_argument("--days", type=_positive, metavar="N", help="older than N days (default CURATION_RUN_RETENTION_DAYS, 30)")
+    prune.add_argument("--dry-run", action="store_true", help="say what would be deleted; delete nothing")
+    prune.set_defaults(func=cmd_prune_runs)
     return parser
 
 
@@ -412,6 +454,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
     """Errors caused by input or setup, reported as one clear line instead of a traceback."""
     from curation_pipeline.core.partition_keys import InvalidNameError
     from curation_pipeline.core.vectors import EmbeddingError
+    from curation_pipeline.instance.embedded_broker import BrokerError
     from curation_pipeline.service.undo import NothingToUndoError
     from curation_pipeline.store.database import DatabaseError
     from curation_pipeline.store.locking import NamespaceBusyError
@@ -419,7 +462,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from curation_pipeline.store.nodes_io import ImportConflictError
 
     return (SettingsError, InvalidNameError, DatabaseError, MigrationError, ImportConflictError,
-            EmbeddingError, NothingToUndoError, NamespaceBusyError)
+            EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -86,6 +86,25 @@ def run_partitions(
     return [results[key] for key in keys]
 
 
+def require_workers(settings: Settings) -> None:
+    """Runs on Celery wait for a worker: without one, say so now rather than time out later
+    (a BrokerError naming the queue and the broker; nothing when runs do not go to Celery)."""
+    if settings.run_launcher != "celery":
+        return
+    from curation_pipeline.config.runs import redacted_url
+    from curation_pipeline.instance.broker import check_broker, resolve_broker_url
+    from curation_pipeline.instance.celery_app import make_celery_app, workers_taking
+    from curation_pipeline.instance.embedded_broker import BrokerError
+
+    url = resolve_broker_url(settings)
+    check_broker(url)
+    if not workers_taking(make_celery_app(settings), settings.celery_queue):
+        raise BrokerError(
+            f"no Celery worker takes runs from the queue {settings.celery_queue!r} (CURATION_CELERY_QUEUE) "
+            f"at {redacted_url(url)}: start one with `curation-pipeline worker`, or unset CURATION_RUN_LAUNCHER"
+        )
+
+
 def _as_they_finish(
     instance: dg.DagsterInstance, keys: Sequence[str], launch: Callable[[str], str],
     max_parallel: int, timeout_s: float, poll_s: float = 0.2,

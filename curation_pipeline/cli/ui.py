@@ -9,6 +9,11 @@ to stop, and those stop by interrupting themselves with SIGINT. A process starte
 non-interactive shell (`curation-pipeline ui &` in a script) inherits an *ignored* SIGINT, and
 so would every Dagster process under it: they would never stop. So the children always get the
 default SIGINT back, and whatever is still alive after a bounded wait is killed.
+
+`--workers N` also starts N Celery workers (`curation-pipeline worker`) beside the daemon, and
+runs go to them (CURATION_RUN_LAUNCHER=celery for every process started here) through
+CURATION_BROKER_URL, else the embedded broker, which stays up while the UI runs. They stop with
+the UI, after it: a warm shutdown lets the runs in progress finish (bounded, then killed).
 """
 
 from __future__ import annotations
@@ -18,16 +23,21 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from importlib import resources
 
 import psutil
 from dagster_shared.ipc import send_ipc_shutdown_message
 
 from curation_pipeline.cli.dagster_home import prepare_dagster_home
-from curation_pipeline.config.settings import Settings
+from curation_pipeline.config.runs import redacted_url
+from curation_pipeline.config.settings import Settings, SettingsError
+from curation_pipeline.instance.broker import BROKER_VARIABLE, check_broker, resolve_broker_url
 
 
-def serve_ui(settings: Settings, *, host: str = "127.0.0.1", port: int = 3000) -> int:
+def serve_ui(settings: Settings, *, host: str = "127.0.0.1", port: int = 3000, workers: int = 0) -> int:
+    if workers:
+        _use_celery(settings)
     home = prepare_dagster_home(settings)
     workspace = home / "workspace.yaml"
     with resources.as_file(resources.files("curation_pipeline") / "instance" / "workspace.yaml") as source:
@@ -53,7 +63,11 @@ def serve_ui(settings: Settings, *, host: str = "127.0.0.1", port: int = 3000) -
         preexec_fn=_default_signals,
     )
     os.close(shutdown_read)
+    started = [_start_worker(home, index) for index in range(workers)]
     print(f"Dagster UI: http://{host}:{port}  (DAGSTER_HOME={home}); Ctrl-C stops it", flush=True)
+    if workers:
+        print(f"{workers} Celery worker(s) execute the runs (broker {redacted_url(os.environ[BROKER_VARIABLE])})",
+              flush=True)
     try:
         code = process.wait()
     except KeyboardInterrupt:
@@ -61,7 +75,49 @@ def serve_ui(settings: Settings, *, host: str = "127.0.0.1", port: int = 3000) -
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the clean-up short
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     stop_dagster(process, shutdown_write)
+    stop_workers(started)
     return code
+
+
+def _use_celery(settings: Settings) -> None:
+    """Runs of every process started here go to the workers, through one broker."""
+    if "run_launcher" in settings.model_fields_set and settings.run_launcher != "celery":
+        raise SettingsError(
+            f"--workers runs on Celery workers, but CURATION_RUN_LAUNCHER={settings.run_launcher}; "
+            "unset it or set it to celery"
+        )
+    os.environ["CURATION_RUN_LAUNCHER"] = "celery"
+    # Started (or attached to) here, so that the broker lives as long as the UI.
+    os.environ[BROKER_VARIABLE] = resolve_broker_url(settings)
+    check_broker(os.environ[BROKER_VARIABLE])
+
+
+def _start_worker(home, index: int) -> subprocess.Popen:
+    # Its own session: the terminal's Ctrl-C reaches only us, and we stop the workers last.
+    with open(home / f"worker-{index}.log", "ab") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "curation_pipeline.cli.main", "worker"],
+            cwd=home, start_new_session=True, preexec_fn=_default_signals, stdout=log, stderr=subprocess.STDOUT,
+        )
+
+
+def stop_workers(workers: list[subprocess.Popen], timeout_s: float = 60.0) -> None:
+    """A warm shutdown of each worker (its runs in progress finish), then a kill of whatever is
+    left of it (its pool processes are in its process group)."""
+    for worker in workers:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    for worker in workers:
+        try:
+            worker.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(worker.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        worker.wait()
 
 
 def _default_signals() -> None:

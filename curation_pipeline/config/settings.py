@@ -1,6 +1,6 @@
 """The pipeline's own settings in one object: where the store lives (store.py), the steps'
-thresholds and caps (steps.py), the triggers (triggers.py) and what the health checks accept
-(health.py).
+thresholds and caps (steps.py), the triggers (triggers.py), what the health checks accept
+(health.py) and how runs are launched and kept (runs.py).
 
 The CLI and the resources pass this one object around; code that needs only one concern takes
 that concern's model, which a `Settings` is. The LLM (llm.py) and the embedder (embedder.py) are
@@ -15,12 +15,13 @@ from curation_pipeline.config.embedder import EmbedderSettings
 from curation_pipeline.config.environment import SettingsError
 from curation_pipeline.config.health import HealthSettings
 from curation_pipeline.config.llm import LLMSettings
+from curation_pipeline.config.runs import RunSettings
 from curation_pipeline.config.steps import StepSettings
 from curation_pipeline.config.store import StoreSettings
 from curation_pipeline.config.triggers import TriggerSettings
 
 
-class Settings(StoreSettings, StepSettings, TriggerSettings, HealthSettings):
+class Settings(StoreSettings, StepSettings, TriggerSettings, HealthSettings, RunSettings):
     """See the module docstring."""
 
 

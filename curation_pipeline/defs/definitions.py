@@ -16,6 +16,7 @@ from curation_pipeline.defs.health_checks import memory_namespace_health
 from curation_pipeline.defs.job import curate_namespace, preview_namespace
 from curation_pipeline.defs.llm_resource import LLMResource
 from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
+from curation_pipeline.defs.run_retention import prune_run_history_job, run_retention_schedule
 from curation_pipeline.defs.schedules import build_curation_schedule
 from curation_pipeline.defs.sensors import build_discovery_sensor, build_idle_sensor
 from curation_pipeline.defs.undo_job import undo_curation_run
@@ -27,8 +28,8 @@ _trigger_settings = TriggerSettings.from_environment()
 defs = dg.Definitions(
     assets=[memory_namespace],
     asset_checks=[memory_namespace_health],
-    jobs=[curate_namespace, preview_namespace, undo_curation_run],
-    schedules=[build_curation_schedule(_trigger_settings)],
+    jobs=[curate_namespace, preview_namespace, undo_curation_run, prune_run_history_job],
+    schedules=[build_curation_schedule(_trigger_settings), run_retention_schedule],
     sensors=[build_idle_sensor(_trigger_settings), build_discovery_sensor(_trigger_settings)],
     resources={"memory_store": MemoryStore(), "embedder": EmbedderResource(), "llm": LLMResource()},
 )

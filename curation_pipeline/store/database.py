@@ -9,7 +9,6 @@ the same server.
 
 from __future__ import annotations
 
-import re
 import threading
 import warnings
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from pgvector.psycopg.vector import register_vector_info
 from psycopg import sql
 from psycopg.types import TypeInfo
 
+from curation_pipeline.config.runs import redacted_url
 from curation_pipeline.config.store import StoreSettings
 from curation_pipeline.store.migrations import apply_migrations
 
@@ -38,7 +38,7 @@ class DatabaseError(RuntimeError):
 
 def redact(url: str) -> str:
     """The URL with any password replaced, for error messages and logs."""
-    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
+    return redacted_url(url)
 
 
 def start_embedded_server(pgdata: Path):

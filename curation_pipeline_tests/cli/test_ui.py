@@ -88,3 +88,71 @@ def test_ui_serves_webserver_and_daemon_and_stops_without_orphans(
     assert f"Dagster UI: http://127.0.0.1:{port}" in output
     # Stopped through dagster dev's own shutdown (webserver and daemon told to stop), not killed.
     assert "Dagster services shut down." in output, output[-3000:]
+
+
+def test_ui_with_workers_runs_the_namespaces_on_its_workers_and_stops_them_all(tmp_path):
+    """`ui --workers 2`: two Celery workers beside the daemon on the embedded broker; a run
+    launched from another command goes to them; SIGTERM stops everything, the broker too."""
+    from curation_pipeline.instance.embedded_broker import answers, broker_socket
+
+    port = _free_port()
+    env = {**os.environ, "CURATION_HOME": str(tmp_path / "home"), "DAGSTER_HOME": str(tmp_path / "dagster_home")}
+    env.pop("CURATION_RUN_LAUNCHER", None)
+    env.pop("CURATION_BROKER_URL", None)
+    seeded = subprocess.run([sys.executable, "-m", "curation_pipeline.cli.main", "seed"], env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert seeded.returncode == 0, seeded.stderr
+    log = open(tmp_path / "ui.log", "wb")
+    ui = subprocess.Popen(
+        [sys.executable, "-m", "curation_pipeline.cli.main", "ui", "--port", str(port), "--workers", "2"],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        _wait_until_serving(ui, port)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while len(_workers_of(ui)) < 2 or not _pools_of(ui):
+            assert time.monotonic() < deadline, "the UI's two workers never started"
+            time.sleep(1)
+        # `run` from another shell: CURATION_RUN_LAUNCHER=celery sends it to the UI's workers.
+        done = subprocess.run(
+            [sys.executable, "-m", "curation_pipeline.cli.main", "run", "--partition", "acme:support-bot"],
+            env={**env, "CURATION_RUN_LAUNCHER": "celery"}, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "acme:support-bot" in done.stdout and "SUCCESS" in done.stdout
+        pools = _pools_of(ui)
+        started = psutil.Process(ui.pid).children(recursive=True)
+
+        ui.send_signal(signal.SIGTERM)
+        assert ui.wait(timeout=STOP_TIMEOUT_S) == 0
+        left = [p for p in started if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+        assert left == [], f"orphans: {[' '.join(p.cmdline()) for p in left]}"
+    finally:
+        if ui.poll() is None:
+            os.killpg(ui.pid, signal.SIGKILL)
+            ui.wait()
+        log.close()
+    run_id = done.stdout.strip().splitlines()[2].split()[-1]
+    assert _run_process(env, run_id) in pools  # executed in a pool process of one of the workers
+    assert not answers(broker_socket(tmp_path / "home" / "broker"))  # the broker stopped with the UI
+
+
+def _workers_of(ui: subprocess.Popen) -> list[psutil.Process]:
+    return [p for p in psutil.Process(ui.pid).children() if "worker" in p.cmdline()]
+
+
+def _pools_of(ui: subprocess.Popen) -> set[int]:
+    return {child.pid for worker in _workers_of(ui) for child in worker.children()}
+
+
+def _run_process(env: dict, run_id: str) -> int:
+    """The pid that executed the run, from Dagster's record (read in a process with the UI's home)."""
+    script = ("import dagster as dg, sys\n"
+              "from curation_pipeline.cli.dagster_home import prepare_dagster_home\n"
+              "from curation_pipeline.config.settings import load_settings\n"
+              "prepare_dagster_home(load_settings())\n"
+              "with dg.DagsterInstance.get() as i:\n"
+              "    [e] = [e for e in i.all_logs(sys.argv[1]) if e.message.startswith('Started process for run')]\n"
+              "    print(e.dagster_event.engine_event_data.metadata['pid'].value)\n")
+    done = subprocess.run([sys.executable, "-c", script, run_id], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.strip().splitlines()[-1])

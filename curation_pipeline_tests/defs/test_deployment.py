@@ -20,7 +20,7 @@ import yaml
 
 from curation_pipeline.cli.dagster_home import STORAGE_URL_VARIABLE
 from curation_pipeline.cli.launcher import DEFINITIONS_MODULE, LOCATION_NAME
-from curation_pipeline.config.settings import environment_variables
+from curation_pipeline.config.settings import environment_variables, load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "docker"
@@ -74,7 +74,7 @@ def test_the_dockerfile_copies_paths_that_exist_and_serves_the_code_location():
 def test_the_compose_file_has_every_service_and_names_only_real_settings():
     compose = load(DOCKER / "compose.yaml")
     services = compose["services"]
-    assert set(services) == {"postgres", "init-db", "code", "webserver", "daemon"}
+    assert set(services) == {"postgres", "broker", "init-db", "code", "webserver", "daemon", "worker"}
     assert services["postgres"]["image"].startswith("pgvector/pgvector:")
     environment = compose["x-curation-env"]
     assert set(environment) <= KNOWN_VARIABLES, set(environment) - KNOWN_VARIABLES
@@ -88,6 +88,14 @@ def test_the_compose_file_has_every_service_and_names_only_real_settings():
         command = services[name]["command"]
         assert command[command.index("-w") + 1] == "/opt/dagster/workspace.yaml"
         assert services[name]["environment"] == environment
+    # Runs go through the broker to the workers, which `--scale worker=N` multiplies: nothing in
+    # the worker's service may exist once only (a container name, a published port).
+    assert environment["CURATION_RUN_LAUNCHER"] == "celery"
+    assert load_settings(environment).broker_url.get_secret_value().startswith("redis://broker:")
+    worker = services["worker"]
+    assert worker["command"] == ["curation-pipeline", "worker"] and worker["environment"] == environment
+    assert not {"container_name", "ports", "hostname"} & set(worker)
+    assert "--appendonly" in services["broker"]["command"]
 
 
 def _help_text(command: list[str]) -> str:
@@ -100,7 +108,7 @@ def _help_text(command: list[str]) -> str:
 
 def test_every_compose_command_exists_with_the_options_it_uses():
     services = load(DOCKER / "compose.yaml")["services"]
-    for name in ("init-db", "code", "webserver", "daemon"):
+    for name in ("init-db", "code", "webserver", "daemon", "worker"):
         command = services[name]["command"]
         words = [word for word in command if not word.startswith("-")]
         # The leading words are the program and its subcommands, up to the first option's value.
@@ -126,8 +134,12 @@ def test_the_helm_values_use_the_k8s_run_launcher_and_one_run_per_namespace():
     # A dead run pod is found and its run failed, like run_monitoring in our dagster.yaml.
     monitoring, ours = values["dagsterDaemon"]["runMonitoring"], load(INSTANCE_YAML)["run_monitoring"]
     assert monitoring["enabled"] is True and ours["enabled"] is True
-    assert (monitoring["startTimeoutSeconds"], monitoring["pollIntervalSeconds"]) == (
-        ours["start_timeout_seconds"], ours["poll_interval_seconds"])
+    assert (monitoring["startTimeoutSeconds"], monitoring["pollIntervalSeconds"], monitoring["maxRuntimeSeconds"]) == (
+        ours["start_timeout_seconds"], ours["poll_interval_seconds"], ours["max_runtime_seconds"])
+    # The queue's own settings of dagster.yaml, in the chart's names.
+    queue, our_queue = coordinator["config"]["queuedRunCoordinator"], load(INSTANCE_YAML)["run_coordinator"]["config"]
+    assert (queue["dequeueIntervalSeconds"], queue["dequeueUseThreads"], queue["dequeueNumWorkers"]) == (
+        our_queue["dequeue_interval_seconds"], our_queue["dequeue_use_threads"], our_queue["dequeue_num_workers"])
 
 
 @pytest.fixture(scope="module")
@@ -168,7 +180,7 @@ def test_the_image_entry_points_run_from_a_plain_install(plain_install, tmp_path
     location, migrations, instance_files, schedules = done.stdout.strip().splitlines()
     assert location.startswith(str(plain_install))  # not the source tree
     assert "001_memory_store.sql" in migrations and "003_curation_triggers.sql" in migrations
-    assert instance_files == "True" and schedules == "['curation_schedule']"
+    assert instance_files == "True" and schedules == "['curation_schedule', 'run_retention_schedule']"
     cli = subprocess.run([sys.executable, "-m", "curation_pipeline.cli.main", "init-db", "--help"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert cli.returncode == 0 and "usage: curation-pipeline init-db" in cli.stdout
