@@ -55,6 +55,11 @@ class Piece:
         return content_keys([t for t in self.tokens if t.lower not in MARKER_WORDS])
 
     @cached_property
+    def words(self) -> frozenset[str]:
+        """Every content key of the piece, the marker words' included."""
+        return content_keys(list(self.tokens))
+
+    @cached_property
     def markers(self) -> tuple[Marker, ...]:
         return tuple(find_markers(list(self.tokens)))
 

@@ -159,7 +159,7 @@ def _markers_agree_on_words(clause: Piece, piece: Piece) -> bool:
     # clause's: "not allowed at her favourite place" puts no negation on a clause "her favourite
     # place", "does not drink coffee" does on "drinks coffee".
     on_its_words = [m for m in theirs
-                    if (m.head and m.head <= clause.keys) or (m.category == NEGATION and not m.scope)]
+                    if (m.head and m.head <= clause.words) or (m.category == NEGATION and not m.scope)]
     # ... in the clause, or before it in its sentence: "and HIPAA-compliant storage" of "needs a
     # signed BAA and HIPAA-compliant storage" is needed too. A negation must be the clause's own.
     return all(any(_same_marker(had, m, clause.keys) for had in clause.plain_markers)

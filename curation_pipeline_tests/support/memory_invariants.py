@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import psycopg
 
+from curation_pipeline.core.coverage import KeptText, clauses_of
 from curation_pipeline.core.text import (
     normalise_sentence,
     split_sentences,
@@ -127,9 +128,9 @@ class _Lineage:
             " WHERE step = 'consolidate_duplicates' AND (reason->>'omitted_sentences')::int > 0"
         ).fetchall()}
 
-    def held(self, node_id: str, text: str, *, through_undos: bool) -> set[str]:
-        """The sentences `text` still stands for: its own, and those of every text it was made
-        from by a step that keeps the old text readable (through_undos: by any recorded change)."""
+    def texts(self, node_id: str, text: str, *, through_undos: bool) -> set[str]:
+        """`text`, and every text it was made from by a step that keeps the old text readable
+        (through_undos: by any recorded change)."""
         edges = (self.any_change if through_undos else self.content_keeping)[node_id]
         seen, frontier = {text}, [text]
         while frontier:
@@ -137,13 +138,27 @@ class _Lineage:
                 if before is not None and before not in seen:
                     seen.add(before)
                     frontier.append(before)
-        return set().union(*(sentences(t) for t in seen))
+        return seen
+
+    def held(self, node_id: str, text: str, *, through_undos: bool) -> set[str]:
+        """The sentences `text` still stands for (see `texts`)."""
+        return set().union(*(sentences(t) for t in self.texts(node_id, text, through_undos=through_undos)))
+
+
+def _said(missing: set[str], written: str, texts: set[str]) -> set[str]:
+    """The missing sentences (normalised) of `written` that `texts` say in other words: every
+    clause covered, with all its markers (core/coverage.py, by words)."""
+    said = KeptText.of(sorted(texts))
+    originals = {normalise_sentence(s): s for s in split_sentences(strip_merge_markers(written))}
+    return {key for key in missing if key in originals
+            and all(c.covered for c in said.cover_all(clauses_of([originals[key]])))}
 
 
 def lost_sentences(conn: psycopg.Connection, record: AgentRecord) -> list[str]:
     """Every sentence an agent wrote must be in active memory: in the active node it wrote it to,
-    or, if that node is archived, in the active node its chain ends at, or recorded as left out
-    (a merge that omitted sentences, a summary's full text, a forced undo's previous text)."""
+    or, if that node is archived, in (or said in other words by) the active node its chain ends
+    at, or recorded as left out (a merge that omitted sentences, a summary's full text, a forced
+    undo's previous text)."""
     nodes = _nodes(conn)
     lineage = _Lineage(conn, record)
     problems = []
@@ -159,7 +174,10 @@ def lost_sentences(conn: psycopg.Connection, record: AgentRecord) -> list[str]:
             in_node = sentences(node["text"])
             missing = set()
             if node_id not in lineage.omitted:
-                missing |= (own & in_node) - lineage.held(end, nodes[end]["text"], through_undos=False)
+                into_keeper = (own & in_node) - lineage.held(end, nodes[end]["text"], through_undos=False)
+                # A merge says each fact once: a sentence the keeper says in its own words is kept.
+                missing |= into_keeper - _said(into_keeper, written, lineage.texts(end, nodes[end]["text"],
+                                                                                    through_undos=False))
             missing |= (own - in_node) - lineage.held(node_id, node["text"], through_undos=True)
         problems += [f"node {node_id} ({'archived into ' + str(node['keeper']) if node['archived'] else 'active'}):"
                      f" sentence {sentence!r} is in no active node and recorded nowhere" for sentence in sorted(missing)]

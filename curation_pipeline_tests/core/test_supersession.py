@@ -1,0 +1,146 @@
+"""Updates, pure: which newer memory gives a new value for what an older one says, and what
+step 2 decides for each similar pair."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import polars as pl
+import pytest
+
+from curation_pipeline.core.steps.consolidate import NODE_SCHEMA
+from curation_pipeline.core.steps.pair_decisions import apply_verdicts, decide_pairs
+from curation_pipeline.core.steps.similarity import PAIR_SCHEMA
+from curation_pipeline.core.supersession import (
+    LOOK_ALIKE,
+    NONE,
+    PARTIAL,
+    UPDATE,
+    compare_versions,
+    shares_subject_with_change,
+)
+
+
+@pytest.mark.parametrize(("older", "newer", "changed"), [
+    ("The office printer is on floor 3.", "The office printer is on floor 5.", "number '3' -> '5'"),
+    ("Dana's phone number is +1 415 555 0100.", "Dana has a new phone number: +1 415 555 0199.",
+     "number '0100, 1, 415, 555' -> '0199, 1, 415, 555'"),
+    ("Sprint review is on Tuesdays at 15:00 CET.", "Sprint review moved to Thursdays at 15:00 CET.",
+     "weekday 'tuesday' -> 'thursday'"),
+    ("Priya is on the on-call rota.", "Priya is no longer on the on-call rota.", "polarity"),
+    ("The migration is in progress.", "The migration is complete.", "status 'progress' -> 'complet'"),
+    ("Escalations go to Grace Novak.", "Escalations now go to Luca Rossi.", "name 'escal, grac, novak' -> 'escal, luca, rossi'"),
+    ("The staging API token is xq7-lmn2-pq9.", "The staging API token is now k2m-99ab-zz1.",
+     "identifier 'xq7-lmn2-pq9' -> 'k2m-99ab-zz1'"),
+    ("Maintenance mode on the portal is on.", "Maintenance mode on the portal is off.", "status 'on' -> 'off'"),
+])
+def test_a_new_value_of_the_same_thing_is_an_update(older, newer, changed):
+    check = compare_versions(older, newer)
+    assert check.verdict == UPDATE and changed in check.updates[0].changed
+
+
+@pytest.mark.parametrize(("older", "newer", "verdict"), [
+    # Restatements and elaborations: nothing replaced.
+    ("The CI runners use Ubuntu 24.04.", "Our CI machines run Ubuntu 24.04.", NONE),
+    ("The billing export runs nightly.", "The billing export runs nightly at 02:00 UTC.", NONE),
+    # Another thing described alike: never superseded, never merged.
+    ("Maria Chen leads the payments team.", "Oliver Chen leads the payments team.", LOOK_ALIKE),
+    ("Ticket SUP-3301 is about a failed password reset.", "Ticket SUP-3302 is about a failed password reset.", LOOK_ALIKE),
+    ("The contract start date is 2025-04-01.", "The contract end date is 2027-03-31.", LOOK_ALIKE),
+    ("Deploys to eu-west-1 happen on Mondays.", "Deploys to us-east-1 happen on Wednesdays.", LOOK_ALIKE),
+    ("The staging cluster runs Postgres 16.", "The production cluster runs Postgres 15.", LOOK_ALIKE),
+    # An update that leaves a fact of the older memory unsaid hides nothing: partial.
+    ("The office printer is on floor 3 and prints in color.", "The office printer is on floor 5.", PARTIAL),
+    # A text of earlier merges already says two values: which is older nothing tells.
+    ("The feature store runs on Postgres 15. The feature store runs on Postgres 14.",
+     "The feature store runs on Postgres 16.", LOOK_ALIKE),
+])
+def test_what_is_no_update(older, newer, verdict):
+    assert compare_versions(older, newer).verdict == verdict
+
+
+def test_the_judges_update_needs_a_shared_subject_and_a_changed_value():
+    assert shares_subject_with_change("The office manager in Bristol is Julie Porter.",
+                                      "Tom Ridley is the new office manager in Bristol.")
+    assert not shares_subject_with_change("Dana prefers email.", "The deploy runs on Fridays.")
+    assert not shares_subject_with_change("Dana prefers email.", "Dana prefers email, always.")
+
+
+# --------------------------------------------------------------------------- step 2's decisions
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def _nodes(*rows: tuple[str, str, int]) -> pl.DataFrame:
+    """(id, text, days ago) rows of one memory type."""
+    return pl.DataFrame([{"id": node_id, "memory_type": "semantic", "pointer_summary": text, "base_utility": 0.5,
+                          "pinned": False, "confidence": "default", "recall_count": 1,
+                          "created_at": NOW - timedelta(days=age), "row_version": 1}
+                         for node_id, text, age in rows], schema={**NODE_SCHEMA, "row_version": pl.Int64})
+
+
+def _pairs(*pairs: tuple[int, int, float]) -> pl.DataFrame:
+    return pl.DataFrame(pairs, schema=PAIR_SCHEMA, orient="row")
+
+
+def _decide(nodes, pairs, **options):
+    settings = {"merge_threshold": 0.92, "merge_cap": 20, "supersede_cap": 20, "judge_cap": 0,
+                "max_chars": 2000, "judge_band_low": 0.75, **options}
+    return decide_pairs(nodes, pairs, **settings)
+
+
+def test_an_update_is_superseded_at_any_similarity_and_never_merged():
+    nodes = _nodes(("a", "The office printer is on floor 3.", 30), ("b", "The office printer is on floor 5.", 2))
+    for similarity in (0.97, 0.8, 0.65):
+        decisions = _decide(nodes, _pairs((0, 1, similarity)))
+        assert decisions.merges.plan.is_empty()
+        [row] = decisions.supersessions.to_dicts()
+        assert (row["older_id"], row["newer_id"], row["method"]) == ("a", "b", "offline")
+        assert row["valid_until"] == NOW - timedelta(days=2)  # when the newer was written
+
+
+def test_the_dates_decide_which_is_current_and_a_tie_decides_nothing():
+    earlier_second = _nodes(("a", "The office printer is on floor 5.", 2), ("b", "The office printer is on floor 3.", 30))
+    [row] = _decide(earlier_second, _pairs((0, 1, 0.97))).supersessions.to_dicts()
+    assert (row["older_id"], row["newer_id"]) == ("b", "a")
+    same_time = _nodes(("a", "The office printer is on floor 3.", 5), ("b", "The office printer is on floor 5.", 5))
+    tie = _decide(same_time, _pairs((0, 1, 0.97)))
+    assert tie.supersessions.is_empty()
+
+
+def test_a_pinned_memory_is_never_superseded():
+    nodes = _nodes(("a", "The office printer is on floor 3.", 30), ("b", "The office printer is on floor 5.", 2))
+    nodes = nodes.with_columns(pinned=pl.Series([True, False]))
+    decisions = _decide(nodes, _pairs((0, 1, 0.97)))
+    assert decisions.supersessions.is_empty() and decisions.merges.plan.is_empty() and decisions.updates_held == 1
+
+
+def test_a_node_takes_part_in_one_decision_per_cycle():
+    nodes = _nodes(("a", "The office printer is on floor 3.", 30), ("b", "The office printer is on floor 5.", 10),
+                   ("c", "The office printer is on floor 7.", 2))
+    decisions = _decide(nodes, _pairs((0, 1, 0.97), (1, 2, 0.96), (0, 2, 0.95)))
+    assert decisions.supersessions.select("older_id", "newer_id").rows() == [("a", "b")]
+    assert decisions.left_over == 0  # (b, c) and (a, c) wait: a node of theirs is decided
+
+
+def test_in_the_band_pairs_go_to_the_judge_when_the_llm_is_on():
+    nodes = _nodes(("a", "Dana prefers email.", 30), ("b", "Dana would rather be contacted by email.", 2))
+    off = _decide(nodes, _pairs((0, 1, 0.85)))
+    assert off.to_judge.is_empty() and off.merges.plan.is_empty()
+    on = _decide(nodes, _pairs((0, 1, 0.85)), judge_cap=5)
+    assert on.to_judge.select("older_id", "newer_id").rows() == [("a", "b")]
+    below = _decide(nodes, _pairs((0, 1, 0.7)), judge_cap=5)
+    assert below.to_judge.is_empty()
+
+
+def test_the_judges_verdicts_become_merges_and_guarded_supersessions():
+    nodes = _nodes(("a", "Dana prefers email.", 30), ("b", "Dana would rather be contacted by email.", 2),
+                   ("c", "The Riverside Clinic integration is blocked on their firewall change.", 40),
+                   ("d", "The Riverside Clinic integration is unblocked and live.", 3),
+                   ("e", "Dana likes tea.", 40), ("f", "The deploy runs on Fridays.", 3))
+    judged = _decide(nodes, _pairs((0, 1, 0.85), (2, 3, 0.8), (4, 5, 0.78)), judge_cap=5).to_judge
+    verdicts = {("a", "b"): "same", ("c", "d"): "update", ("e", "f"): "update"}
+    outcome = apply_verdicts(nodes, judged, verdicts, merge_cap=5, supersede_cap=5, max_chars=2000)
+    assert outcome.merges.select("keeper_id", "absorbed_id").rows() in ([("a", "b")], [("b", "a")])
+    assert outcome.supersessions.select("older_id", "newer_id", "method").rows() == [("c", "d", "judge")]
+    assert outcome.refused_updates == 1  # "Dana likes tea" -> "The deploy runs on Fridays": no reason given

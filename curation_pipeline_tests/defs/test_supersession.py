@@ -1,0 +1,193 @@
+"""Supersession through the real job on the real store: the newest value is the current one, the
+old one stays, recallable, explained and undoable; the judge, when the LLM is on, through a real
+HTTP server of ours."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from curation_pipeline.core.prompts import VERDICT_FIELD, parse_data_block
+from curation_pipeline.service.undo import undo_run
+from curation_pipeline_tests.conftest import NOW, cycle_row, fetch_node, insert, node, run_cycle
+from curation_pipeline_tests.defs.test_llm_job import LLM_VARIABLES
+from curation_pipeline_tests.support.llm_stub import StubLLMServer, answer, faithful, purpose, user_message
+
+OLD = "The office printer for the Kestrel team is on floor 3."
+NEW = "The office printer for the Kestrel team is on floor 5."
+
+
+def _update(db, *, old_recalled_days: float = 1.0) -> tuple[str, str]:
+    return insert(db, node(text=OLD, created_at=NOW - timedelta(days=40),
+                           last_recalled_at=NOW - timedelta(days=old_recalled_days)),
+                  node(text=NEW, created_at=NOW - timedelta(days=3)))
+
+
+def _current(db) -> set[str]:
+    return {row[0] for row in db.execute("SELECT pointer_summary FROM current_memory").fetchall()}
+
+
+def test_the_newer_value_supersedes_the_older_which_stays_active_and_out_of_current_memory(db, instance):
+    older, newer = _update(db)
+    result = run_cycle(instance)
+    assert result.success
+    old, new = fetch_node(db, older), fetch_node(db, newer)
+    assert (old["confidence"], str(old["superseded_by"]), old["valid_until"]) == ("superseded", newer, new["created_at"])
+    assert old["archived_at"] is None and old["pointer_summary"] == OLD  # kept, recallable, as written
+    assert new["row_version"] == 1  # the newer is untouched
+    assert _current(db) == {NEW}
+    steps = cycle_row(db, result.run_id)["steps"]
+    assert steps["consolidate_duplicates"]["superseded"] == 1 and steps["consolidate_duplicates"]["pairs_merged"] == 0
+    assert cycle_row(db, result.run_id)["health"]["superseded_nodes"] == 1
+    [reason] = db.execute("SELECT reason FROM node_revisions WHERE node_id = %s", (older,)).fetchone()
+    assert reason["superseded_by"] == newer and reason["method"] == "offline"
+    assert reason["changes"] == [{"old": OLD[:-1], "new": NEW[:-1], "changed": ["number '3' -> '5'"]}]
+    # The graph says which supersedes which, and when the old value held.
+    [(source, target, properties)] = db.execute(
+        "SELECT source_id::text, target_id::text, properties FROM graph_edges WHERE label = 'supersedes'").fetchall()
+    assert (source, target) == (newer, older)
+    assert properties["valid_until"] is not None and properties["valid_from"] is not None
+
+
+def test_a_superseded_memory_is_never_marked_stale_nor_merged(db, instance):
+    older, _ = _update(db, old_recalled_days=60)  # old enough for step 5
+    assert run_cycle(instance, op_selection=["consolidate_duplicates"]).success
+    again = run_cycle(instance)
+    assert again.success
+    assert fetch_node(db, older)["confidence"] == "superseded"
+    assert cycle_row(db, again.run_id)["steps"]["mark_stale_confidence"]["marked_stale"] == 0
+    assert fetch_node(db, older)["archived_at"] is None
+
+
+def test_undo_brings_the_old_value_back_and_the_pair_is_not_superseded_again(db, instance, database_url):
+    older, _ = _update(db)
+    result = run_cycle(instance)
+    [report] = undo_run(database_url, result.run_id)
+    assert older in report.nodes_restored and report.merges_vetoed == 1
+    restored = fetch_node(db, older)
+    assert (restored["confidence"], restored["superseded_by"], restored["valid_until"]) == ("default", None, None)
+    assert _current(db) == {OLD, NEW}
+    assert db.execute("SELECT count(*) FROM graph_edges WHERE label = 'supersedes' AND retracted_at IS NULL").fetchone()[0] == 0
+    again = run_cycle(instance)
+    assert cycle_row(db, again.run_id)["steps"]["consolidate_duplicates"]["superseded"] == 0
+
+
+def test_history_says_what_replaced_the_old_value(db, instance, capsys):
+    from curation_pipeline.cli.main import main
+
+    older, newer = _update(db)
+    run_cycle(instance)
+    assert main(["history", older]) == 0
+    out = capsys.readouterr().out
+    assert f"superseded_by={newer}" in out and "confidence: default -> superseded" in out
+    assert f"updated: number '3' -> '5': {OLD[:-1]!r} -> {NEW[:-1]!r}" in out
+
+
+def test_a_merge_of_the_successor_hands_the_supersession_to_its_keeper(db, instance):
+    older, newer = _update(db)
+    assert run_cycle(instance, op_selection=["consolidate_duplicates"]).success
+    # The agent writes the new value again, in its own words, before the next cycle.
+    again = insert(db, node(text="The office printer for the Kestrel team is on floor 5, near the kitchen.",
+                            created_at=NOW - timedelta(days=3), base_utility=0.9))[0]
+    result = run_cycle(instance, op_selection=["consolidate_duplicates"],
+                       run_config={"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.9,
+                                                                                 "max_archive_fraction": 0.5}}}})
+    assert result.success and cycle_row(db, result.run_id)["steps"]["consolidate_duplicates"]["pairs_merged"] == 1
+    assert str(fetch_node(db, newer)["merged_into"]) == again
+    assert str(fetch_node(db, older)["superseded_by"]) == again  # re-pointed with the merge
+
+
+def test_a_superseded_node_exports_and_imports_as_it_is(db, instance, tmp_path):
+    from curation_pipeline.cli.main import main
+
+    older, newer = _update(db)
+    run_cycle(instance, op_selection=["consolidate_duplicates"])
+    exported = tmp_path / "nodes.jsonl"
+    assert main(["export", "-o", str(exported)]) == 0
+    rows = {row["id"]: row for row in map(json.loads, exported.read_text().splitlines())}
+    assert rows[older]["superseded_by"] == newer and rows[older]["confidence"] == "superseded"
+    assert rows[older]["valid_until"] is not None
+    # Into an empty store, it comes back the same.
+    db.execute("TRUNCATE graph_edges, graph_vertices, node_revisions, graph_revisions, memory_nodes CASCADE")
+    assert main(["import", str(exported)]) == 0
+    assert str(fetch_node(db, older)["superseded_by"]) == newer
+    # A successor that is nowhere is refused, naming the line.
+    orphan = tmp_path / "orphan.jsonl"
+    orphan.write_text(json.dumps({**rows[older], "id": None, "superseded_by": "00000000-0000-4000-8000-000000000001"}) + "\n")
+    assert main(["import", str(orphan)]) == 1
+
+
+# --------------------------------------------------------------------------- the judge
+
+
+@pytest.fixture
+def judge_env(monkeypatch):
+    for name in LLM_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+    def configure(url: str) -> None:
+        for name, value in {"CURATOR_LLM_ENABLED": "true", "CURATOR_LLM_BASE_URL": url, "CURATOR_LLM_MODEL": "stub",
+                            "CURATOR_LLM_TIMEOUT_SECS": "5", "CURATOR_LLM_CACHE": "false"}.items():
+            monkeypatch.setenv(name, value)
+    return configure
+
+
+def _judging(verdicts: dict[frozenset, str], seen: list):
+    def respond(body: dict, number: int):
+        if purpose(body) != "judge":
+            return faithful(body)
+        entries = parse_data_block(user_message(body))["entries"]
+        seen.append(entries)
+        return answer(VERDICT_FIELD, verdicts.get(frozenset(e["text"] for e in entries), "distinct"), output_tokens=3)
+    return respond
+
+
+# Lexically 0.75 - 0.92 apart: in the judge band, and no update or duplicate by words.
+RELATED = ("Nadia Petrova translated the Quorum user guide into Russian.",
+           "Nadia Petrova also proofreads the Quorum user guide in Russian.")
+SAME = ("The Zephyr quarterly business review takes place in the Lisbon office.",
+        "The Zephyr quarterly business review is held at the Lisbon office.")
+
+
+def test_the_judge_decides_the_band_and_the_dates_decide_which_is_current(db, instance, judge_env):
+    seen: list = []
+    related = insert(db, node(text=RELATED[0], created_at=NOW - timedelta(days=9)),
+                     node(text=RELATED[1], created_at=NOW - timedelta(days=4)))
+    same = insert(db, node(text=SAME[0], created_at=NOW - timedelta(days=20), base_utility=0.9),
+                  node(text=SAME[1], created_at=NOW - timedelta(days=2)))
+    stub = StubLLMServer(_judging({frozenset(RELATED): "related", frozenset(SAME): "same"}, seen))
+    try:
+        judge_env(stub.url)
+        result = run_cycle(instance, run_config={"ops": {"consolidate_duplicates": {"config": {"max_archive_fraction": 0.5}}}})
+    finally:
+        stub.close()
+    assert result.success
+    step2 = cycle_row(db, result.run_id)["steps"]["consolidate_duplicates"]
+    assert (step2["judged"], step2["judge_same"], step2["judge_related"]) == (2, 1, 1)
+    assert step2["llm_requests"] >= 2  # the judge spends the step's LLM budget
+    # Both dates travel with the entries, the older first.
+    assert all(entries[0]["written"] < entries[1]["written"] for entries in seen)
+    # "same" merged; "related" is linked by step 6b, even with the lexical embedder.
+    assert str(fetch_node(db, same[1])["merged_into"]) == same[0]
+    assert db.execute("SELECT count(*) FROM graph_edges WHERE label = 'shares_concept_with'"
+                      " AND source_id = least(%s::uuid, %s::uuid)", related).fetchone()[0] == 1
+    assert fetch_node(db, related[0])["superseded_by"] is None
+    judged = db.execute("SELECT verdict, outcome FROM pair_judgements ORDER BY verdict").fetchall()
+    assert judged == [("related", "none"), ("same", "merged")]
+
+
+def test_an_update_verdict_without_a_changed_value_is_not_taken(db, instance, judge_env):
+    # A model that calls every pair an update: the texts give no reason, nothing is superseded.
+    first, second = insert(db, node(text=RELATED[0], created_at=NOW - timedelta(days=9)),
+                           node(text=RELATED[1], created_at=NOW - timedelta(days=4)))
+    stub = StubLLMServer(_judging({frozenset(RELATED): "update"}, []))
+    try:
+        judge_env(stub.url)
+        result = run_cycle(instance, op_selection=["consolidate_duplicates"])
+    finally:
+        stub.close()
+    step2 = cycle_row(db, result.run_id)["steps"]["consolidate_duplicates"]
+    assert step2["judge_update"] == 1 and step2["judge_updates_refused"] == 1 and step2["superseded"] == 0
+    assert fetch_node(db, first)["superseded_by"] is None and fetch_node(db, second)["superseded_by"] is None
