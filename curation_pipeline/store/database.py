@@ -9,7 +9,6 @@ the same server.
 
 from __future__ import annotations
 
-import re
 import threading
 import warnings
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from pgvector.psycopg.vector import register_vector_info
 from psycopg import sql
 from psycopg.types import TypeInfo
 
+from curation_pipeline.config.connection_strings import redact_dsn, redact_message
 from curation_pipeline.config.store import StoreSettings
 from curation_pipeline.store.migrations import apply_migrations
 
@@ -37,8 +37,9 @@ class DatabaseError(RuntimeError):
 
 
 def redact(url: str) -> str:
-    """The URL with any password replaced, for error messages and logs."""
-    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
+    """The URL with any password replaced, for error messages and logs (every form libpq
+    takes: config/connection_strings.py)."""
+    return redact_dsn(url)
 
 
 def start_embedded_server(pgdata: Path):
@@ -111,8 +112,12 @@ def open_connection(url: str, *, vector: bool = True, autocommit: bool = False) 
         conn = psycopg.connect(
             url, autocommit=autocommit, connect_timeout=10, options="-c TimeZone=UTC"
         )
-    except psycopg.OperationalError as error:
-        raise DatabaseError(f"cannot connect to the database at {redact(url)}: {error}") from None
+    except (psycopg.OperationalError, psycopg.ProgrammingError) as error:
+        # libpq's message may quote the host or a word of a malformed string: it is cleaned of
+        # the password too. (ProgrammingError: a string libpq cannot parse.)
+        raise DatabaseError(
+            f"cannot connect to the database at {redact(url)}: {redact_message(str(error).strip(), url)}"
+        ) from None
     if vector:
         _register_vector(conn, url)
     return conn
