@@ -82,6 +82,9 @@ def cmd_export(args) -> int:
 
     settings = _settings()
     target = Path(args.output) if args.output else None
+    if target is not None and target.is_dir():  # before the database starts, and no temporary file
+        print(f"error: cannot write {target}: it is a directory", file=sys.stderr)
+        return 2
     try:
         # A file is written under a temporary name and renamed when complete: a failed export
         # never leaves a half-written file behind, nor half overwrites an earlier export.
@@ -104,11 +107,13 @@ def cmd_export(args) -> int:
         if target:
             out.close()
             os.replace(out.name, target)
+    except BrokenPipeError:
+        raise  # the reader left (`export | head`): main() ends quietly
     except BaseException as error:
         if target:
             out.close()
             Path(out.name).unlink(missing_ok=True)
-        if isinstance(error, ValueError):  # a stored value JSON cannot carry (NaN, naive time)
+        if isinstance(error, (ValueError, OSError)):  # a value JSON cannot carry; a file not writable
             print(f"error: {error}; " + (f"{target} was not written" if target else "the export is incomplete"),
                   file=sys.stderr)
             return 2
@@ -171,19 +176,24 @@ def _run_and_report(
     settings: Settings, keys: list[str], *, verbose: bool = False, dry_run: bool = False
 ) -> int:
     from curation_pipeline.cli.progress import Progress
-    from curation_pipeline.cli.runner import run_partitions
+    from curation_pipeline.cli.runner import RunsStopped, run_partitions, unique_keys
     from curation_pipeline.core.render.tables import cycle_table, failures
 
+    keys = unique_keys(keys)  # a namespace named twice is curated (and counted) once
     if not keys:
         print("no namespaces to curate (import or seed some memories first)")
         return 0
+    stopped = None
     # Runs take seconds each: a plain line per finished run, not every few seconds.
     with Progress("previewing" if dry_run else "curating", total=len(keys), unit="namespace",
                   every_secs=0) as progress:
-        results = run_partitions(
-            settings, keys, verbose=verbose, dry_run=dry_run,
-            on_finished=lambda result: progress.advance(failed=0 if result.succeeded else 1),
-        )
+        try:
+            results = run_partitions(
+                settings, keys, verbose=verbose, dry_run=dry_run,
+                on_finished=lambda result: progress.advance(failed=0 if result.succeeded else 1),
+            )
+        except RunsStopped as stop:
+            stopped, results = stop, stop.finished
     cycles = [(r.partition_key, r.run_id, r.run_status, r.metadata) for r in results]
     if dry_run:
         from curation_pipeline.core.render.changes import preview_text
@@ -196,6 +206,11 @@ def _run_and_report(
         print(f"failed: {line}", file=sys.stderr)
     print(f"\nruns are recorded in Dagster ({settings.dagster_home}); `curation-pipeline ui` shows them"
           + ("" if dry_run else "; undo one with `curation-pipeline undo --run RUN_ID`"))
+    if stopped is not None:
+        print(f"stopped by the operator: {len(results)} run(s) finished or canceled (above); "
+              f"not started: {len(stopped.not_started)} namespace(s)"
+              + (f": {', '.join(stopped.not_started)}" if stopped.not_started else ""), file=sys.stderr)
+        return INTERRUPTED
     return 0 if all(r.succeeded for r in results) else 1
 
 
@@ -334,10 +349,15 @@ def cmd_ui(args) -> int:
     return serve_ui(_settings(), host=args.host, port=args.port)
 
 
+MAX_LISTED = 1_000_000  # rows a listing may ask for: beyond it, a number is a typo (and overflows SQL)
+
+
 def _positive(raw: str) -> int:
     value = int(raw)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    if value > MAX_LISTED:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_LISTED:,}")
     return value
 
 
@@ -422,6 +442,10 @@ def _user_errors() -> tuple[type[Exception], ...]:
             EmbeddingError, NothingToUndoError, NamespaceBusyError)
 
 
+INTERRUPTED = 128 + 2  # what a shell reports for a command stopped by Ctrl-C (SIGINT)
+BROKEN_PIPE = 128 + 13  # ... and for one whose reader went away (SIGPIPE), as `export | head`
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -429,6 +453,26 @@ def main(argv: list[str] | None = None) -> int:
     except _user_errors() as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        _silence_stdout()
+        return BROKEN_PIPE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _silence_stdout() -> None:
+    """The reader of standard output is gone: point it at /dev/null, so that flushing it at exit
+    does not fail a second time (the recipe of Python's signal documentation)."""
+    import os
+
+    try:
+        fileno = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by something without a descriptor
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fileno)
+    os.close(devnull)
 
 
 if __name__ == "__main__":  # spawned Dagster processes re-import the launching script

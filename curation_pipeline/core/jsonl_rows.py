@@ -435,6 +435,8 @@ def parse_line(line_number: int, line: str | bytes, context: RowContext) -> Pars
         return whole_line(f"key(s) {error} appear more than once")
     except RecursionError:
         return whole_line("invalid JSON: nested too deeply")
+    except ValueError as error:  # an integer beyond Python's digit limit (sys.get_int_max_str_digits)
+        return whole_line(f"invalid JSON: a number with too many digits ({_describe(str(error))})")
     if not isinstance(raw, dict):
         return whole_line(f"expected a JSON object, got {type(raw).__name__}")
 

@@ -23,7 +23,16 @@ from curation_pipeline.defs.previews import (
     wants_preview,
 )
 from curation_pipeline.service.session import NamespaceSession, open_namespace_session
+from curation_pipeline.service.step_run import record_interruption
 from curation_pipeline.store.database import ensure_database, open_connection
+
+
+def cycle_run_info(run: dg.DagsterRun) -> dict:
+    """What the cycle row says about the run: its partition and, for a re-execution, its parent."""
+    info = {"partition": run.tags.get(PARTITION_TAG)}
+    if run.parent_run_id:
+        info.update(parent_run_id=run.parent_run_id, root_run_id=run.root_run_id)
+    return info
 
 
 class MemoryStore(dg.ConfigurableResource):
@@ -65,6 +74,11 @@ class MemoryStore(dg.ConfigurableResource):
             self._session = session
             try:
                 yield self
+                # Canceled between two steps: Dagster ends the run without a failure hook (an
+                # interrupted step is recorded by the op itself, ops.run_op); a closed cycle
+                # row is left as it is.
+                if not preview and _canceled(context.instance, run.run_id):
+                    record_interruption(session, None, cycle_run_info(run))
             finally:
                 self._session = None
 
@@ -89,6 +103,11 @@ class MemoryStore(dg.ConfigurableResource):
             return
         with open_connection(self.url()) as conn:
             yield conn
+
+
+def _canceled(instance: dg.DagsterInstance | None, run_id: str) -> bool:
+    run = instance.get_run_by_id(run_id) if instance is not None else None
+    return run is not None and run.status in (dg.DagsterRunStatus.CANCELING, dg.DagsterRunStatus.CANCELED)
 
 
 class EmbedderResource(dg.ConfigurableResource):
