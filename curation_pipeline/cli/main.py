@@ -8,10 +8,22 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
-from curation_pipeline.config.settings import Settings, SettingsError, load_settings
+from curation_pipeline.config.settings import (
+    Settings,
+    SettingsError,
+    check_all_settings,
+    load_settings,
+)
 
 
 def _settings() -> Settings:
+    return load_settings()
+
+
+def _settings_for_runs() -> Settings:
+    """The settings, after checking every one a run reads (the LLM's and the embedder's too):
+    a command that launches runs refuses a bad value before anything is launched."""
+    check_all_settings()
     return load_settings()
 
 
@@ -217,7 +229,7 @@ def _run_and_report(
 def cmd_run(args) -> int:
     from curation_pipeline.service.namespaces import discover_partition_keys
 
-    settings = _settings()
+    settings = _settings_for_runs()
     if args.all:
         keys, problems = discover_partition_keys(settings)
         for problem in problems:
@@ -232,7 +244,7 @@ def cmd_demo(args) -> int:
     from curation_pipeline.service.namespaces import discover_partition_keys
     from curation_pipeline.store.database import app_database_url, redact
 
-    settings = _settings()
+    settings = _settings_for_runs()
     count = seed_store(settings)
     print(f"memory store: {redact(app_database_url(settings))}")
     print(f"seeded {count} memory node(s)" if count else "demo corpus already seeded")
@@ -346,7 +358,7 @@ def cmd_undo(args) -> int:
 def cmd_ui(args) -> int:
     from curation_pipeline.cli.ui import serve_ui
 
-    return serve_ui(_settings(), host=args.host, port=args.port)
+    return serve_ui(_settings_for_runs(), host=args.host, port=args.port)
 
 
 MAX_LISTED = 1_000_000  # rows a listing may ask for: beyond it, a number is a typo (and overflows SQL)

@@ -125,6 +125,9 @@ class EmbedderResource(dg.ConfigurableResource):
     dimension: int = Field(load_settings().embedding_dim, description="must be the store's (CURATION_EMBEDDING_DIM)")
     _built: Embedder | None = PrivateAttr(default=None)
 
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        self.settings()  # a bad launchpad value fails the run before its first step (no model loaded)
+
     def settings(self) -> EmbedderSettings:
         return load_embedder_settings().with_changes(
             provider=self.provider, model=self.model or None, dimension=self.dimension)
