@@ -95,6 +95,14 @@ class Prompt:
     def schema(self) -> dict:
         return _schema(self.field, self.max_chars)
 
+    @property
+    def max_answer_chars(self) -> int:
+        """The longest answer text (the JSON object, as sent) that can hold a text of
+        `max_chars`: every character escaped at worst (`\\ud83d\\ude00` is 12 for one emoji),
+        plus the field's name and some whitespace. Anything longer is refused unread and never
+        cached: a server that sends megabytes cannot fill the cache or the revisions with them."""
+        return 12 * self.max_chars + len(self.field) + 256
+
 
 def merge_prompt(keeper_text: str, absorbed_text: str, *, max_chars: int = 2000,
                  max_output_tokens: int = 2048) -> Prompt:

@@ -33,13 +33,16 @@ from typing import TypeVar
 
 import polars as pl
 
-from curation_pipeline.clients.llm import CACHED, Completion, LLMClient, StepTally
+from curation_pipeline.clients.llm import CACHED, TOO_LONG, Completion, LLMClient, StepTally
 from curation_pipeline.core.fact_guard import Verdict, judge, sentences_not_covered
 from curation_pipeline.core.prompts import Prompt, merge_prompt, summary_prompt
 from curation_pipeline.core.steps.consolidate import new_sentences
-from curation_pipeline.core.text import split_sentences
+from curation_pipeline.core.text import clip, split_sentences
 
 _NOTES_KEPT = 30  # the step caps are 20 and 30, so every note of a default cycle fits
+# A reason kept in a revision and the cycle row is at most this long: the guard may quote an
+# answer's words, and the service's errors quote what it sent.
+_REASON_CHARS = 500
 
 
 def _texts(loaded: pl.DataFrame) -> dict[str, str]:
@@ -65,14 +68,18 @@ def _ask(client: LLMClient, prompt: Prompt, *, inputs: list[str], must_keep: lis
               "llm_output_tokens": completion.output_tokens}
     if completion.outcome == CACHED:
         reason["llm_cached"] = True
+    if completion.outcome == TOO_LONG:  # an answer, judged at a glance: far beyond the limit
+        verdict = Verdict(False, completion.error or "the answer is too long")
+        reason.update(guard=verdict.label, guard_reason=verdict.reason)
+        return _Asked(completion, verdict, reason)
     if completion.text is None:
-        reason.update(llm_outcome=completion.outcome, llm_error=completion.error)
+        reason.update(llm_outcome=completion.outcome, llm_error=clip(completion.error or "", _REASON_CHARS) or None)
         return _Asked(completion, None, reason)
     verdict = judge(completion.text, field=field, inputs=inputs, max_chars=max_chars)
     dropped = sentences_not_covered(must_keep, verdict.text) if verdict.accepted else []
     if dropped:
         verdict = Verdict(False, f"drops the content of {dropped[0]!r}")
-    reason.update(guard=verdict.label, guard_reason=verdict.reason)
+    reason.update(guard=verdict.label, guard_reason=clip(verdict.reason, _REASON_CHARS))
     return _Asked(completion, verdict, reason)
 
 
