@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 import psycopg
 
+from curation_pipeline.core.partition_keys import partition_key
 from curation_pipeline.core.scope import Scope
 from curation_pipeline.core.undo_links import Hold, Link, Restore, held_back
 from curation_pipeline.core.undo_policy import decide, run_effect
@@ -45,6 +46,7 @@ class UndoReport:
     held: list[dict] = field(default_factory=list)  # left alone: restoring would strand a merge
     nodes_already_undone: int = 0
     conflicts: list[dict] = field(default_factory=list)  # left alone: what changed since
+    moved: list[dict] = field(default_factory=list)  # left alone: moved to another namespace since
     signals_withdrawn: int = 0
     signals_restored: int = 0
     signals_not_withdrawn: int = 0  # consumed already, or a newer pending signal exists
@@ -124,6 +126,14 @@ def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
             (list(changes),),
         ).fetchall()
     }
+    # A row an agent moved to another tenant or namespace since is that namespace's now: an undo
+    # writes only in the namespace the run curated, even forced. Listed, left alone.
+    for node_id in sorted(changes):
+        now = current[node_id][0]
+        if (now["tenant_id"], now["namespace"]) != (scope.tenant_id, scope.namespace):
+            report.moved.append({"kind": "node", "id": node_id,
+                                 "moved_to": partition_key(now["tenant_id"], now["namespace"])})
+            del changes[node_id]
     restores = {}
     for node_id, effect in sorted(changes.items()):
         decision = decide(effect, current[node_id][0], force=force)
@@ -142,7 +152,8 @@ def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         if node_id in held:
             hold = held[node_id]
             report.held.append({"kind": "node", "id": node_id, "reason": hold.reason,
-                                "nodes": hold.nodes, "runs": hold.runs})
+                                "nodes": hold.nodes, "runs": hold.runs,
+                                **({"moved_to": hold.moved_to} if hold.moved_to else {})})
             continue
         ids.append(node_id)
         versions.append(current[node_id][1])
@@ -191,7 +202,14 @@ def _held_back(conn, scope: Scope, run_id: str, restores: dict, current: dict) -
         for node_id, (effect, decision) in restores.items()
     }
     now = undo_links.nodes_now(conn, scope, links, undo_links.run_start(conn, scope, run_id))
-    return held_back(planned, now)
+    held = held_back(planned, now)
+    # Linking a node to a keeper that moved to another namespace would cross namespaces.
+    moved_keepers = undo_links.elsewhere(conn, scope, {
+        link.keeper for node_id, link in links.items() if link.keeper is not None and planned[node_id].relinks})
+    for node_id, link in links.items():
+        if node_id not in held and planned[node_id].relinks and link.keeper in moved_keepers:
+            held[node_id] = Hold("keeper_moved", [link.keeper], moved_to=moved_keepers[link.keeper])
+    return held
 
 
 def _unlinked_keepers(conn, restores: dict, current: dict) -> dict[str, dict]:

@@ -355,3 +355,40 @@ def test_undoing_an_undo_does_not_archive_again_a_node_edited_since(db, curated,
     assert _orphaned_sentences(db) == []
     assert db.execute("SELECT count(*) FROM graph_edges WHERE label = 'merged_into' AND retracted_at IS NULL"
                       ).fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_row_an_agent_moved_to_another_namespace_is_listed_and_left_alone(db, curated, capsys, force):
+    keeper, absorbed = curated["ids"][:2]
+    merged_text = fetch_node(db, keeper)["pointer_summary"]
+    assert fetch_node(db, absorbed)["merged_into"] is not None  # the run merged them
+    # An agent moves the keeper (with the text merged into it) to another namespace.
+    db.execute("UPDATE memory_nodes SET namespace = 'elsewhere' WHERE id = %s", (keeper,))
+
+    from curation_pipeline.cli.main import main
+
+    code = main(["undo", "--run", curated["run_id"], *(["--force"] if force else [])])
+    out, err = capsys.readouterr()
+    assert code == 1  # a partial undo
+    assert f"left alone: node {keeper}: moved to acme:elsewhere since" in err
+    # Nothing crosses into the other namespace, even forced: the keeper keeps its text there.
+    moved = fetch_node(db, keeper)
+    assert (moved["namespace"], moved["pointer_summary"]) == ("elsewhere", merged_text)
+    # The rest of the run is undone: the node it archived is active again with its own text.
+    restored = fetch_node(db, absorbed)
+    assert restored["archived_at"] is None and restored["merged_into"] is None
+    assert restored["pointer_summary"] == PARAPHRASES[1]
+
+
+def test_undoing_an_undo_never_archives_a_node_into_a_keeper_moved_elsewhere(db, curated, capsys):
+    keeper, absorbed = curated["ids"][:2]
+    [undo] = undo_run(curated["url"], curated["run_id"])
+    assert fetch_node(db, absorbed)["archived_at"] is None
+    db.execute("UPDATE memory_nodes SET namespace = 'elsewhere' WHERE id = %s", (keeper,))
+
+    from curation_pipeline.cli.main import main
+
+    assert main(["undo", "--run", undo.undo_id, "--force"]) == 1
+    err = capsys.readouterr().err
+    assert f"left alone: node {absorbed}: its keeper {keeper} moved to acme:elsewhere since" in err
+    assert fetch_node(db, absorbed)["archived_at"] is None  # still active, with its own text
