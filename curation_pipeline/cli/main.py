@@ -64,11 +64,19 @@ def cmd_import(args) -> int:
         except OSError as error:
             print(f"error: cannot read {path}: {error}", file=sys.stderr)
             return 2
-    problems = report.problems
+    problems, warnings = report.problems, report.warnings
     for error in problems.first():
         print(f"{path}:{error.line}: {error.message}", file=sys.stderr)
     if problems.not_shown:
         print(f"... and {problems.not_shown} more problem(s)", file=sys.stderr)
+    for warning in warnings.first():
+        print(f"{path}:{warning.line}: warning: {warning.message}", file=sys.stderr)
+    if warnings:
+        print(f"{'... and ' + str(warnings.not_shown) + ' more; ' if warnings.not_shown else ''}"
+              f"{warnings.count} merge link(s) do not end at an active node of their namespace: "
+              + ("they were imported as the file has them (the no_orphaned_archives check names them "
+                 "after the namespace's next cycle)" if report.written else "they would be imported as they are"),
+              file=sys.stderr)
     bad_lines = len(problems.bad_lines)
     if not report.written:
         print(
@@ -108,14 +116,26 @@ def cmd_export(args) -> int:
         return 2
     # On a terminal the exported lines themselves show the progress; a bar would garble them.
     quiet = out is sys.stdout and sys.stdout.isatty()
+    refused = ProblemCount()
     try:
         with open_connection(ensure_database(settings)) as conn, \
                 open(os.devnull, "w") if quiet else nullcontext() as silenced:
             total = count_nodes(conn, tenant_id=args.tenant, namespace=args.namespace)
             with Progress("exporting", total=total, unit="row", stream=silenced) as progress:
                 for row in iter_nodes(conn, tenant_id=args.tenant, namespace=args.namespace):
-                    out.write(format_node_jsonl(row) + "\n")
+                    if row["unexportable"]:
+                        # Named, every one of them; nothing more is written, the rest is read
+                        # only to name the others too.
+                        refused.add(row["id"], row["unexportable"])
+                    elif not refused:
+                        out.write(format_node_jsonl(row) + "\n")
                     progress.advance()
+        if refused:
+            refused.report(target)
+            if target:
+                out.close()
+                Path(out.name).unlink(missing_ok=True)
+            return 2
         if target:
             out.close()
             os.replace(out.name, target)
@@ -132,6 +152,30 @@ def cmd_export(args) -> int:
         raise
     print(f"exported {progress.done} memory node(s)" + (f" to {target}" if target else ""), file=sys.stderr)
     return 0
+
+
+class ProblemCount:
+    """The rows an export cannot carry: every one counted, the first PRINTED_PROBLEMS values named."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.lines: list[str] = []
+
+    def __bool__(self) -> bool:
+        return self.rows > 0
+
+    def add(self, node_id, values: list[str]) -> None:
+        self.rows += 1
+        for value in values:
+            if len(self.lines) < PRINTED_PROBLEMS:
+                self.lines.append(f"node {node_id}: {value}, which the JSONL format cannot carry "
+                                  "(JSON has no NaN or infinity; timestamps fall in the years 1 to 9999)")
+
+    def report(self, target: Path | None) -> None:
+        for line in self.lines:
+            print(line, file=sys.stderr)
+        print(f"error: {self.rows} node(s) cannot be exported; "
+              + (f"{target} was not written" if target else "the export is incomplete"), file=sys.stderr)
 
 
 def cmd_seed(args) -> int:

@@ -233,14 +233,43 @@ def count_nodes(
     ).fetchone()[0]
 
 
+# What JSON Lines cannot carry of what the store holds: NaN and infinite numbers (JSON has
+# neither) and timestamps outside the years 1 to 9999 in UTC, infinity included (ISO 8601 as
+# Python and the import read it). Export names each such value (`unexportable`) instead of
+# failing on it.
+_IN_JSON_RANGE = "{column} IS NULL OR ({column} >= '0001-01-01 00:00:00+00' AND {column} < '10000-01-01 00:00:00+00')"
+_FINITE = "{column} NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)"
+
+
+def _exportable(column: str) -> str:
+    """The column as export selects it: NULL when JSON cannot carry its value (named instead)."""
+    kind = _COLUMN_TYPES[column]
+    if kind == "timestamptz":
+        return f"CASE WHEN {_IN_JSON_RANGE.format(column=column)} THEN {column} END"
+    if kind == "float8":
+        return f"CASE WHEN {_FINITE.format(column=column)} THEN {column} END"
+    return column
+
+
+def _unexportable() -> str:
+    """An array naming each value of the row that JSON cannot carry (`created_at is infinity`)."""
+    checks = [
+        f"CASE WHEN NOT ({(_IN_JSON_RANGE if kind == 'timestamptz' else _FINITE).format(column=column)})"
+        f" THEN '{column} is ' || {column}::text END"
+        for column, kind in _COLUMN_TYPES.items() if kind in ("timestamptz", "float8")
+    ]
+    return f"array_remove(ARRAY[{', '.join(checks)}], NULL)"
+
+
 def iter_nodes(
     conn: psycopg.Connection, *, tenant_id: str | None = None, namespace: str | None = None
 ) -> Iterator[dict]:
-    """Every node (archived ones included), streamed with a server-side cursor."""
-    columns = ", ".join(MEMORY_NODE_COLUMNS)
+    """Every node (archived ones included), streamed with a server-side cursor. A row holding a
+    value JSON cannot carry lists it under `unexportable` (that value itself is None)."""
+    columns = ", ".join(_exportable(column) for column in MEMORY_NODE_COLUMNS)
     with conn.cursor(name="export_nodes", binary=True) as cursor:
         cursor.execute(
-            f"SELECT {columns} FROM memory_nodes"
+            f"SELECT {columns}, {_unexportable()} FROM memory_nodes"
             " WHERE (%(t)s::text IS NULL OR tenant_id = %(t)s)"
             " AND (%(n)s::text IS NULL OR namespace = %(n)s)"
             " ORDER BY tenant_id, namespace, created_at, id",
@@ -248,6 +277,7 @@ def iter_nodes(
         )
         for record in cursor:
             row = dict(zip(MEMORY_NODE_COLUMNS, record))
+            row["unexportable"] = list(record[-1])
             if row["embedding"] is not None:
                 row["embedding"] = row["embedding"].to_list()
             yield row
