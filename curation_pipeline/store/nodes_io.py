@@ -159,28 +159,59 @@ def _check_merge_targets(conn: psycopg.Connection, rows: Sequence[dict]) -> None
             )
 
 
+IMPORT_LOCK_TIMEOUT = "120s"  # a step's write transaction lasts seconds; beyond this, fail cleanly
+
+
 def load_links(conn: psycopg.Connection, ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, NodeLink]:
     """The stored nodes among ``ids``, plus every node on their keeper chains (what
-    ``core/import_links.check_links`` needs to know about the store)."""
+    ``core/import_links.check_links`` needs to know about the store), each **locked FOR SHARE**
+    until the caller's transaction ends: no run can archive, re-point or move a node the
+    import checked before the import commits (a run that tries waits for it, then sees the
+    imported rows). Locking returns each row as it is after any change committed meanwhile, so
+    what is checked is what is locked. Call inside the import's transaction."""
+    conn.execute(f"SET LOCAL lock_timeout = '{IMPORT_LOCK_TIMEOUT}'")
     links: dict[uuid.UUID, NodeLink] = {}
     iterator = iter(ids)
-    while chunk := list(islice(iterator, _IDS_PER_QUERY)):
+    try:
+        while chunk := list(islice(iterator, _IDS_PER_QUERY)):
+            _lock_chains(conn, chunk, links)
+    except (psycopg.errors.LockNotAvailable, psycopg.errors.DeadlockDetected) as error:
+        raise ImportConflictError(
+            f"nodes this import merges into are being changed by a curation run ({error.diag.message_primary});"
+            " nothing was imported: run it again"
+        ) from None
+    return links
+
+
+def _lock_chains(conn: psycopg.Connection, ids: list[uuid.UUID], links: dict[uuid.UUID, NodeLink]) -> None:
+    """Lock `ids` and their keeper chains into `links`: the chains are found without locks (one
+    recursive query), then locked; a link that changed before the lock was granted leads to
+    nodes not yet locked, which the next round locks (usually there is no next round)."""
+    wanted = [node_id for node_id in ids if node_id not in links]
+    tried: set[uuid.UUID] = set()  # (a target the store does not have is not looked for twice)
+    while wanted:
+        tried.update(wanted)
         # UNION (not UNION ALL) stops at a node already seen, so even a cycle in the store ends.
-        for node_id, tenant_id, namespace, archived, merged_into in conn.execute(
+        chain = [row[0] for row in conn.execute(
             """
             WITH RECURSIVE chain AS (
-                SELECT id, tenant_id, namespace, archived_at IS NOT NULL AS archived, merged_into
-                FROM memory_nodes WHERE id = ANY(%s::uuid[])
+                SELECT id, merged_into FROM memory_nodes WHERE id = ANY(%s::uuid[])
                 UNION
-                SELECT m.id, m.tenant_id, m.namespace, m.archived_at IS NOT NULL, m.merged_into
-                FROM memory_nodes m JOIN chain c ON m.id = c.merged_into
+                SELECT m.id, m.merged_into FROM memory_nodes m JOIN chain c ON m.id = c.merged_into
             )
-            SELECT id, tenant_id, namespace, archived, merged_into FROM chain
+            SELECT id FROM chain
             """,
-            (chunk,),
-        ):
+            (wanted,),
+        )]
+        locked = conn.execute(
+            "SELECT id, tenant_id, namespace, archived_at IS NOT NULL, merged_into FROM memory_nodes"
+            " WHERE id = ANY(%s::uuid[]) ORDER BY id FOR SHARE",
+            ([node_id for node_id in chain if node_id not in links],),
+        ).fetchall()
+        for node_id, tenant_id, namespace, archived, merged_into in locked:
             links[node_id] = NodeLink(node_id, tenant_id, namespace, archived, merged_into)
-    return links
+        wanted = sorted({link.merged_into for link in links.values() if link.merged_into is not None
+                         and link.merged_into not in links and link.merged_into not in tried})
 
 
 def _register_namespaces(

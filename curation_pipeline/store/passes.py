@@ -83,3 +83,21 @@ def save_pass_state(conn: psycopg.Connection, scope: Scope, state: PassState) ->
          [str(txid) for txid in state.position.pending], state.complete,
          json.dumps(None if state.params is None else dict(state.params))),
     )
+
+
+def chains_checked(conn: psycopg.Connection, scope: Scope) -> bool:
+    """Whether step 2 has looked for broken keeper chains in the whole namespace once
+    (sql/010); after that it looks only at what was written since its last pass."""
+    row = conn.execute(
+        "SELECT consolidate_chains_checked FROM namespace_activity WHERE tenant_id = %s AND namespace = %s",
+        (scope.tenant_id, scope.namespace),
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def mark_chains_checked(conn: psycopg.Connection, scope: Scope) -> None:
+    conn.execute(
+        "INSERT INTO namespace_activity (tenant_id, namespace, consolidate_chains_checked) VALUES (%s, %s, true)"
+        " ON CONFLICT (tenant_id, namespace) DO UPDATE SET consolidate_chains_checked = true",
+        (scope.tenant_id, scope.namespace),
+    )

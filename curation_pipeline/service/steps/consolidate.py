@@ -14,6 +14,7 @@ import polars as pl
 
 from curation_pipeline.clients.llm import LLMClient
 from curation_pipeline.core.steps.consolidate import archive_allowance, select_merges
+from curation_pipeline.core.steps.graph_sync import SyncPosition
 from curation_pipeline.core.steps.incremental import PassStart
 from curation_pipeline.service.llm_rewrite import rewrite_merges
 from curation_pipeline.service.similar_pairs import PairSearch, search_pairs
@@ -57,12 +58,27 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
 
     def apply(conn, planned: _Planned) -> dict:
         if planned.search is None:
+            repaired = _repair_chains(conn, run, planned.start)
             passes.save_pass_state(conn, run.scope, planned.start.finished(complete=True))
-            return {"pass": "unchanged", "nodes_compared": 0, "focus_nodes": 0, **actions.no_merges()}
+            return {"pass": "unchanged", "nodes_compared": 0, "focus_nodes": 0, **actions.no_merges(),
+                    "chains_repaired": repaired}
         counts = actions.apply_merges(conn, run.scope, planned.plan, planned.search.nodes)
+        repaired = _repair_chains(conn, run, planned.start)
         passes.save_pass_state(conn, run.scope, planned.start.finished(complete=planned.left_over == 0))
         return {"pass": planned.search.how, "nodes_compared": planned.search.compared,
                 "focus_nodes": planned.search.focus_nodes, "archive_allowance": planned.allowance,
-                "pairs_left_over": planned.left_over, **counts, **(planned.llm_counts or {})}
+                "pairs_left_over": planned.left_over, **counts, "chains_repaired": repaired,
+                **(planned.llm_counts or {})}
 
     return run_phases(run, load, apply, prepare=rewrite if llm is not None else None)
+
+
+def _repair_chains(conn, run: StepRun, start: PassStart) -> int:
+    """After the merges (which re-point what they can see themselves): archived nodes written
+    since the pass started whose keeper is archived go to their chain's end; the first time, in
+    the whole namespace (chains broken before this rule existed)."""
+    if passes.chains_checked(conn, run.scope):
+        return actions.repair_chains(conn, run.scope, start.position)
+    repaired = actions.repair_chains(conn, run.scope, SyncPosition())
+    passes.mark_chains_checked(conn, run.scope)
+    return repaired
