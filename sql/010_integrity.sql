@@ -5,3 +5,9 @@
 -- this column existed (or in a namespace never curated since) are looked for once in the whole
 -- namespace; then this is set.
 ALTER TABLE namespace_activity ADD COLUMN IF NOT EXISTS consolidate_chains_checked boolean NOT NULL DEFAULT false;
+
+-- Step 1 compares each node's epoch with the namespace's. When no agent reported that
+-- (namespace_activity.current_epoch NULL: rows an agent's own SQL wrote), it is the nodes'
+-- highest epoch: with this index one probe at the end of a range, instead of a scan of the
+-- namespace every cycle.
+CREATE INDEX IF NOT EXISTS memory_nodes_epoch ON memory_nodes (tenant_id, namespace, epoch);
