@@ -11,3 +11,8 @@ ALTER TABLE namespace_activity ADD COLUMN IF NOT EXISTS consolidate_chains_check
 -- highest epoch: with this index one probe at the end of a range, instead of a scan of the
 -- namespace every cycle.
 CREATE INDEX IF NOT EXISTS memory_nodes_epoch ON memory_nodes (tenant_id, namespace, epoch);
+
+-- Steps 2 and 6b search at most CURATOR_SEARCH_MAX_CHANGED changed nodes a cycle: their position
+-- may stop inside a transaction's rows (a bulk load), so it names the last node searched too.
+ALTER TABLE namespace_activity ADD COLUMN IF NOT EXISTS consolidate_node_id uuid;
+ALTER TABLE namespace_activity ADD COLUMN IF NOT EXISTS associate_node_id uuid;

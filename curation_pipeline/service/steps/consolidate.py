@@ -38,7 +38,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
     params = {"similarity_threshold": config.similarity_threshold, "model": model}
 
     def load(conn) -> _Planned:
-        start = passes.begin_pass(conn, run.scope, params)
+        start = passes.begin_pass(conn, run.scope, params, max_changed=config.search_max_changed)
         if start.nothing_changed:
             return _Planned(start)
         allowance = archive_allowance(candidates.count_active(conn, run.scope), config.max_archive_fraction)
@@ -64,7 +64,12 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
                     "chains_repaired": repaired}
         counts = actions.apply_merges(conn, run.scope, planned.plan, planned.search.nodes)
         repaired = _repair_chains(conn, run, planned.start)
-        passes.save_pass_state(conn, run.scope, planned.start.finished(complete=planned.left_over == 0))
+        if planned.left_over and planned.start.incremental:
+            # Capped: the same changed nodes are searched again next cycle (a full pass of the
+            # namespace would cost its whole k x N product to find what these already hold).
+            passes.save_pass_state(conn, run.scope, planned.start.searched_again())
+        else:
+            passes.save_pass_state(conn, run.scope, planned.start.finished(complete=planned.left_over == 0))
         return {"pass": planned.search.how, "nodes_compared": planned.search.compared,
                 "focus_nodes": planned.search.focus_nodes, "archive_allowance": planned.allowance,
                 "pairs_left_over": planned.left_over, **counts, "chains_repaired": repaired,
