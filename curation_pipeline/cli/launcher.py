@@ -84,7 +84,14 @@ def _code_server(instance: dg.DagsterInstance) -> Iterator[str]:
         beating = threading.Thread(target=_heartbeat, args=(client, server, stop), daemon=True,
                                    name="code-server-heartbeat")
         try:
-            wait_for_grpc_server(server, client, command, timeout=_STARTUP_TIMEOUT_S)
+            try:
+                wait_for_grpc_server(server, client, command, timeout=_STARTUP_TIMEOUT_S)
+            except Exception:  # noqa: BLE001 - its message repeats the whole command line
+                raise RuntimeError(
+                    "the code location failed to load: its code server "
+                    + ("stopped (its error is above)" if server.poll() is not None
+                       else f"did not answer within {_STARTUP_TIMEOUT_S} s")
+                ) from None
             beating.start()
             yield socket
         finally:

@@ -116,7 +116,7 @@ def cmd_export(args) -> int:
         return 2
     # On a terminal the exported lines themselves show the progress; a bar would garble them.
     quiet = out is sys.stdout and sys.stdout.isatty()
-    refused = ProblemCount()
+    refused = UnexportableRows()
     try:
         with open_connection(ensure_database(settings)) as conn, \
                 open(os.devnull, "w") if quiet else nullcontext() as silenced:
@@ -154,7 +154,7 @@ def cmd_export(args) -> int:
     return 0
 
 
-class ProblemCount:
+class UnexportableRows:
     """The rows an export cannot carry: every one counted, the first PRINTED_PROBLEMS values named."""
 
     def __init__(self) -> None:
