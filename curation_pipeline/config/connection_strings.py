@@ -19,6 +19,7 @@ password from such a message too.
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
@@ -98,6 +99,25 @@ def redact_message(message: str, dsn: str) -> str:
     for fragment in secret_fragments(dsn):
         message = message.replace(fragment, MASK)
     return message
+
+
+def as_uri(dsn: str) -> str:
+    """The same connection as a `postgresql://` URI (a `key=value` string is converted; a URI is
+    returned as it is): what code that edits a URL's parts (Dagster's storage URL) needs."""
+    if _URI.match(dsn):
+        return dsn
+    params = {key: str(value) for key, value in conninfo_to_dict(dsn).items()}
+    user, password = params.pop("user", None), params.pop("password", None)
+    host, port, dbname = params.pop("host", ""), params.pop("port", None), params.pop("dbname", "")
+    userinfo = ""
+    if user is not None or password is not None:
+        userinfo = quote(user or "", safe="") + (":" + quote(password, safe="") if password is not None else "") + "@"
+    if host.startswith("/"):  # a unix socket directory is a query parameter in a URI
+        params = {"host": host, **params}
+        host = ""
+    authority = userinfo + quote(host, safe="") + (f":{port}" if port else "")
+    query = "&".join(f"{quote(key, safe='')}={quote(value, safe='')}" for key, value in params.items())
+    return f"postgresql://{authority}/{quote(dbname, safe='')}" + (f"?{query}" if query else "")
 
 
 def check_dsn(dsn: str) -> str:

@@ -21,7 +21,7 @@ from pgvector.psycopg.vector import register_vector_info
 from psycopg import sql
 from psycopg.types import TypeInfo
 
-from curation_pipeline.config.connection_strings import redact_dsn, redact_message
+from curation_pipeline.config.connection_strings import as_uri, redact_dsn, redact_message
 from curation_pipeline.config.store import StoreSettings
 from curation_pipeline.store.migrations import apply_migrations
 
@@ -164,7 +164,9 @@ def dagster_storage_url(app_url: str, create_tables: Callable[[str], None]) -> s
     - two instances creating the same table can fail on its row type ("type event_logs already
       exists", DuplicateObject), which dagster-postgres does not retry (it retries DuplicateTable).
     """
-    dagster_parts = urlsplit(app_url)._replace(path=f"/{DAGSTER_DATABASE}")
+    # A key=value DATABASE_URL becomes the same connection as a URI first (a URL's path is its
+    # database).
+    dagster_parts = urlsplit(as_uri(app_url))._replace(path=f"/{DAGSTER_DATABASE}")
     storage_url = dagster_parts._replace(scheme="postgresql+psycopg2").geturl()
     with open_connection(app_url, vector=False, autocommit=True) as conn:
         # Session-level: CREATE DATABASE cannot run inside a transaction. Closing the connection

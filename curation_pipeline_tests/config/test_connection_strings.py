@@ -81,3 +81,30 @@ def test_the_command_line_says_so_in_one_line(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: environment variable DATABASE_URL='notaurl' is invalid")
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "dsn",
+    ["host=/run/pg port=5433 user=app password='p@ss w:rd' dbname=memories sslmode=disable",
+     "postgresql://app:p%40ss@db.example:5433/memories?sslmode=disable"],
+)
+def test_a_key_value_string_becomes_the_same_connection_as_a_uri(dsn):
+    from psycopg.conninfo import conninfo_to_dict
+
+    from curation_pipeline.config.connection_strings import as_uri
+
+    assert conninfo_to_dict(as_uri(dsn)) == conninfo_to_dict(dsn)
+    assert as_uri(dsn).startswith("postgresql://")
+
+
+def test_dagster_storage_works_from_a_key_value_database_url(database_url):
+    # Dagster's storage URL is derived from DATABASE_URL: a key=value one must work too.
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    from curation_pipeline.store.database import dagster_storage_url, open_connection
+
+    key_value = make_conninfo(**conninfo_to_dict(database_url))
+    assert "://" not in key_value
+    storage_url = dagster_storage_url(key_value, create_tables=lambda url: None)
+    with open_connection(storage_url.replace("postgresql+psycopg2://", "postgresql://"), vector=False) as conn:
+        assert conn.execute("SELECT current_database()").fetchone()[0] == "dagster"
