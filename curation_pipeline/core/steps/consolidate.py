@@ -196,10 +196,13 @@ def offline_merge(keeper_text: str, absorbed_text: str, max_chars: int = 2000) -
     """
     merged = strip_merge_markers(keeper_text)
     added = omitted = 0
+    # The length of the text append_sentence would make, known without making it: a keeper of
+    # megabytes (an agent's) would otherwise be copied once per sentence of the other node.
+    head = len(merged.rstrip())
     for sentence in new_sentences(merged, absorbed_text):
-        candidate = append_sentence(merged, sentence)
-        if len(candidate) <= max_chars:
-            merged = candidate
+        if (head + 1 + len(sentence) if head else len(sentence)) <= max_chars:
+            merged = append_sentence(merged, sentence)
+            head = len(merged.rstrip())
             added += 1
         else:
             omitted += 1
