@@ -11,7 +11,14 @@ import dagster as dg
 warnings.filterwarnings("ignore", message=r"Parameter `owners` of initializer `SensorDefinition")
 
 from curation_pipeline.config.settings import check_all_settings
-from curation_pipeline.config.triggers import TriggerSettings
+
+# Every setting is checked as the code location loads, the LLM's and the embedder's included,
+# before the modules below read theirs: a bad value stops the location from loading with every
+# bad variable named (the UI shows it; the schedule, the sensors and the run processes launch
+# nothing) instead of failing runs halfway.
+check_all_settings()
+
+from curation_pipeline.config.triggers import TriggerSettings  # noqa: E402 - after the check
 from curation_pipeline.defs.assets import memory_namespace
 from curation_pipeline.defs.health_checks import memory_namespace_health
 from curation_pipeline.defs.job import curate_namespace, preview_namespace
@@ -20,11 +27,6 @@ from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
 from curation_pipeline.defs.schedules import build_curation_schedule
 from curation_pipeline.defs.sensors import build_discovery_sensor, build_idle_sensor
 from curation_pipeline.defs.undo_job import undo_curation_run
-
-# Every setting is checked as the code location loads, the LLM's and the embedder's included: a
-# bad value stops the location from loading (the UI shows the error naming every bad variable;
-# the schedule, the sensors and the run processes launch nothing) instead of failing runs halfway.
-check_all_settings()
 
 # Read once at load: the schedule's cron comes from CURATOR_INTERVAL_SECS, and an interval no
 # cron can express stops the code location from loading, with the variable named.

@@ -90,3 +90,14 @@ def test_a_bad_launchpad_value_fails_the_run_before_its_first_step(db, instance,
     assert not [event for event in result.all_events if event.is_step_start]  # no step ran
     failure = next(event for event in result.all_events if event.is_failure)
     assert named in failure.event_specific_data.error.cause.message
+
+
+def test_the_code_location_names_every_bad_setting_at_once(tmp_path):
+    environment = {name: v for name, v in os.environ.items() if not name.startswith(("CURATOR_LLM_", "OPENAI_"))}
+    environment.update({"CURATOR_LLM_API": "bogus", "CURATION_EMBEDDER": "bogus", "CURATOR_CONSOLIDATE_CAP": "many",
+                        "CURATION_HOME": str(tmp_path)})
+    loaded = subprocess.run([sys.executable, "-c", "import curation_pipeline.defs.definitions"],
+                            env=environment, capture_output=True, text=True)
+    assert loaded.returncode != 0
+    for variable in ("CURATOR_LLM_API", "CURATION_EMBEDDER", "CURATOR_CONSOLIDATE_CAP"):
+        assert f"{variable}=" in loaded.stderr, loaded.stderr
