@@ -91,6 +91,10 @@ def as_if_almost_caught_up(conn, namespace: str, rows: int, left: int) -> None:
     scale_data.seed_namespace(conn, TENANT, namespace, rows - left, types=1, activity_row=False,
                               vectors=lambda k: scale_data.unit_vectors(rng, k))
     copy_tiny_rows(conn, namespace, left)
+    # The same memory type as the embedded ones: step 2 compares each with all of them.
+    conn.execute("UPDATE memory_nodes SET memory_type = 'type-00' WHERE tenant_id = %s AND namespace = %s",
+                 (TENANT, namespace))
+    conn.commit()
     scale_data.mark_graph_synced(conn, TENANT, namespace)
     conn.execute(
         "UPDATE namespace_activity SET consolidate_txid = pg_snapshot_xmax(pg_current_snapshot()),"
