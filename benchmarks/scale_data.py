@@ -101,10 +101,13 @@ def _text_field(width: int) -> list[tuple[str, str]]:
 def seed_namespace(
     conn, tenant: str, namespace: str, n: int, *, model: str = LEXICAL_MODEL, types: int = 20,
     vectors: Callable[[int], np.ndarray | tuple[np.ndarray, np.ndarray]], recall_count: int = 3,
+    activity_row: bool = True,
 ) -> None:
     """Insert n active nodes (memory types type-00.., a short text, a vector of `model`,
     recalled now) with binary COPY, in blocks of `vectors(block_size)` rows: a matrix, or a
-    matrix and each row's memory type number (else types are drawn at random)."""
+    matrix and each row's memory type number (else types are drawn at random). With
+    `activity_row` false the namespace gets no namespace_activity row, as when an agent's own
+    SQL writes the rows (then the pipeline creates the row, without an epoch)."""
     tenant_b, namespace_b, model_b = tenant.encode(), namespace.encode(), model.encode()
     now_us = int((conn.execute("SELECT now()").fetchone()[0] - _PG_EPOCH).total_seconds() * 1_000_000)
     row = np.dtype([
@@ -144,10 +147,11 @@ def seed_namespace(
             block["epoch_len"], block["epoch"] = 8, 0
             copy.write(block.tobytes())
         copy.write((-1).to_bytes(2, "big", signed=True))
-    conn.execute(
-        "INSERT INTO namespace_activity (tenant_id, namespace, current_epoch) VALUES (%s, %s, 0)"
-        " ON CONFLICT DO NOTHING", (tenant, namespace),
-    )
+    if activity_row:
+        conn.execute(
+            "INSERT INTO namespace_activity (tenant_id, namespace, current_epoch) VALUES (%s, %s, 0)"
+            " ON CONFLICT DO NOTHING", (tenant, namespace),
+        )
     conn.commit()
 
 
@@ -173,9 +177,10 @@ def mark_graph_synced(conn, tenant: str, namespace: str) -> None:
         {"t": tenant, "n": namespace},
     )
     conn.execute(
-        "UPDATE namespace_activity SET graph_sync_txid = pg_snapshot_xmax(pg_current_snapshot()),"
-        " graph_sync_node_id = NULL, graph_sync_pending = '{}'"
-        " WHERE tenant_id = %s AND namespace = %s",
+        "INSERT INTO namespace_activity (tenant_id, namespace, graph_sync_txid)"
+        " VALUES (%s, %s, pg_snapshot_xmax(pg_current_snapshot()))"
+        " ON CONFLICT (tenant_id, namespace) DO UPDATE SET graph_sync_txid = EXCLUDED.graph_sync_txid,"
+        " graph_sync_node_id = NULL, graph_sync_pending = '{}'",
         (tenant, namespace),
     )
     conn.commit()

@@ -4,7 +4,10 @@
     python benchmarks/zero_change_cost.py --quick      # 1,000 and 100,000 nodes
 
 One namespace per size (20 memory types, 384-d vectors of a semantic model, so that step 6b
-runs too; nothing is ever embedded, so no embedder is called). The small namespace gets two real
+runs too; nothing is ever embedded, so no embedder is called), in two cases: loaded as the
+import loads them (with the namespace's activity row and its epoch), and COPYed in by an
+agent's own SQL, with no activity row (the pipeline then makes one, without an epoch: step 1
+falls back to the nodes' highest epoch). The small namespace gets two real
 full cycles; at the large size a full pass would take minutes, so its passes are set complete
 directly (the state those cycles leave). Both graphs are brought up to date directly (step 6
 syncs 100 nodes a cycle). Then the real job runs zero-change cycles in process, the sizes taking
@@ -124,11 +127,21 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", help="namespace sizes (the first is the reference)")
     parser.add_argument("--statements", action="store_true", help="print each statement of the largest size")
     parser.add_argument("--cycles", type=int, default=7, help="measured cycles per size (median)")
+    parser.add_argument("--case", choices=[*CASES, "both"], default="both",
+                        help="imported (with an activity row), agent (COPY without one), or both")
     args = parser.parse_args()
     sizes = args.sizes or ([1_000, 100_000] if args.quick else [1_000, 1_000_000])
-
     os.environ.update(scale_data.SEMANTIC_ENV)
     url = scale_data.fresh_store()
+    for case in (CASES if args.case == "both" else (args.case,)):
+        measure(args, url, sizes, case)
+
+
+CASES = {"imported": "loaded with the namespace's activity row (as `import` writes it)",
+         "agent": "COPYed in by an agent's own SQL, no namespace_activity row"}
+
+
+def measure(args, url: str, sizes: list[int], case: str) -> None:
     import dagster as dg
 
     from curation_pipeline.defs.definitions import defs
@@ -142,10 +155,10 @@ def main() -> None:
     with dg.instance_for_test() as instance, open_connection(url) as conn:
         keys = {}
         for n in sizes:
-            namespace = f"zero-{n}"
+            namespace = f"zero-{case}-{n}"
             keys[n] = key = f"bench:{namespace}"
             start = time.perf_counter()
-            scale_data.seed_namespace(conn, "bench", namespace, n, model=MODEL,
+            scale_data.seed_namespace(conn, "bench", namespace, n, model=MODEL, activity_row=case == "imported",
                                       vectors=lambda k: scale_data.unit_vectors(rng, k))
             scale_data.analyze(conn)
             scale_data.mark_graph_synced(conn, "bench", namespace)
@@ -154,7 +167,7 @@ def main() -> None:
             if n == sizes[0]:
                 run_cycles(instance, job, key, 2, quiet)  # two real full cycles
             else:
-                scale_data.copy_pass_state(conn, "bench", f"zero-{sizes[0]}", namespace)
+                scale_data.copy_pass_state(conn, "bench", f"zero-{case}-{sizes[0]}", namespace)
                 run_cycles(instance, job, key, 1, quiet)  # warm-up
         # The sizes take turns, so that both see the same load of a shared machine.
         cycles = {n: [] for n in sizes}
@@ -186,8 +199,8 @@ def main() -> None:
             plans[n] = dict(per_step)
 
     small, large = sizes[0], sizes[-1]
-    print(f"\n## Zero-change cycle: {small:,} vs {large:,} nodes (median of {args.cycles} cycles each, "
-          "taking turns, in process)\n")
+    print(f"\n## Zero-change cycle, {CASES[case]}: {small:,} vs {large:,} nodes (median of {args.cycles}"
+          " cycles each, taking turns, in process)\n")
     print(f"| step | {small:,} nodes (s) | {large:,} nodes (s) | ratio |")
     print("|---|---|---|---|")
     for name in (*STEPS, "total"):
@@ -205,7 +218,7 @@ def main() -> None:
         print(f"| {sender} | {b['statements']} | {a['buffers']} | {b['buffers']} | {a['ms']:.1f} "
               f"| {b['ms']:.1f} | {scans} |")
 
-    print(f"\n## The plans of the statements that read memory_nodes, at {large:,} nodes\n")
+    print(f"\n## The plans of the statements that read memory_nodes, at {large:,} nodes ({case})\n")
     for sender, query, params in loads:
         print(f"{sender}: {' '.join(query.split())[:100]}...")
         for line in explain(url, query, params, "TEXT"):

@@ -6,14 +6,26 @@ from the code location (a remote job origin). This module loads the code locatio
 UI does, creates the run with the tags the location computes for the partition, and launches it
 directly (like `dagster job launch`, skipping the queue that would otherwise wait for a daemon).
 
+The code server is started here, in a session of its own, rather than by Dagster (which would
+start it in ours): the terminal's Ctrl-C goes to the whole foreground process group, and would
+otherwise interrupt the code server and every run it launched at once, whatever the command
+decides to do about it (cli/runner.py lets the runs in flight finish, or cancels them itself).
+A heartbeat keeps the server alive while this process is; if this process dies, the server
+stops once its runs have finished.
+
 It uses `dagster._core` internals, which is why dagster is pinned; test_launcher.py fails loudly
 if an upgrade breaks this.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 import dagster as dg
 import psutil
@@ -23,7 +35,10 @@ from dagster._core.workspace.context import (
     WorkspaceProcessContext,
     WorkspaceRequestContext,
 )
-from dagster._core.workspace.load_target import ModuleTarget
+from dagster._core.workspace.load_target import GrpcServerTarget
+from dagster._grpc.client import DagsterGrpcClient
+from dagster._grpc.server import wait_for_grpc_server
+from dagster._serdes import serialize_value
 
 from curation_pipeline.defs.job import JOB_NAME
 
@@ -31,16 +46,17 @@ LOCATION_NAME = "curation_pipeline"  # must match workspace.yaml, or the UI sees
 DEFINITIONS_MODULE = "curation_pipeline.defs.definitions"
 
 
+HEARTBEAT_TIMEOUT_S = 60  # the code server outlives a dead launcher by this long (plus its runs)
+_HEARTBEAT_EVERY_S = 5
+_STARTUP_TIMEOUT_S = 120
+
+
 @contextmanager
 def code_location_workspace(instance: dg.DagsterInstance) -> Iterator[WorkspaceRequestContext]:
-    target = ModuleTarget(
-        module_name=DEFINITIONS_MODULE, attribute=None, working_directory=None,
-        location_name=LOCATION_NAME,
-    )
     before = {child.pid for child in psutil.Process().children(recursive=True)}
     try:
-        with WorkspaceProcessContext(
-            instance, target, code_server_log_level="WARNING"
+        with _code_server(instance) as socket, WorkspaceProcessContext(
+            instance, GrpcServerTarget(host="localhost", port=None, socket=socket, location_name=LOCATION_NAME),
         ) as process_context:
             workspace = process_context.create_request_context()
             error = workspace.get_code_location_error(LOCATION_NAME)
@@ -49,6 +65,53 @@ def code_location_workspace(instance: dg.DagsterInstance) -> Iterator[WorkspaceR
             yield workspace
     finally:
         _wait_for_child_processes(before)
+
+
+@contextmanager
+def _code_server(instance: dg.DagsterInstance) -> Iterator[str]:
+    """`dagster api grpc` for the definitions, in a new session, on a unix socket; yields the
+    socket's path. The arguments are those Dagster gives the code servers it starts itself."""
+    with tempfile.TemporaryDirectory(prefix="curation-code-") as directory:
+        socket = str(Path(directory) / "grpc.sock")
+        command = [
+            sys.executable, "-m", "dagster", "api", "grpc", "--socket", socket,
+            "--module-name", DEFINITIONS_MODULE, "--location-name", LOCATION_NAME,
+            "--heartbeat", "--heartbeat-timeout", str(HEARTBEAT_TIMEOUT_S), "--log-level", "WARNING",
+            "--inject-env-vars-from-instance", "--instance-ref", serialize_value(instance.get_ref()),
+        ]
+        server = subprocess.Popen(command, start_new_session=True)
+        client = DagsterGrpcClient(socket=socket, host="localhost")
+        stop = threading.Event()
+        beating = threading.Thread(target=_heartbeat, args=(client, server, stop), daemon=True,
+                                   name="code-server-heartbeat")
+        try:
+            try:
+                wait_for_grpc_server(server, client, command, timeout=_STARTUP_TIMEOUT_S)
+            except Exception:  # noqa: BLE001 - its message repeats the whole command line
+                raise RuntimeError(
+                    "the code location failed to load: its code server "
+                    + ("stopped (its error is above)" if server.poll() is not None
+                       else f"did not answer within {_STARTUP_TIMEOUT_S} s")
+                ) from None
+            beating.start()
+            yield socket
+        finally:
+            stop.set()
+            if beating.is_alive():
+                beating.join()
+            if server.poll() is None:
+                try:
+                    client.shutdown_server()  # it stops once the runs it launched have finished
+                except Exception:  # noqa: BLE001 - already gone, or unreachable: terminate it below
+                    server.terminate()
+
+
+def _heartbeat(client: DagsterGrpcClient, server: subprocess.Popen, stop: threading.Event) -> None:
+    while not stop.wait(_HEARTBEAT_EVERY_S) and server.poll() is None:
+        try:
+            client.heartbeat("curation-pipeline")
+        except Exception:  # noqa: BLE001 - a missed beat is retried; the server waits a minute
+            pass
 
 
 def _wait_for_child_processes(before: set[int], timeout_s: float = 20.0) -> None:

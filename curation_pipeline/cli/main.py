@@ -8,10 +8,22 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
-from curation_pipeline.config.settings import Settings, SettingsError, load_settings
+from curation_pipeline.config.settings import (
+    Settings,
+    SettingsError,
+    check_all_settings,
+    load_settings,
+)
 
 
 def _settings() -> Settings:
+    return load_settings()
+
+
+def _settings_for_runs() -> Settings:
+    """The settings, after checking every one a run reads (the LLM's and the embedder's too):
+    a command that launches runs refuses a bad value before anything is launched."""
+    check_all_settings()
     return load_settings()
 
 
@@ -52,11 +64,19 @@ def cmd_import(args) -> int:
         except OSError as error:
             print(f"error: cannot read {path}: {error}", file=sys.stderr)
             return 2
-    problems = report.problems
+    problems, warnings = report.problems, report.warnings
     for error in problems.first():
         print(f"{path}:{error.line}: {error.message}", file=sys.stderr)
     if problems.not_shown:
         print(f"... and {problems.not_shown} more problem(s)", file=sys.stderr)
+    for warning in warnings.first():
+        print(f"{path}:{warning.line}: warning: {warning.message}", file=sys.stderr)
+    if warnings:
+        print(f"{'... and ' + str(warnings.not_shown) + ' more; ' if warnings.not_shown else ''}"
+              f"{warnings.count} merge link(s) do not end at an active node of their namespace: "
+              + ("they were imported as the file has them (the no_orphaned_archives check names them "
+                 "after the namespace's next cycle)" if report.written else "they would be imported as they are"),
+              file=sys.stderr)
     bad_lines = len(problems.bad_lines)
     if not report.written:
         print(
@@ -82,6 +102,9 @@ def cmd_export(args) -> int:
 
     settings = _settings()
     target = Path(args.output) if args.output else None
+    if target is not None and target.is_dir():  # before the database starts, and no temporary file
+        print(f"error: cannot write {target}: it is a directory", file=sys.stderr)
+        return 2
     try:
         # A file is written under a temporary name and renamed when complete: a failed export
         # never leaves a half-written file behind, nor half overwrites an earlier export.
@@ -93,28 +116,66 @@ def cmd_export(args) -> int:
         return 2
     # On a terminal the exported lines themselves show the progress; a bar would garble them.
     quiet = out is sys.stdout and sys.stdout.isatty()
+    refused = UnexportableRows()
     try:
         with open_connection(ensure_database(settings)) as conn, \
                 open(os.devnull, "w") if quiet else nullcontext() as silenced:
             total = count_nodes(conn, tenant_id=args.tenant, namespace=args.namespace)
             with Progress("exporting", total=total, unit="row", stream=silenced) as progress:
                 for row in iter_nodes(conn, tenant_id=args.tenant, namespace=args.namespace):
-                    out.write(format_node_jsonl(row) + "\n")
+                    if row["unexportable"]:
+                        # Named, every one of them; nothing more is written, the rest is read
+                        # only to name the others too.
+                        refused.add(row["id"], row["unexportable"])
+                    elif not refused:
+                        out.write(format_node_jsonl(row) + "\n")
                     progress.advance()
+        if refused:
+            refused.report(target)
+            if target:
+                out.close()
+                Path(out.name).unlink(missing_ok=True)
+            return 2
         if target:
             out.close()
             os.replace(out.name, target)
+    except BrokenPipeError:
+        raise  # the reader left (`export | head`): main() ends quietly
     except BaseException as error:
         if target:
             out.close()
             Path(out.name).unlink(missing_ok=True)
-        if isinstance(error, ValueError):  # a stored value JSON cannot carry (NaN, naive time)
+        if isinstance(error, (ValueError, OSError)):  # a value JSON cannot carry; a file not writable
             print(f"error: {error}; " + (f"{target} was not written" if target else "the export is incomplete"),
                   file=sys.stderr)
             return 2
         raise
     print(f"exported {progress.done} memory node(s)" + (f" to {target}" if target else ""), file=sys.stderr)
     return 0
+
+
+class UnexportableRows:
+    """The rows an export cannot carry: every one counted, the first PRINTED_PROBLEMS values named."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.lines: list[str] = []
+
+    def __bool__(self) -> bool:
+        return self.rows > 0
+
+    def add(self, node_id, values: list[str]) -> None:
+        self.rows += 1
+        for value in values:
+            if len(self.lines) < PRINTED_PROBLEMS:
+                self.lines.append(f"node {node_id}: {value}, which the JSONL format cannot carry "
+                                  "(JSON has no NaN or infinity; timestamps fall in the years 1 to 9999)")
+
+    def report(self, target: Path | None) -> None:
+        for line in self.lines:
+            print(line, file=sys.stderr)
+        print(f"error: {self.rows} node(s) cannot be exported; "
+              + (f"{target} was not written" if target else "the export is incomplete"), file=sys.stderr)
 
 
 def cmd_seed(args) -> int:
@@ -171,20 +232,30 @@ def _run_and_report(
     settings: Settings, keys: list[str], *, verbose: bool = False, dry_run: bool = False
 ) -> int:
     from curation_pipeline.cli.progress import Progress
-    from curation_pipeline.cli.runner import require_workers, run_partitions
+    from curation_pipeline.cli.runner import (
+        RunsStopped,
+        require_workers,
+        run_partitions,
+        unique_keys,
+    )
     from curation_pipeline.core.render.tables import cycle_table, failures
 
+    keys = unique_keys(keys)  # a namespace named twice is curated (and counted) once
     if not keys:
         print("no namespaces to curate (import or seed some memories first)")
         return 0
     require_workers(settings)
+    stopped = None
     # Runs take seconds each: a plain line per finished run, not every few seconds.
     with Progress("previewing" if dry_run else "curating", total=len(keys), unit="namespace",
                   every_secs=0) as progress:
-        results = run_partitions(
-            settings, keys, verbose=verbose, dry_run=dry_run,
-            on_finished=lambda result: progress.advance(failed=0 if result.succeeded else 1),
-        )
+        try:
+            results = run_partitions(
+                settings, keys, verbose=verbose, dry_run=dry_run,
+                on_finished=lambda result: progress.advance(failed=0 if result.succeeded else 1),
+            )
+        except RunsStopped as stop:
+            stopped, results = stop, stop.finished
     cycles = [(r.partition_key, r.run_id, r.run_status, r.metadata) for r in results]
     if dry_run:
         from curation_pipeline.core.render.changes import preview_text
@@ -197,13 +268,18 @@ def _run_and_report(
         print(f"failed: {line}", file=sys.stderr)
     print(f"\nruns are recorded in Dagster ({settings.dagster_home}); `curation-pipeline ui` shows them"
           + ("" if dry_run else "; undo one with `curation-pipeline undo --run RUN_ID`"))
+    if stopped is not None:
+        print(f"stopped by the operator: {len(results)} run(s) finished or canceled (above); "
+              f"not started: {len(stopped.not_started)} namespace(s)"
+              + (f": {', '.join(stopped.not_started)}" if stopped.not_started else ""), file=sys.stderr)
+        return INTERRUPTED
     return 0 if all(r.succeeded for r in results) else 1
 
 
 def cmd_run(args) -> int:
     from curation_pipeline.service.namespaces import discover_partition_keys
 
-    settings = _settings()
+    settings = _settings_for_runs()
     if args.all:
         keys, problems = discover_partition_keys(settings)
         for problem in problems:
@@ -218,7 +294,7 @@ def cmd_demo(args) -> int:
     from curation_pipeline.service.namespaces import discover_partition_keys
     from curation_pipeline.store.database import app_database_url, redact
 
-    settings = _settings()
+    settings = _settings_for_runs()
     count = seed_store(settings)
     print(f"memory store: {redact(app_database_url(settings))}")
     print(f"seeded {count} memory node(s)" if count else "demo corpus already seeded")
@@ -332,13 +408,13 @@ def cmd_undo(args) -> int:
 def cmd_ui(args) -> int:
     from curation_pipeline.cli.ui import serve_ui
 
-    return serve_ui(_settings(), host=args.host, port=args.port, workers=args.workers)
+    return serve_ui(_settings_for_runs(), host=args.host, port=args.port, workers=args.workers)
 
 
 def cmd_worker(args) -> int:
     from curation_pipeline.cli.worker import serve_worker
 
-    return serve_worker(_settings(), concurrency=args.concurrency, queues=args.queue)
+    return serve_worker(_settings_for_runs(), concurrency=args.concurrency, queues=args.queue)
 
 
 def cmd_prune_runs(args) -> int:
@@ -359,6 +435,9 @@ def cmd_prune_runs(args) -> int:
     return 0
 
 
+MAX_LISTED = 1_000_000  # rows a listing may ask for: beyond it, a number is a typo (and overflows SQL)
+
+
 def _positive(raw: str) -> int:
     try:
         value = int(raw)
@@ -366,6 +445,8 @@ def _positive(raw: str) -> int:
         raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    if value > MAX_LISTED:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_LISTED:,}")
     return value
 
 
@@ -465,6 +546,10 @@ def _user_errors() -> tuple[type[Exception], ...]:
             EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError)
 
 
+INTERRUPTED = 128 + 2  # what a shell reports for a command stopped by Ctrl-C (SIGINT)
+BROKEN_PIPE = 128 + 13  # ... and for one whose reader went away (SIGPIPE), as `export | head`
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -472,6 +557,26 @@ def main(argv: list[str] | None = None) -> int:
     except _user_errors() as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        _silence_stdout()
+        return BROKEN_PIPE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _silence_stdout() -> None:
+    """The reader of standard output is gone: point it at /dev/null, so that flushing it at exit
+    does not fail a second time (the recipe of Python's signal documentation)."""
+    import os
+
+    try:
+        fileno = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by something without a descriptor
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fileno)
+    os.close(devnull)
 
 
 if __name__ == "__main__":  # spawned Dagster processes re-import the launching script

@@ -4,13 +4,23 @@ Used by `curation-pipeline run` and `demo`: register the namespaces as dynamic p
 launch one run per partition from the code location (so the UI shows them like its own runs),
 keep up to `max_parallel` of them running, and collect each cycle's activity row as its run
 finishes (`on_finished` hears of each one then: the command line's progress).
+
+Ctrl-C (SIGINT, which a terminal sends to the whole foreground process group; the code server
+and its runs are in a session of their own, cli/launcher.py) stops it in order: the first one
+launches nothing more and waits for the runs in flight to finish their cycle; a second one
+cancels those runs (Dagster interrupts their step, whose transaction rolls back, and the cycle
+row says so). Either way `RunsStopped` carries what finished and what never started.
 """
 
 from __future__ import annotations
 
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import dagster as dg
 
@@ -43,6 +53,39 @@ class CycleResult:
         return self.run_status == dg.DagsterRunStatus.SUCCESS.value
 
 
+class RunsStopped(Exception):
+    """The operator stopped the runs (Ctrl-C): `finished` ran (or were canceled), in the order of
+    the keys; `not_started` were never launched."""
+
+    def __init__(self, finished: list[CycleResult], not_started: list[str]) -> None:
+        super().__init__(f"stopped: {len(finished)} run(s) finished, {len(not_started)} not started")
+        self.finished, self.not_started = finished, not_started
+
+
+@dataclass
+class _StopRequests:
+    """Ctrl-Cs received (counted by the signal handler, acted on by the loop)."""
+
+    count: int = 0
+    notify: Callable[[str], None] = field(default=lambda message: print(message, file=sys.stderr, flush=True))
+
+    def __call__(self, signum, frame) -> None:
+        self.count += 1
+
+
+@contextmanager
+def _stop_on_interrupt(requests: _StopRequests) -> Iterator[None]:
+    """SIGINT counted instead of raised while runs go (a handler only the main thread may set)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, requests)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_partitions(
     settings: Settings,
     keys: Sequence[str],
@@ -58,31 +101,36 @@ def run_partitions(
     every cycle did, in the order of `keys`.
 
     Unless `verbose`, run processes log only warnings to this terminal; every event is still
-    stored in Dagster and shown in the UI.
+    stored in Dagster and shown in the UI. Ctrl-C: see the module docstring (`RunsStopped`).
     """
     if not verbose:
         run_config = {**QUIET_CONSOLE, **(run_config or {})}
-    keys = list(dict.fromkeys(keys))  # one run per namespace, even if named twice
+    keys = unique_keys(keys)
     for key in keys:
         parse_partition_key(key)  # a clear error before anything is launched
-    prepare_dagster_home(settings)
     job_name = PREVIEW_JOB_NAME if dry_run else JOB_NAME
     results: dict[str, CycleResult] = {}
-    with dg.DagsterInstance.get() as instance:
-        register_partitions(instance, keys)
-        with code_location_workspace(instance) as workspace:
-            def launch(key: str) -> str:
-                [run_id] = launch_partition_runs(instance, workspace, [key], run_config=run_config,
-                                                 job_name=job_name)
-                return run_id
+    stop = _StopRequests()
+    with _stop_on_interrupt(stop):
+        prepare_dagster_home(settings)
+        with dg.DagsterInstance.get() as instance:
+            register_partitions(instance, keys)
+            with code_location_workspace(instance) as workspace:
+                def launch(key: str) -> str:
+                    [run_id] = launch_partition_runs(instance, workspace, [key], run_config=run_config,
+                                                     job_name=job_name)
+                    return run_id
 
-            # Each run is a process: at most `max_parallel` at a time keeps a large --all from
-            # forking hundreds, and the next one starts as soon as one ends.
-            for key, run_id, status in _as_they_finish(instance, keys, launch, max_parallel, timeout_s):
-                result = _collect(settings, key, run_id, status.value, preview=dry_run)
-                results[key] = result
-                if on_finished is not None:
-                    on_finished(result)
+                # Each run is a process: at most `max_parallel` at a time keeps a large --all
+                # from forking hundreds, and the next one starts as soon as one ends.
+                for key, run_id, status in _as_they_finish(instance, keys, launch, max_parallel, timeout_s, stop):
+                    result = _collect(settings, key, run_id, status.value, preview=dry_run)
+                    results[key] = result
+                    if on_finished is not None:
+                        on_finished(result)
+    if stop.count:
+        raise RunsStopped([results[key] for key in keys if key in results],
+                          [key for key in keys if key not in results])
     return [results[key] for key in keys]
 
 
@@ -105,16 +153,25 @@ def require_workers(settings: Settings) -> None:
         )
 
 
+def unique_keys(keys: Sequence[str]) -> list[str]:
+    """One run per namespace, even if named twice (in their first order)."""
+    return list(dict.fromkeys(keys))
+
+
 def _as_they_finish(
     instance: dg.DagsterInstance, keys: Sequence[str], launch: Callable[[str], str],
-    max_parallel: int, timeout_s: float, poll_s: float = 0.2,
+    max_parallel: int, timeout_s: float, stop: _StopRequests, poll_s: float = 0.2,
 ) -> Iterator[tuple[str, str, dg.DagsterRunStatus]]:
-    """(key, run id, final status) of each run as it finishes, launching the next key then."""
+    """(key, run id, final status) of each run as it finishes, launching the next key then;
+    after a Ctrl-C nothing more is launched, after a second one the runs in flight are canceled."""
     waiting = list(keys)
     running: dict[str, str] = {}  # run id -> key
     deadline = time.monotonic() + timeout_s
+    acted_on = 0  # Ctrl-Cs already acted on
     while waiting or running:
-        while waiting and len(running) < max_parallel:
+        if stop.count > acted_on:
+            acted_on = _act_on_stop(instance, stop, acted_on, waiting, running)
+        while waiting and len(running) < max_parallel and not stop.count:
             key = waiting.pop(0)
             running[launch(key)] = key
         finished = [run for run in instance.get_runs(dg.RunsFilter(run_ids=list(running)))
@@ -127,6 +184,22 @@ def _as_they_finish(
             raise TimeoutError(f"no run finished for {timeout_s:.0f} s: {sorted(running.values())}")
         else:
             time.sleep(poll_s)
+
+
+def _act_on_stop(instance: dg.DagsterInstance, stop: _StopRequests, acted_on: int,
+                 waiting: list[str], running: dict[str, str]) -> int:
+    if acted_on == 0:
+        not_started = len(waiting)
+        waiting.clear()
+        stop.notify(
+            f"stopping: {not_started} namespace(s) not started; waiting for the {len(running)} run(s) "
+            "in flight to finish their cycle (Ctrl-C again cancels them)"
+        )
+    if stop.count >= 2 and running:
+        stop.notify(f"canceling the {len(running)} run(s) in flight: {', '.join(sorted(running.values()))}")
+        for run_id in running:
+            instance.run_launcher.terminate(run_id)
+    return stop.count
 
 
 def _collect(settings: Settings, key: str, run_id: str, run_status: str, *, preview: bool) -> CycleResult:

@@ -52,6 +52,7 @@ from curation_pipeline.config.environment import revealed
 from curation_pipeline.config.llm import LLMSettings
 from curation_pipeline.core.answer_cache import AnswerCache, CachedAnswer, request_hash
 from curation_pipeline.core.prompts import CHAT, RESPONSES, Prompt, chat_request, responses_request
+from curation_pipeline.core.text import clip
 
 # Outcomes of one `complete` call.
 ANSWERED = "answered"  # a fresh answer from the service
@@ -60,10 +61,14 @@ FAILED = "failed"  # every attempt failed (or a non-retryable error)
 INCOMPLETE = "incomplete"  # the service stopped early (e.g. the output cap); not retried
 NOT_JSON = "not_json"  # the answer ignored the JSON schema: the server does not enforce it
 REFUSED = "refused"  # the model declined to answer (refusal, content filter); not retried
+TOO_LONG = "too_long"  # an answer longer than its task allows: refused unread, never cached
 BREAKER_OPEN = "breaker_open"  # not sent: too many failures earlier in this cycle
 OVER_BUDGET = "over_budget"  # not sent: the cycle's call or token budget is used up
 
 API_NAMES = {RESPONSES: "Responses API", CHAT: "Chat Completions API"}
+# What a server says about itself (its model name, a status, a reason) is kept at most this long:
+# it lands in revisions, cycle rows and logs, and a hostile server can send megabytes of it.
+ECHO_CHARS = 200
 
 
 @dataclass
@@ -159,7 +164,7 @@ class LLMClient:
                 hit = self.cache.get(key)
                 if hit is not None:
                     return Completion(CACHED, text=hit.text, model=hit.model)
-            completion = self._send(request, prompt.max_output_tokens)
+            completion = self._send(request, prompt.max_output_tokens, prompt.max_answer_chars)
             if completion.outcome == ANSWERED and self.cache is not None:
                 self.cache.put(key, CachedAnswer(completion.text or "", self.model, prompt.purpose,
                                                  completion.input_tokens, completion.output_tokens))
@@ -171,7 +176,7 @@ class LLMClient:
         with self._key_locks_lock:
             return self._key_locks.setdefault(key, threading.Lock())
 
-    def _send(self, request: dict, output_cap: int) -> Completion:
+    def _send(self, request: dict, output_cap: int, max_answer_chars: int) -> Completion:
         report = CallReport()
         result = Completion(FAILED, model=self.model)
         reserved = [0]  # the worst case the attempt under way holds in the token budget
@@ -191,7 +196,7 @@ class LLMClient:
         def attempt() -> None:
             spent = [0, 0]  # what this attempt's reply says it cost
             try:
-                self._attempt(request, result, spent)
+                self._attempt(request, result, spent, max_answer_chars)
             finally:
                 result.input_tokens += spent[0]
                 result.output_tokens += spent[1]
@@ -214,7 +219,7 @@ class LLMClient:
         result.requests, result.waited_secs = report.requests, report.waited_secs
         return result
 
-    def _attempt(self, request: dict, result: Completion, spent: list[int]) -> None:
+    def _attempt(self, request: dict, result: Completion, spent: list[int], max_answer_chars: int) -> None:
         """Send once. Returns with `result` holding an answer (or an incomplete or refused one),
         or raises `Retryable` or `_NotRetried`. `spent` gets the tokens the reply reports."""
         import openai
@@ -237,17 +242,25 @@ class LLMClient:
             raise Retryable(f"malformed response: {short(str(error) or type(error).__name__)}") from None
         spent[0], spent[1] = used
         if status == "completed":
-            self._finish_answer(result, text, model)
+            self._finish_answer(result, text, model, max_answer_chars)
         elif status == "incomplete":
-            result.outcome, result.error = INCOMPLETE, f"incomplete answer ({text or 'no reason given'})"
+            result.outcome, result.error = INCOMPLETE, f"incomplete answer ({short(text or 'no reason given')})"
         elif status == "refused":
             result.outcome, result.error = REFUSED, f"the model declined: {short(text or '')}"
         else:
-            raise Retryable(f"answer status {status!r}")
+            raise Retryable(f"answer status {short(repr(status))}")
 
-    def _finish_answer(self, result: Completion, text: str | None, model: str | None) -> None:
+    def _finish_answer(self, result: Completion, text: str | None, model: str | None,
+                       max_answer_chars: int) -> None:
         if text is None:
             raise Retryable("malformed response: an answer without text")
+        if len(text) > max_answer_chars:
+            # Not retried (the same request would likely get the same), not a failure of the
+            # service (the breaker stays closed), and not cached: the step falls back.
+            result.outcome, result.text, result.model = TOO_LONG, None, _echoed(model) or self.model
+            result.error = (f"the answer is {len(text):,} characters, longer than the {max_answer_chars:,} "
+                            "an answer to this request can need")
+            return
         try:
             parsed = json.loads(text)
         except ValueError:
@@ -261,7 +274,7 @@ class LLMClient:
                             f"does, or CURATOR_LLM_API={other} if it enforces it there")
             raise _NotRetried(error, NOT_JSON)
         result.outcome, result.text, result.error = ANSWERED, text, None
-        result.model = model or self.model
+        result.model = _echoed(model) or self.model
 
     def _redact(self, text: str) -> str:
         # Servers sometimes echo (part of) the key they refused; an error ends up in the node's
@@ -286,6 +299,11 @@ class LLMClient:
             return detail
         self.resilience.trip(message)
         return message
+
+
+def _echoed(value: str | None) -> str | None:
+    """Something the server said about itself, clipped to ECHO_CHARS (None stays None)."""
+    return clip(value, ECHO_CHARS) if isinstance(value, str) else None
 
 
 def _responses_answer(response: Any) -> tuple[str | None, str, str | None, tuple[int, int]]:

@@ -60,7 +60,7 @@ def transient_failure(error: Exception, timeout_secs: float,
     if isinstance(error, openai.APITimeoutError):  # before APIConnectionError: it is a subclass
         return Retryable(f"timed out after {timeout_secs:g} s")
     if isinstance(error, openai.APIConnectionError):
-        return Retryable(f"connection error: {redact(str(error))}")
+        return Retryable(f"connection error: {short(redact(str(error)))}")
     if isinstance(error, openai.APIStatusError) and is_retryable_status(error.status_code):
         headers = error.response.headers if error.response is not None else None
         return Retryable(status_detail(error, redact), retry_after_secs(headers))

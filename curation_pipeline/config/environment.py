@@ -107,9 +107,27 @@ def _describe(model: type[EnvironmentSettings], error: ValidationError, environ:
             continue
         names = _variables_of(field) or [str(problem["loc"][0])]
         variable = next((name for name in names if (environ.get(name) or "").strip()), names[0])
-        shown = "***" if _is_secret(field) else repr(problem["input"])
+        shown = _shown(field, problem["input"])
         lines.append(f"{prefix}{variable}={shown} is invalid: {reason[:1].lower()}{reason[1:]}")
     return "\n".join(lines)
+
+
+class ShownAs:
+    """Field metadata: how an invalid value of the field is shown in the error (e.g. a
+    connection string without its password), where a SecretStr would be `***`."""
+
+    def __init__(self, show: typing.Callable[[str], str]) -> None:
+        self.show = show
+
+
+def _shown(field: FieldInfo, value: Any) -> str:
+    if _is_secret(field):
+        return "***"
+    nested = [getattr(arg, "__metadata__", ()) for arg in typing.get_args(field.annotation)]
+    for marker in [*field.metadata, *(m for metadata in nested for m in metadata)]:
+        if isinstance(marker, ShownAs) and isinstance(value, str):
+            return repr(marker.show(value))
+    return repr(value)
 
 
 def revealed(secret: SecretStr | None) -> str | None:

@@ -50,6 +50,10 @@ class ConsolidateConfig(dg.Config):
     )
     supersede_cap: Cap = Field(_defaults.supersede_cap, description="older memories superseded per cycle at most")
     judge_cap: Cap = Field(_defaults.judge_cap, description="pairs the LLM judges per cycle at most")
+    search_max_changed: AtLeastOne = Field(
+        _defaults.search_max_changed,
+        description="changed nodes whose pairs one cycle searches at most (the rest next cycle)",
+    )
 
 
 class SummarizeConfig(dg.Config):
@@ -62,14 +66,18 @@ class SummarizeConfig(dg.Config):
 class RevectorizeConfig(dg.Config):
     batch_size: AtLeastOne = Field(_defaults.embed_batch_size, description="texts per embedder call")
     reembed_cap: Cap = Field(_defaults.reembed_cap, description="nodes embedded by another model re-embedded per cycle at most")
+    embed_cap: Cap = Field(_defaults.embed_cap, description="nodes without a vector embedded per cycle at most")
 
 
 class StaleConfidenceConfig(dg.Config):
     stale_after_days: Count = Field(_defaults.stale_after_days, description="days without recall before confidence goes stale")
+    cap: Cap = Field(_defaults.stale_cap, description="nodes marked stale per cycle at most")
 
 
 class GraphSyncConfig(dg.Config):
-    cap: Cap = Field(_defaults.graph_sync_cap, description="nodes synced per cycle at most")
+    cap: Cap = Field(_defaults.graph_sync_cap, description="nodes synced per cycle at most, in steady state")
+    backfill_cap: Cap = Field(_defaults.graph_backfill_cap,
+                              description="while more nodes than `cap` wait: nodes synced per cycle at most")
 
 
 class AssociateConfig(dg.Config):
@@ -81,6 +89,10 @@ class AssociateConfig(dg.Config):
     in_database_search_max_changed: Count = Field(
         _defaults.in_database_search_max_changed,
         description="up to this many changed nodes, pgvector finds their pairs in the database",
+    )
+    search_max_changed: AtLeastOne = Field(
+        _defaults.search_max_changed,
+        description="changed nodes whose pairs one cycle searches at most (the rest next cycle)",
     )
 
     @model_validator(mode="after")

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, Field, SecretStr, field_validator
 
 from curation_pipeline.config.bounds import AtLeastOne, Count, choice_of
+from curation_pipeline.config.connection_strings import redact_dsn
 from curation_pipeline.config.environment import EnvironmentSettings
 
 LAUNCHERS = ("default", "celery")
@@ -69,5 +70,9 @@ class RunSettings(EnvironmentSettings):
 
 
 def redacted_url(url: str) -> str:
-    """The URL with any password replaced by ***, for messages and logs."""
-    return re.sub(r"(//[^:/@]*:)[^@/]*@", r"\1***@", url)
+    """The URL with any password replaced by ***, for messages and logs: a PostgreSQL one in
+    every form libpq takes (connection_strings.py), a broker's in its userinfo (an unencoded
+    "@" in the password included: up to the last one)."""
+    if "://" not in url or url.lower().startswith(("postgres://", "postgresql://")):
+        return redact_dsn(url)
+    return re.sub(r"(//[^:/@]*:).*@", r"\1***@", url, count=1)

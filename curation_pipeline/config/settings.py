@@ -30,9 +30,23 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     return Settings.from_environment(environ)
 
 
+def check_all_settings(environ: Mapping[str, str] | None = None) -> None:
+    """Every setting the pipeline reads (its own, the LLM's and the embedder's) is valid, else one
+    SettingsError naming every bad variable: what a command checks before it launches a run,
+    and the code location when it loads, so nothing runs with a value found bad later."""
+    problems = []
+    for model in (Settings, LLMSettings, EmbedderSettings):
+        try:
+            model.from_environment(environ)
+        except SettingsError as error:
+            problems.append(str(error))
+    if problems:
+        raise SettingsError("\n".join(problems))
+
+
 def environment_variables() -> frozenset[str]:
     """Every environment variable the pipeline's settings read (deployment files may set only these)."""
     return frozenset().union(*(model.variables() for model in (Settings, LLMSettings, EmbedderSettings)))
 
 
-__all__ = ["Settings", "SettingsError", "environment_variables", "load_settings"]
+__all__ = ["Settings", "SettingsError", "check_all_settings", "environment_variables", "load_settings"]

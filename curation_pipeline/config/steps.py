@@ -40,6 +40,10 @@ class StepSettings(EnvironmentSettings):
     # Incremental step 2: up to this many changed nodes are compared in the database (k x n
     # distances there beat loading n vectors here below roughly 100; benchmarks/curation_cost.py).
     in_database_search_max_changed: Count = Field(100, validation_alias="CURATOR_IN_DATABASE_SEARCH_MAX_CHANGED")
+    # Steps 2 and 6b: nodes written since the last pass whose pairs one cycle searches at most
+    # (oldest writes first, the rest the next cycles): a bulk load of a large namespace is
+    # compared a bounded slice a cycle (k x N products), not all at once.
+    search_max_changed: AtLeastOne = Field(5000, validation_alias="CURATOR_SEARCH_MAX_CHANGED")
     # Step 3: summarize_verbose.
     verbose_min_chars: Count = Field(500, validation_alias="CURATOR_VERBOSE_MIN_CHARS")
     verbose_recall_below: Count = Field(3, validation_alias="CURATOR_VERBOSE_RECALL_BELOW")
@@ -47,13 +51,22 @@ class StepSettings(EnvironmentSettings):
     summary_chars: TextLimit = Field(200, validation_alias="CURATOR_SUMMARY_CHARS")
     # Step 4: revectorize.
     embed_batch_size: AtLeastOne = Field(256, validation_alias="CURATOR_EMBED_BATCH_SIZE")
+    # Nodes without a vector embedded per cycle at most (oldest first): a namespace loaded without
+    # vectors is embedded over several cycles, each bounded in time and memory.
+    embed_cap: Cap = Field(5000, validation_alias="CURATOR_EMBED_CAP")
     # Nodes whose vector came from another model than the configured one are re-embedded, at
     # most this many per cycle: a model switch is a migration spread over cycles, not one bill.
     reembed_cap: Cap = Field(1000, validation_alias="CURATOR_REEMBED_CAP")
     # Step 5: mark_stale_confidence.
     stale_after_days: Count = Field(30, validation_alias="CURATOR_STALE_AFTER_DAYS")
+    # Marked stale per cycle at most (oldest first; the reference has no cap, and a normal cycle
+    # never reaches this one).
+    stale_cap: Cap = Field(10_000, validation_alias="CURATOR_STALE_CAP")
     # Step 6: sync_graph.
     graph_sync_cap: Cap = Field(100, validation_alias="CURATOR_GRAPH_SYNC_CAP")
+    # While more nodes than that wait (a bulk load, a first sync), the step goes on in batches of
+    # 1,000 up to this many nodes a cycle: the graph catches up in cycles, not weeks.
+    graph_backfill_cap: Cap = Field(20_000, validation_alias="CURATOR_GRAPH_BACKFILL_CAP")
     # Step 6b: associate_concepts. Nodes at least this similar (but not similar enough to merge)
     # are linked by a `shares_concept_with` edge; never with the lexical embedder.
     association_threshold: Threshold = Field(0.80, validation_alias="CURATOR_ASSOCIATION_THRESHOLD")

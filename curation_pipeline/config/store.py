@@ -9,18 +9,23 @@ import platformdirs
 from pydantic import AfterValidator, Field
 
 from curation_pipeline.config.bounds import AtLeastOne, choice_of
-from curation_pipeline.config.environment import EnvironmentSettings
+from curation_pipeline.config.connection_strings import check_dsn, redact_dsn
+from curation_pipeline.config.environment import EnvironmentSettings, ShownAs
 
 GRAPH_BACKENDS = ("auto", "postgres", "age")
 # The vector column's width; the embedder (embedder.py) reads the same variable and must match.
 DEFAULT_EMBEDDING_DIM = 384
 
 Directory = Annotated[Path, AfterValidator(Path.expanduser)]
+# Checked by libpq's own parser when the settings load, so a typo stops every command (and the
+# code location) with the variable named, not a traceback at the first connection; an invalid
+# value is shown without its password.
+ConnectionString = Annotated[str, AfterValidator(check_dsn), ShownAs(redact_dsn)]
 
 
 class StoreSettings(EnvironmentSettings):
     # None: the embedded PostgreSQL in CURATION_HOME/pgdata.
-    database_url: str | None = Field(None, validation_alias="DATABASE_URL")
+    database_url: ConnectionString | None = Field(None, validation_alias="DATABASE_URL")
     curation_home: Directory = Field(Path(platformdirs.user_data_dir("curation-pipeline")),
                                      validation_alias="CURATION_HOME")
     # Dagster's own variable; None: CURATION_HOME/dagster_home (see `dagster_home`).

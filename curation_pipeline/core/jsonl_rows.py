@@ -29,7 +29,6 @@ Normalised rows carry every column of ``MEMORY_NODE_COLUMNS``, in that order:
 from __future__ import annotations
 
 import json
-import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -77,10 +76,18 @@ DEFAULT_CONFIDENCE = "default"
 IMPORTED_EMBEDDING_MODEL = "imported"
 """``embedding_model`` recorded for an imported vector whose model the file does not name."""
 
-# Counters must fit a Postgres ``integer`` (the narrowest column type they could have), so an
-# absurd value is reported here instead of failing the whole import transaction later.
-_MAX_COUNTER = 2**31 - 1
-_MAX_MEMORY_TYPE_LENGTH = 100
+# What the store's schema accepts (sql/001_memory_store.sql), declared here once for the import,
+# so that every row an agent can write with plain SQL imports, and an import line the store
+# would refuse is reported with its line instead of failing the whole import transaction later
+# (store/test_schema_agreement.py holds the two to the same edge values). The deliberate
+# exceptions: names must also make a partition key (partition_keys.validate_name), a vector must
+# have a direction in float32 (cosine similarity needs one), and JSON carries no NaN, infinity or
+# timestamps outside the years 1 to 9999 (export names such rows: format_node_jsonl).
+_INT4 = (-(2**31), 2**31 - 1)  # recall_count integer, CHECK (recall_count >= 0)
+_INT8 = (-(2**63), 2**63 - 1)  # epoch bigint
+# CHECK (btrim(pointer_summary) <> ''): btrim trims spaces only, so a text of tabs or of U+3000
+# is a text the store holds.
+_TRIMMED_BY_THE_CHECK = " "
 _UTF8_BOM = "\ufeff"
 
 NameValidator = Callable[[str, str], None]
@@ -106,15 +113,6 @@ class LineError:
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}"
-
-
-# --------------------------------------------------------------------------------------------
-# Names
-# --------------------------------------------------------------------------------------------
-
-
-def _has_control_character(value: str) -> bool:
-    return any(unicodedata.category(character) == "Cc" for character in value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -166,8 +164,7 @@ def _is_valid_unicode(value: str) -> bool:
 
 
 def _storable_text(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be empty")
+    """Any text Postgres can store (the columns without a CHECK: memory_type, embedding_model)."""
     if "\x00" in value:
         raise ValueError("contains a NUL character, which Postgres text cannot store")
     if not _is_valid_unicode(value):
@@ -175,19 +172,18 @@ def _storable_text(value: str) -> str:
     return value
 
 
-def _short_name(value: str) -> str:
-    if value != value.strip() or len(value) > _MAX_MEMORY_TYPE_LENGTH or _has_control_character(value):
-        raise ValueError(
-            "must be a short name without surrounding whitespace or control characters, "
-            f"got {_describe(value)}"
-        )
+def _not_only_spaces(value: str) -> str:
+    if not value.strip(_TRIMMED_BY_THE_CHECK):
+        raise ValueError("must not be empty or only spaces")
     return value
 
 
 Uuid = Annotated[uuid.UUID, BeforeValidator(_uuid_from_text)]
 Timestamp = Annotated[datetime, BeforeValidator(_timestamp_from_text)]
 Text = Annotated[str, AfterValidator(_storable_text)]
-Counter = Annotated[int, Field(ge=0, le=_MAX_COUNTER)]
+Summary = Annotated[Text, AfterValidator(_not_only_spaces)]
+Counter = Annotated[int, Field(ge=0, le=_INT4[1])]
+Epoch = Annotated[int, Field(ge=_INT8[0], le=_INT8[1])]
 
 
 class ComponentError(ValueError):
@@ -256,8 +252,8 @@ class MemoryNodeRow(BaseModel):
     id: Uuid | None = None
     tenant_id: str
     namespace: str
-    memory_type: Annotated[Text, AfterValidator(_short_name)] = DEFAULT_MEMORY_TYPE
-    pointer_summary: Text
+    memory_type: Text = DEFAULT_MEMORY_TYPE
+    pointer_summary: Summary
     embedding: list[float] | None = None
     embedding_model: Text | None = None
     base_utility: float = DEFAULT_BASE_UTILITY
@@ -265,7 +261,7 @@ class MemoryNodeRow(BaseModel):
     pinned: bool = False
     recall_count: Counter = 0
     last_recalled_at: Timestamp | None = None
-    epoch: Counter = 0
+    epoch: Epoch = 0
     confidence: Literal[CONFIDENCE_LEVELS] = DEFAULT_CONFIDENCE
     archived_at: Timestamp | None = None
     merged_into: Uuid | None = None
@@ -452,6 +448,8 @@ def parse_line(line_number: int, line: str | bytes, context: RowContext) -> Pars
         return whole_line(f"key(s) {error} appear more than once")
     except RecursionError:
         return whole_line("invalid JSON: nested too deeply")
+    except ValueError as error:  # an integer beyond Python's digit limit (sys.get_int_max_str_digits)
+        return whole_line(f"invalid JSON: a number with too many digits ({_describe(str(error))})")
     if not isinstance(raw, dict):
         return whole_line(f"expected a JSON object, got {type(raw).__name__}")
 
@@ -543,6 +541,15 @@ def format_node_jsonl(row: Mapping[str, Any]) -> str:
     """
     document = {column: _json_value(column, row.get(column)) for column in MEMORY_NODE_COLUMNS}
     try:
-        return json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        text = json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except ValueError as error:
         raise ValueError(f"node {document.get('id')} cannot be exported: {error}") from None
+    # Characters that str.splitlines() and many JSONL readers take for line ends: escaped, so a
+    # memory holding one stays on its line for them too (they can only occur inside strings).
+    for character, escaped in _LINE_BREAKS_OUTSIDE_JSON.items():
+        text = text.replace(character, escaped)
+    return text
+
+
+# (json.dumps escapes the control characters below U+0020 itself.)
+_LINE_BREAKS_OUTSIDE_JSON = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}

@@ -117,7 +117,7 @@ CHAT = "chat"
 class Prompt:
     """One request's content, the same through either API."""
 
-    purpose: str  # "merge" or "summary"
+    purpose: str  # "merge", "summary" or "judge"
     schema_name: str
     field: str  # the one property of the answer's JSON object
     instructions: str
@@ -131,6 +131,14 @@ class Prompt:
             return {"type": "object", "properties": {VERDICT_FIELD: {"type": "string", "enum": list(JUDGE_VERDICTS)}},
                     "required": [VERDICT_FIELD], "additionalProperties": False}
         return _schema(self.field, self.max_chars)
+
+    @property
+    def max_answer_chars(self) -> int:
+        """The longest answer text (the JSON object, as sent) that can hold a text of
+        `max_chars`: every character escaped at worst (`\\ud83d\\ude00` is 12 for one emoji),
+        plus the field's name and some whitespace. Anything longer is refused unread and never
+        cached: a server that sends megabytes cannot fill the cache or the revisions with them."""
+        return 12 * self.max_chars + len(self.field) + 256
 
 
 def _written(when) -> str:

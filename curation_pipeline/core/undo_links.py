@@ -18,6 +18,9 @@ can come apart. Each way is held back here:
   took it out of its keeper (an agent edited it): its keeper never held that text. Held back.
 - **keeper archived**: after the undo a node would point at a keeper that is itself archived
   (a chain that ends nowhere it can be read). The row that would create the pointer is held back.
+- **keeper moved**: the undo would archive a node into a keeper an agent moved to another
+  namespace since (the store finds those: undo_links.elsewhere). Held back: no link crosses
+  namespaces.
 
 A held-back row is left exactly as it is, like a conflict; holding one back can make another
 unsafe, so the rule runs to a fixpoint. Pure logic: the store gathers the facts (undo.py).
@@ -28,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-Reason = str  # "merged_since" | "keeper_changed" | "node_changed" | "keeper_archived"
+Reason = str  # "merged_since" | "keeper_changed" | "node_changed" | "keeper_archived" | "keeper_moved"
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class Hold:
     reason: Reason
     nodes: list[str] = field(default_factory=list)  # the nodes it would strand (or its keeper)
     runs: list[str] = field(default_factory=list)  # merged_since: the runs that merged them in
+    moved_to: str | None = None  # keeper_moved: the partition key the keeper is in now
 
 
 def held_back(restores: Mapping[str, Restore], now: Mapping[str, NodeNow]) -> dict[str, Hold]:

@@ -14,6 +14,13 @@ kept. Per row:
 - anything else                            -> someone changed them: a conflict, left alone
                                               unless forced
 
+Recency (`recall_count`, `last_recalled_at`) is the agents' and moves on every recall: a merge
+adds the absorbed node's recalls to its keeper, and an agent that recalls the keeper afterwards
+must not make the merge impossible to undo. So recency never makes a conflict: an undo takes
+back what the run added and keeps what agents added since (`restore_target`). A row whose only
+change by the run was its recency cannot tell by its values whether it was undone already, so
+the caller says (`undone_before`, from the undo revisions).
+
 A restore decided here may still be held back, so that no merged text is left in no active
 node (undo_links.py).
 """
@@ -25,6 +32,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Action = Literal["restore", "already_undone", "conflict", "unchanged"]
+RECENCY = ("recall_count", "last_recalled_at")
 
 
 @dataclass(frozen=True)
@@ -58,16 +66,38 @@ def run_effect(revisions: Sequence[tuple[Mapping, Mapping]], columns: Sequence[s
     return RunEffect(revisions[0][0], revisions[-1][1], changed, interleaved)
 
 
-def decide(effect: RunEffect, current: Mapping, *, force: bool = False) -> RowDecision:
+def decide(effect: RunEffect, current: Mapping, *, force: bool = False,
+           undone_before: bool = False) -> RowDecision:
+    """What undoing the run does to the row now `current`. `undone_before`: an undo of this run
+    already restored the row (only asked of rows whose only change was their recency)."""
     changed = effect.changed
     if not changed:
         return RowDecision("unchanged", changed)
-    if all(current.get(column) == effect.before.get(column) for column in changed):
+    owned = tuple(column for column in changed if column not in RECENCY)
+    if not owned:
+        undone = undone_before or all(current.get(column) == effect.before.get(column) for column in changed)
+        return RowDecision("already_undone" if undone else "restore", changed)
+    if all(current.get(column) == effect.before.get(column) for column in owned):
         return RowDecision("already_undone", changed)
-    moved = tuple(column for column in changed if current.get(column) != effect.after.get(column))
-    disputed = tuple(dict.fromkeys(effect.interleaved + moved))
+    moved = tuple(column for column in owned if current.get(column) != effect.after.get(column))
+    interleaved = tuple(column for column in effect.interleaved if column not in RECENCY)
+    disputed = tuple(dict.fromkeys(interleaved + moved))
     if not disputed:
         return RowDecision("restore", changed)
     if force:
         return RowDecision("restore", changed, forced=True, changed_since=disputed)
     return RowDecision("conflict", changed, changed_since=disputed)
+
+
+def restore_target(effect: RunEffect, current: Mapping) -> dict:
+    """The row a restore writes (its `changed` columns are taken from it): the row before the
+    run, with the recency agents added since kept: the recalls since the run on top of the
+    count before it, and a recall since the run as the last one."""
+    target = dict(effect.before)
+    if "recall_count" in effect.changed:
+        since = (current.get("recall_count") or 0) - (effect.after.get("recall_count") or 0)
+        if since > 0:
+            target["recall_count"] = (effect.before.get("recall_count") or 0) + since
+    if "last_recalled_at" in effect.changed and current.get("last_recalled_at") != effect.after.get("last_recalled_at"):
+        target["last_recalled_at"] = current.get("last_recalled_at")
+    return target

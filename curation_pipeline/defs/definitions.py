@@ -10,7 +10,15 @@ import dagster as dg
 # resources to a sensor; nothing of ours sets owners, and the warning lands in every CLI output.
 warnings.filterwarnings("ignore", message=r"Parameter `owners` of initializer `SensorDefinition")
 
-from curation_pipeline.config.triggers import TriggerSettings
+from curation_pipeline.config.settings import check_all_settings
+
+# Every setting is checked as the code location loads, the LLM's and the embedder's included,
+# before the modules below read theirs: a bad value stops the location from loading with every
+# bad variable named (the UI shows it; the schedule, the sensors and the run processes launch
+# nothing) instead of failing runs halfway.
+check_all_settings()
+
+from curation_pipeline.config.triggers import TriggerSettings  # noqa: E402 - after the check
 from curation_pipeline.defs.assets import memory_namespace
 from curation_pipeline.defs.health_checks import memory_namespace_health
 from curation_pipeline.defs.job import curate_namespace, preview_namespace

@@ -21,7 +21,6 @@ from pydantic import Field, PrivateAttr
 from curation_pipeline.clients.llm import LLMClient
 from curation_pipeline.clients.openai_sdk import make_openai_client
 from curation_pipeline.config.bounds import AtLeastOne
-from curation_pipeline.config.environment import SettingsError
 from curation_pipeline.config.llm import APIS, LLMSettings, load_llm_settings
 from curation_pipeline.service.step_run import StepRun
 from curation_pipeline.store.llm_cache import PostgresAnswerCache
@@ -29,12 +28,9 @@ from curation_pipeline.store.llm_cache import PostgresAnswerCache
 
 def _environment_defaults() -> dict[str, Any]:
     """The launchpad's pre-filled values: the environment's, as the code location loads. A bad
-    variable must not stop the definitions from loading (the schedules, the other steps): the
-    launchpad then shows the built-in defaults and the run's first LLM step names the variable."""
-    try:
-        settings = load_llm_settings()
-    except SettingsError:
-        settings = LLMSettings()
+    variable stops the definitions from loading (with the variable named), like any setting:
+    a run would otherwise write its first steps and fail in the first LLM step."""
+    settings = load_llm_settings()
     return {"enabled": settings.enabled, "model": settings.model, "base_url": settings.base_url or "",
             "api": settings.api, "concurrency": settings.concurrency}
 
@@ -69,6 +65,12 @@ class LLMResource(dg.ConfigurableResource):
             changes["base_url"] = changes["base_url"] or None
         settings = load_llm_settings()
         return settings.with_changes(**changes) if changes else settings
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        # The run's settings (the environment's with the launchpad's changes) are checked when
+        # the run's resources are set up, before its first step: a bad value typed into the
+        # launchpad fails the run before anything is written.
+        self.settings()
 
     def client_for(self, run: StepRun) -> LLMClient | None:
         """The run's client, or None when the LLM path is off (the steps then work offline)."""

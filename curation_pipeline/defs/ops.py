@@ -12,6 +12,7 @@ asset (defs/assets.py) with its checks (defs/health_checks.py).
 from collections.abc import Callable, Mapping
 
 import dagster as dg
+from dagster._core.errors import DagsterExecutionInterruptedError
 
 from curation_pipeline.config.op_config import (
     AssociateConfig,
@@ -35,9 +36,14 @@ from curation_pipeline.defs.health_checks import (
     latest_materialization,
 )
 from curation_pipeline.defs.llm_resource import LLMResource
-from curation_pipeline.defs.partitions import PARTITION_TAG
 from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
-from curation_pipeline.service.step_run import StepRun, record_step_failure, run_step
+from curation_pipeline.defs.resources import cycle_run_info as _run_info
+from curation_pipeline.service.step_run import (
+    StepRun,
+    record_interruption,
+    record_step_failure,
+    run_step,
+)
 from curation_pipeline.service.steps.associate import (
     associate_concepts as associate_step,
 )
@@ -56,14 +62,6 @@ from curation_pipeline.service.steps.stale_confidence import (
 from curation_pipeline.service.steps.summarize import (
     summarize_verbose as summarize_step,
 )
-
-
-def _run_info(run: dg.DagsterRun) -> dict:
-    """What the cycle row says about the run: its partition and, for a re-execution, its parent."""
-    info = {"partition": run.tags.get(PARTITION_TAG)}
-    if run.parent_run_id:
-        info.update(parent_run_id=run.parent_run_id, root_run_id=run.root_run_id)
-    return info
 
 
 def _metadata_value(value):
@@ -88,6 +86,11 @@ def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore,
         outcome = run_step(run, work)
     except Exception as error:
         raise dg.Failure(description=f"{context.op.name} failed: {type(error).__name__}: {error}") from error
+    except (DagsterExecutionInterruptedError, KeyboardInterrupt):
+        # Canceled mid-step: its transaction rolled back, and Dagster runs no failure hook.
+        if not session.dry_run:
+            record_interruption(session, context.op.name, run.run_info)
+        raise
     context.add_output_metadata({
         **{key: _metadata_value(value) for key, value in outcome.counts.items()},
         **_preview_metadata(session.dry_run),

@@ -24,7 +24,16 @@ from curation_pipeline.defs.previews import (
     wants_preview,
 )
 from curation_pipeline.service.session import NamespaceSession, open_namespace_session
+from curation_pipeline.service.step_run import record_interruption
 from curation_pipeline.store.database import ensure_database, open_connection
+
+
+def cycle_run_info(run: dg.DagsterRun) -> dict:
+    """What the cycle row says about the run: its partition and, for a re-execution, its parent."""
+    info = {"partition": run.tags.get(PARTITION_TAG)}
+    if run.parent_run_id:
+        info.update(parent_run_id=run.parent_run_id, root_run_id=run.root_run_id)
+    return info
 
 
 class MemoryStore(dg.ConfigurableResource):
@@ -66,6 +75,11 @@ class MemoryStore(dg.ConfigurableResource):
             self._session = session
             try:
                 yield self
+                # Canceled between two steps: Dagster ends the run without a failure hook (an
+                # interrupted step is recorded by the op itself, ops.run_op); a closed cycle
+                # row is left as it is.
+                if not preview and _canceled(context.instance, run.run_id):
+                    record_interruption(session, None, cycle_run_info(run))
             finally:
                 self._session = None
 
@@ -92,6 +106,11 @@ class MemoryStore(dg.ConfigurableResource):
             yield conn
 
 
+def _canceled(instance: dg.DagsterInstance | None, run_id: str) -> bool:
+    run = instance.get_run_by_id(run_id) if instance is not None else None
+    return run is not None and run.status in (dg.DagsterRunStatus.CANCELING, dg.DagsterRunStatus.CANCELED)
+
+
 class EmbedderResource(dg.ConfigurableResource):
     """The embedder (config/embedder.py). Its vectors must fit the store's column (`dimension`).
 
@@ -106,6 +125,9 @@ class EmbedderResource(dg.ConfigurableResource):
                        description="model name or path (CURATION_EMBEDDING_MODEL); empty: the provider's default")
     dimension: int = Field(load_settings().embedding_dim, description="must be the store's (CURATION_EMBEDDING_DIM)")
     _built: Embedder | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        self.settings()  # a bad launchpad value fails the run before its first step (no model loaded)
 
     def settings(self) -> EmbedderSettings:
         return load_embedder_settings().with_changes(

@@ -36,6 +36,7 @@ def undo_run_op(context: dg.OpExecutionContext, config: UndoConfig, memory_store
         "conflicts": dg.MetadataValue.json(conflicts),
         "forced": dg.MetadataValue.json([row for report in reports for row in report.forced]),
         "held": dg.MetadataValue.json([row for report in reports for row in report.held]),
+        "moved": dg.MetadataValue.json([row for report in reports for row in report.moved]),
     })
     for line in forced_lines(reports):
         context.log.info(line)

@@ -36,7 +36,7 @@ from typing import TypeVar
 
 import polars as pl
 
-from curation_pipeline.clients.llm import CACHED, Completion, LLMClient, StepTally
+from curation_pipeline.clients.llm import CACHED, TOO_LONG, Completion, LLMClient, StepTally
 from curation_pipeline.core.coverage import Semantic
 from curation_pipeline.core.fact_guard import Verdict, judge, parse_verdict
 from curation_pipeline.core.prompts import (
@@ -46,9 +46,13 @@ from curation_pipeline.core.prompts import (
     merge_prompt,
     summary_prompt,
 )
+from curation_pipeline.core.text import clip
 
 _NOTES_KEPT = 30  # the step caps are 20 and 30, so every note of a default cycle fits
 _CLAUSES_KEPT = 20  # clauses listed per revision (covered by other words, left out)
+# A reason kept in a revision and the cycle row is at most this long: the guard may quote an
+# answer's words, and the service's errors quote what it sent.
+_REASON_CHARS = 500
 
 
 def _texts(loaded: pl.DataFrame) -> dict[str, str]:
@@ -72,11 +76,15 @@ def _ask(client: LLMClient, prompt: Prompt, *, inputs: list[str], semantic: Sema
               "llm_output_tokens": completion.output_tokens}
     if completion.outcome == CACHED:
         reason["llm_cached"] = True
+    if completion.outcome == TOO_LONG:  # an answer, judged at a glance: far beyond the limit
+        verdict = Verdict(False, completion.error or "the answer is too long")
+        reason.update(guard=verdict.label, guard_reason=verdict.reason)
+        return _Asked(completion, verdict, reason)
     if completion.text is None:
-        reason.update(llm_outcome=completion.outcome, llm_error=completion.error)
+        reason.update(llm_outcome=completion.outcome, llm_error=clip(completion.error or "", _REASON_CHARS) or None)
         return _Asked(completion, None, reason)
     verdict = judge(completion.text, field=field, inputs=inputs, max_chars=max_chars, semantic=semantic)
-    reason.update(guard=verdict.label, guard_reason=verdict.reason)
+    reason.update(guard=verdict.label, guard_reason=clip(verdict.reason, _REASON_CHARS))
     if verdict.accepted and verdict.covered:
         reason["covered"] = list(verdict.covered)[:_CLAUSES_KEPT]
     if verdict.accepted and verdict.left_out:

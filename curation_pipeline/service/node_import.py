@@ -51,6 +51,7 @@ class ImportReport:
 
     path: Path
     problems: ProblemLog
+    warnings: ProblemLog = field(default_factory=ProblemLog)  # imported as they are, but named
     checked_lines: int = 0
     imported: int = 0
     written: bool = False
@@ -74,7 +75,7 @@ def import_jsonl_file(
     with ``skip_invalid`` exactly the lines with a problem are left out.
     """
     context = RowContext(dimension, validate_name)
-    report = ImportReport(path, ProblemLog(keep_problems))
+    report = ImportReport(path, ProblemLog(keep_problems), ProblemLog(keep_problems))
     links: list[NodeLink] = []
     invalid_ids: dict[uuid.UUID, int] = {}
 
@@ -94,9 +95,11 @@ def import_jsonl_file(
 
         with conn.transaction():
             stored = load_links(conn, _ids_to_look_up(links))
-            link_errors = check_links(links, stored, invalid_lines=invalid_ids)
+            checked = check_links(links, stored, invalid_lines=invalid_ids)
+            link_errors = checked.errors
             report.problems.add(link_errors)
-            del links, stored
+            report.warnings.add(checked.warnings)
+            del links, stored, checked
             if report.problems and not skip_invalid:
                 return report
             report.skipped_lines = report.problems.bad_lines

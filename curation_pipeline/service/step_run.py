@@ -97,6 +97,16 @@ def run_phases(
         return counts
 
 
+INTERRUPTED = ("interrupted: the run was canceled (terminated from Dagster, or a second Ctrl-C "
+               "of `curation-pipeline run`) before its cycle finished")
+
+
+def record_interruption(session: NamespaceSession, step: str | None, run_info: Mapping) -> None:
+    """Mark the cycle `partial`: the run was canceled, during `step` (None: between steps)."""
+    with session.bookkeeping() as conn:
+        activity.record_interruption(conn, session.scope(step or "run"), step, INTERRUPTED, run_info)
+
+
 def record_step_failure(session: NamespaceSession, step: str, error: BaseException | None,
                         run_info: Mapping) -> None:
     """Mark the cycle `partial` with the failed step and its error."""

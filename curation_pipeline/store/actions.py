@@ -15,6 +15,7 @@ import polars as pl
 import psycopg
 
 from curation_pipeline.core.scope import Scope
+from curation_pipeline.core.steps.graph_sync import SyncPosition
 from curation_pipeline.store.revisions import (
     PlanColumn,
     lock_current_versions,
@@ -241,6 +242,71 @@ def _repoint_merged_into(conn: psycopg.Connection, scope: Scope, plan: pl.DataFr
         reasons=[{"repointed_from": row[2], "repointed_to": mapping[row[2]]} for row in rows],
         assignments="merged_into = p.keeper_id",
         columns=[PlanColumn("keeper_id", "uuid", new_targets)],
+    )
+    return len(changed)
+
+
+# A keeper chain longer than this is not followed (a cycle an agent set by hand never ends).
+_MAX_CHAIN_HOPS = 1000
+
+
+def repair_chains(conn: psycopg.Connection, scope: Scope, since: SyncPosition) -> int:
+    """Step 2: re-point each archived node whose keeper is itself archived to its keeper chain's
+    end, when that end is an active node of the namespace (every hop in it); returns how many.
+
+    Such a node is left by writes the curator did not make: an agent archiving a keeper, an
+    import whose rows a run could not see when it re-pointed the nodes merged into what it
+    archived. Only nodes written since `since` (the pass's start) and the nodes merged into
+    them are looked at, so a namespace where nothing was written reads nothing; a chain with no
+    active end in the namespace stays, and the no_orphaned_archives check names it.
+    """
+    rows = conn.execute(
+        """
+        WITH RECURSIVE written AS (
+            SELECT id FROM memory_nodes
+            WHERE tenant_id = %(t)s AND namespace = %(n)s AND archived_at IS NOT NULL
+              AND last_txid >= %(txid)s::text::xid8
+            UNION
+            SELECT id FROM memory_nodes
+            WHERE tenant_id = %(t)s AND namespace = %(n)s AND archived_at IS NOT NULL
+              AND last_txid = ANY(%(pending)s::text[]::xid8[])
+        ),
+        suspects AS (
+            SELECT id FROM written
+            UNION
+            SELECT m.id FROM memory_nodes m JOIN written w ON m.merged_into = w.id
+            WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s
+        ),
+        orphans AS (
+            SELECT a.id, a.row_version, a.merged_into FROM memory_nodes a
+            JOIN suspects USING (id)
+            JOIN memory_nodes k ON k.id = a.merged_into
+            WHERE a.archived_at IS NOT NULL AND k.archived_at IS NOT NULL
+              AND k.tenant_id = a.tenant_id AND k.namespace = a.namespace
+        ),
+        chain (start, id, archived, merged_into, hops) AS (
+            SELECT o.id, k.id, true, k.merged_into, 1 FROM orphans o JOIN memory_nodes k ON k.id = o.merged_into
+            UNION ALL
+            SELECT c.start, m.id, m.archived_at IS NOT NULL, m.merged_into, c.hops + 1
+            FROM chain c JOIN memory_nodes m ON m.id = c.merged_into
+            WHERE c.archived AND c.hops < %(max_hops)s AND m.tenant_id = %(t)s AND m.namespace = %(n)s
+        )
+        SELECT o.id::text, o.row_version, o.merged_into::text, c.id::text
+        FROM orphans o JOIN chain c ON c.start = o.id AND NOT c.archived
+        ORDER BY o.id
+        """,
+        {"t": scope.tenant_id, "n": scope.namespace, "txid": str(since.txid),
+         "pending": [str(txid) for txid in since.pending], "max_hops": _MAX_CHAIN_HOPS},
+    ).fetchall()
+    if not rows:
+        return 0
+    changed = update_nodes(
+        conn, scope,
+        ids=[row[0] for row in rows], row_versions=[row[1] for row in rows],
+        reasons=[{"repointed_from": old, "repointed_to": end, "repair": "its keeper had been archived"}
+                 for _, _, old, end in rows],
+        assignments="merged_into = p.keeper_id",
+        columns=[PlanColumn("keeper_id", "uuid", [row[3] for row in rows])],
     )
     return len(changed)
 

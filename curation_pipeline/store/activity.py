@@ -20,7 +20,8 @@ ACTION = "curation_cycle"
 
 
 def _upsert_cycle(
-    conn: psycopg.Connection, scope: Scope, patch_sql: str, params: Mapping, run_info: Mapping | None
+    conn: psycopg.Connection, scope: Scope, patch_sql: str, params: Mapping, run_info: Mapping | None,
+    *, only_if: str = "true",
 ) -> None:
     """Create the cycle row if this is the run's first word on it, then apply `patch_sql`."""
     conn.execute(
@@ -40,7 +41,7 @@ def _upsert_cycle(
     conn.execute(
         f"UPDATE activity_log SET {patch_sql}, updated_at = now()"
         f" WHERE action = '{ACTION}' AND run_id = %(run_id)s"
-        " AND tenant_id = %(t)s AND namespace = %(n)s",
+        f" AND tenant_id = %(t)s AND namespace = %(n)s AND {only_if}",
         {"t": scope.tenant_id, "n": scope.namespace, "run_id": scope.run_id, **params},
     )
 
@@ -71,6 +72,26 @@ def record_step_failure(
                         'duration_s', extract(epoch FROM now() - (metadata->>'started_at')::timestamptz))""",
         {"step": scope.step, "entry": json.dumps({"status": "failed", "error": error}), "error": error},
         run_info,
+    )
+
+
+def record_interruption(
+    conn: psycopg.Connection, scope: Scope, step: str | None, error: str, run_info: Mapping | None = None
+) -> None:
+    """A run canceled (interrupted) before its cycle closed: mark the cycle `partial`, with the
+    step in progress (if any) failed. A row already closed (or failed) is left as it is."""
+    _upsert_cycle(
+        conn, scope,
+        """metadata = metadata || jsonb_build_object(
+               'status', 'partial', 'interrupted', true,
+               'failed_steps', (metadata->'failed_steps')
+                               || CASE WHEN %(step)s::text IS NULL THEN '[]'::jsonb ELSE to_jsonb(%(step)s::text) END,
+               'errors', (metadata->'errors') || jsonb_build_object(coalesce(%(step)s::text, 'run'), %(error)s::text),
+               'duration_s', extract(epoch FROM now() - (metadata->>'started_at')::timestamptz))
+           || CASE WHEN %(step)s::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(
+               'steps', jsonb_set(metadata->'steps', ARRAY[%(step)s::text], %(entry)s::jsonb)) END""",
+        {"step": step, "error": error, "entry": json.dumps({"status": "failed", "error": error})},
+        run_info, only_if="metadata->>'status' = 'running'",
     )
 
 

@@ -37,8 +37,10 @@ def _frame(cursor: psycopg.Cursor, schema: dict[str, pl.DataType]) -> pl.DataFra
     return pl.DataFrame(cursor.fetchall(), schema=schema, orient="row")
 
 
-def reclassify_candidates(conn: psycopg.Connection, scope: Scope, min_epoch_lag: int) -> pl.DataFrame:
-    """Active, never-recalled nodes far behind the namespace's interaction epoch (step 1)."""
+def reclassify_candidates(conn: psycopg.Connection, scope: Scope, min_epoch_lag: int,
+                          limit: int | None = None) -> pl.DataFrame:
+    """Active, never-recalled nodes far behind the namespace's interaction epoch (step 1), at
+    most `limit` of them, the most lagging first (the planner's order), without a pending signal."""
     cursor = conn.execute(
         """
         WITH ns AS (
@@ -58,8 +60,13 @@ def reclassify_candidates(conn: psycopg.Connection, scope: Scope, min_epoch_lag:
           -- "lag > min" spelt as a bound on epoch: an index range (memory_nodes_never_recalled)
           -- that holds only the lagging nodes, instead of a filter over every never-recalled one.
           AND m.recall_count = 0 AND m.epoch < ns.current_epoch - %(lag)s
+          AND NOT EXISTS (SELECT 1 FROM training_signals s
+                          WHERE s.memory_id = m.id AND s.signal_type = 'reclassify_pending'
+                            AND s.status = 'pending')
+        ORDER BY m.epoch, m.id
+        LIMIT %(limit)s
         """,
-        {"t": scope.tenant_id, "n": scope.namespace, "lag": min_epoch_lag},
+        {"t": scope.tenant_id, "n": scope.namespace, "lag": min_epoch_lag, "limit": limit},
     )
     return _frame(cursor, {**reclassify.CANDIDATE_SCHEMA, **_VERSION})
 
@@ -290,34 +297,45 @@ def vetoed_pairs(conn: psycopg.Connection, scope: Scope) -> pl.DataFrame:
     return id_pairs(rows)
 
 
-def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int) -> pl.DataFrame:
-    """Active nodes longer than the verbose limit (step 3)."""
+def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int, *,
+                       recall_below: int, limit: int) -> pl.DataFrame:
+    """Active nodes longer than the verbose limit (step 3): the `limit` longest that may be
+    summarized (not pinned; rarely recalled or holding a `[merged: ...]` marker: the planner's
+    rule, core/steps/summarize.py), so that a namespace of long texts loads `limit` of them."""
     cursor = conn.execute(
         """
         SELECT id::text, pointer_summary, recall_count::bigint, pinned, row_version
         FROM memory_nodes
-        WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL
-          AND char_length(pointer_summary) > %s
+        WHERE tenant_id = %(t)s AND namespace = %(n)s AND archived_at IS NULL
+          AND char_length(pointer_summary) > %(min)s AND NOT pinned
+          AND (recall_count < %(below)s OR pointer_summary ILIKE '%%[merged:%%')
+        ORDER BY char_length(pointer_summary) DESC, id
+        LIMIT %(limit)s
         """,
-        (scope.tenant_id, scope.namespace, min_chars),
+        {"t": scope.tenant_id, "n": scope.namespace, "min": min_chars, "below": recall_below, "limit": limit},
     )
     return _frame(cursor, {**summarize.NODE_SCHEMA, **_VERSION})
 
 
 _EMBED_SCHEMA = {"id": pl.Utf8, "pointer_summary": pl.Utf8, "row_version": pl.Int64,
                  "embedding_model": pl.Utf8}
+# More than any embedder reads of a text (each cuts its input itself, to its own limit).
+_EMBEDDED_CHARS = 1_000_000
 
 
-def missing_embedding_candidates(conn: psycopg.Connection, scope: Scope) -> pl.DataFrame:
-    """Active nodes without a vector (step 4)."""
+def missing_embedding_candidates(conn: psycopg.Connection, scope: Scope, limit: int) -> pl.DataFrame:
+    """Active nodes without a vector (step 4), the `limit` oldest: a namespace loaded without
+    vectors is embedded a bounded share a cycle. Each text only as long as an embedder reads
+    (`_EMBEDDED_CHARS`): a 10 MB memory does not travel here to be cut."""
     cursor = conn.execute(
-        """
-        SELECT id::text, pointer_summary, row_version, embedding_model
+        f"""
+        SELECT id::text, left(pointer_summary, {_EMBEDDED_CHARS}), row_version, embedding_model
         FROM memory_nodes
         WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL AND embedding IS NULL
         ORDER BY created_at, id
+        LIMIT %s
         """,
-        (scope.tenant_id, scope.namespace),
+        (scope.tenant_id, scope.namespace, limit),
     )
     return _frame(cursor, _EMBED_SCHEMA)
 
@@ -333,7 +351,7 @@ def outdated_embedding_candidates(
     """Active nodes whose vector another model made (step 4's migration), oldest first."""
     cursor = conn.execute(
         f"""
-        SELECT id::text, pointer_summary, row_version, embedding_model
+        SELECT id::text, left(pointer_summary, {_EMBEDDED_CHARS}), row_version, embedding_model
         FROM memory_nodes
         WHERE tenant_id = %(t)s AND namespace = %(n)s AND archived_at IS NULL
           AND embedding IS NOT NULL AND {_OTHER_MODEL}
@@ -354,9 +372,10 @@ def count_outdated_embeddings(conn: psycopg.Connection, scope: Scope, model: str
 
 
 def stale_confidence_candidates(
-    conn: psycopg.Connection, scope: Scope, stale_after_days: int
+    conn: psycopg.Connection, scope: Scope, stale_after_days: int, limit: int
 ) -> pl.DataFrame:
-    """Active nodes not recalled (or created, if never recalled) within the window (step 5)."""
+    """Active nodes not recalled (or created, if never recalled) within the window (step 5), the
+    `limit` seen longest ago (the order of memory_nodes_last_seen: the range stops there)."""
     cursor = conn.execute(
         """
         SELECT id::text, confidence, last_recalled_at, created_at, row_version
@@ -367,8 +386,10 @@ def stale_confidence_candidates(
           -- empty index range (the planner can't prove the NOT IN form implies the index).
           AND confidence = 'default'
           AND coalesce(last_recalled_at, created_at) < now() - make_interval(days => %s)
+        ORDER BY coalesce(last_recalled_at, created_at), id
+        LIMIT %s
         """,
-        (scope.tenant_id, scope.namespace, stale_after_days),
+        (scope.tenant_id, scope.namespace, stale_after_days, limit),
     )
     return _frame(cursor, {**stale_confidence.NODE_SCHEMA, **_VERSION})
 

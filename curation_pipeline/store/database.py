@@ -21,7 +21,7 @@ from pgvector.psycopg.vector import register_vector_info
 from psycopg import sql
 from psycopg.types import TypeInfo
 
-from curation_pipeline.config.runs import redacted_url
+from curation_pipeline.config.connection_strings import as_uri, redact_dsn, redact_message
 from curation_pipeline.config.store import StoreSettings
 from curation_pipeline.store.migrations import apply_migrations
 
@@ -37,8 +37,9 @@ class DatabaseError(RuntimeError):
 
 
 def redact(url: str) -> str:
-    """The URL with any password replaced, for error messages and logs."""
-    return redacted_url(url)
+    """The URL with any password replaced, for error messages and logs (every form libpq
+    takes: config/connection_strings.py)."""
+    return redact_dsn(url)
 
 
 def start_embedded_server(pgdata: Path):
@@ -111,8 +112,12 @@ def open_connection(url: str, *, vector: bool = True, autocommit: bool = False) 
         conn = psycopg.connect(
             url, autocommit=autocommit, connect_timeout=10, options="-c TimeZone=UTC"
         )
-    except psycopg.OperationalError as error:
-        raise DatabaseError(f"cannot connect to the database at {redact(url)}: {error}") from None
+    except (psycopg.OperationalError, psycopg.ProgrammingError) as error:
+        # libpq's message may quote the host or a word of a malformed string: it is cleaned of
+        # the password too. (ProgrammingError: a string libpq cannot parse.)
+        raise DatabaseError(
+            f"cannot connect to the database at {redact(url)}: {redact_message(str(error).strip(), url)}"
+        ) from None
     if vector:
         _register_vector(conn, url)
     return conn
@@ -159,7 +164,9 @@ def dagster_storage_url(app_url: str, create_tables: Callable[[str], None]) -> s
     - two instances creating the same table can fail on its row type ("type event_logs already
       exists", DuplicateObject), which dagster-postgres does not retry (it retries DuplicateTable).
     """
-    dagster_parts = urlsplit(app_url)._replace(path=f"/{DAGSTER_DATABASE}")
+    # A key=value DATABASE_URL becomes the same connection as a URI first (a URL's path is its
+    # database).
+    dagster_parts = urlsplit(as_uri(app_url))._replace(path=f"/{DAGSTER_DATABASE}")
     storage_url = dagster_parts._replace(scheme="postgresql+psycopg2").geturl()
     with open_connection(app_url, vector=False, autocommit=True) as conn:
         # Session-level: CREATE DATABASE cannot run inside a transaction. Closing the connection

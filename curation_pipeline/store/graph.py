@@ -17,13 +17,17 @@ import psycopg
 from curation_pipeline.core.scope import Scope
 from curation_pipeline.core.steps.graph_sync import (
     CHANGED_SCHEMA,
+    VERTEX_SUMMARY_CHARS,
     GraphSyncPlan,
     SyncPosition,
 )
 
-_CHANGED_COLUMNS = """
-    id::text, tenant_id, namespace, heat, pinned, pointer_summary, archived_at IS NOT NULL,
-    last_txid::text::bigint
+# The text is clipped where it is read (VERTEX_SUMMARY_CHARS): a huge memory never travels here.
+_CHANGED_COLUMNS = f"""
+    id::text, tenant_id, namespace, heat, pinned,
+    CASE WHEN char_length(pointer_summary) > {VERTEX_SUMMARY_CHARS}
+         THEN left(pointer_summary, {VERTEX_SUMMARY_CHARS - 1}) || '…' ELSE pointer_summary END,
+    archived_at IS NOT NULL, last_txid::text::bigint
 """
 
 

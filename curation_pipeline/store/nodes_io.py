@@ -161,28 +161,59 @@ def _check_merge_targets(conn: psycopg.Connection, rows: Sequence[dict]) -> None
             )
 
 
+IMPORT_LOCK_TIMEOUT = "120s"  # a step's write transaction lasts seconds; beyond this, fail cleanly
+
+
 def load_links(conn: psycopg.Connection, ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, NodeLink]:
     """The stored nodes among ``ids``, plus every node on their keeper chains (what
-    ``core/import_links.check_links`` needs to know about the store)."""
+    ``core/import_links.check_links`` needs to know about the store), each **locked FOR SHARE**
+    until the caller's transaction ends: no run can archive, re-point or move a node the
+    import checked before the import commits (a run that tries waits for it, then sees the
+    imported rows). Locking returns each row as it is after any change committed meanwhile, so
+    what is checked is what is locked. Call inside the import's transaction."""
+    conn.execute(f"SET LOCAL lock_timeout = '{IMPORT_LOCK_TIMEOUT}'")
     links: dict[uuid.UUID, NodeLink] = {}
     iterator = iter(ids)
-    while chunk := list(islice(iterator, _IDS_PER_QUERY)):
+    try:
+        while chunk := list(islice(iterator, _IDS_PER_QUERY)):
+            _lock_chains(conn, chunk, links)
+    except (psycopg.errors.LockNotAvailable, psycopg.errors.DeadlockDetected) as error:
+        raise ImportConflictError(
+            f"nodes this import merges into are being changed by a curation run ({error.diag.message_primary});"
+            " nothing was imported: run it again"
+        ) from None
+    return links
+
+
+def _lock_chains(conn: psycopg.Connection, ids: list[uuid.UUID], links: dict[uuid.UUID, NodeLink]) -> None:
+    """Lock `ids` and their keeper chains into `links`: the chains are found without locks (one
+    recursive query), then locked; a link that changed before the lock was granted leads to
+    nodes not yet locked, which the next round locks (usually there is no next round)."""
+    wanted = [node_id for node_id in ids if node_id not in links]
+    tried: set[uuid.UUID] = set()  # (a target the store does not have is not looked for twice)
+    while wanted:
+        tried.update(wanted)
         # UNION (not UNION ALL) stops at a node already seen, so even a cycle in the store ends.
-        for node_id, tenant_id, namespace, archived, merged_into in conn.execute(
+        chain = [row[0] for row in conn.execute(
             """
             WITH RECURSIVE chain AS (
-                SELECT id, tenant_id, namespace, archived_at IS NOT NULL AS archived, merged_into
-                FROM memory_nodes WHERE id = ANY(%s::uuid[])
+                SELECT id, merged_into FROM memory_nodes WHERE id = ANY(%s::uuid[])
                 UNION
-                SELECT m.id, m.tenant_id, m.namespace, m.archived_at IS NOT NULL, m.merged_into
-                FROM memory_nodes m JOIN chain c ON m.id = c.merged_into
+                SELECT m.id, m.merged_into FROM memory_nodes m JOIN chain c ON m.id = c.merged_into
             )
-            SELECT id, tenant_id, namespace, archived, merged_into FROM chain
+            SELECT id FROM chain
             """,
-            (chunk,),
-        ):
+            (wanted,),
+        )]
+        locked = conn.execute(
+            "SELECT id, tenant_id, namespace, archived_at IS NOT NULL, merged_into FROM memory_nodes"
+            " WHERE id = ANY(%s::uuid[]) ORDER BY id FOR SHARE",
+            ([node_id for node_id in chain if node_id not in links],),
+        ).fetchall()
+        for node_id, tenant_id, namespace, archived, merged_into in locked:
             links[node_id] = NodeLink(node_id, tenant_id, namespace, archived, merged_into)
-    return links
+        wanted = sorted({link.merged_into for link in links.values() if link.merged_into is not None
+                         and link.merged_into not in links and link.merged_into not in tried})
 
 
 def _register_namespaces(
@@ -235,14 +266,43 @@ def count_nodes(
     ).fetchone()[0]
 
 
+# What JSON Lines cannot carry of what the store holds: NaN and infinite numbers (JSON has
+# neither) and timestamps outside the years 1 to 9999 in UTC, infinity included (ISO 8601 as
+# Python and the import read it). Export names each such value (`unexportable`) instead of
+# failing on it.
+_IN_JSON_RANGE = "{column} IS NULL OR ({column} >= '0001-01-01 00:00:00+00' AND {column} < '10000-01-01 00:00:00+00')"
+_FINITE = "{column} NOT IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8)"
+
+
+def _exportable(column: str) -> str:
+    """The column as export selects it: NULL when JSON cannot carry its value (named instead)."""
+    kind = _COLUMN_TYPES[column]
+    if kind == "timestamptz":
+        return f"CASE WHEN {_IN_JSON_RANGE.format(column=column)} THEN {column} END"
+    if kind == "float8":
+        return f"CASE WHEN {_FINITE.format(column=column)} THEN {column} END"
+    return column
+
+
+def _unexportable() -> str:
+    """An array naming each value of the row that JSON cannot carry (`created_at is infinity`)."""
+    checks = [
+        f"CASE WHEN NOT ({(_IN_JSON_RANGE if kind == 'timestamptz' else _FINITE).format(column=column)})"
+        f" THEN '{column} is ' || {column}::text END"
+        for column, kind in _COLUMN_TYPES.items() if kind in ("timestamptz", "float8")
+    ]
+    return f"array_remove(ARRAY[{', '.join(checks)}], NULL)"
+
+
 def iter_nodes(
     conn: psycopg.Connection, *, tenant_id: str | None = None, namespace: str | None = None
 ) -> Iterator[dict]:
-    """Every node (archived ones included), streamed with a server-side cursor."""
-    columns = ", ".join(MEMORY_NODE_COLUMNS)
+    """Every node (archived ones included), streamed with a server-side cursor. A row holding a
+    value JSON cannot carry lists it under `unexportable` (that value itself is None)."""
+    columns = ", ".join(_exportable(column) for column in MEMORY_NODE_COLUMNS)
     with conn.cursor(name="export_nodes", binary=True) as cursor:
         cursor.execute(
-            f"SELECT {columns} FROM memory_nodes"
+            f"SELECT {columns}, {_unexportable()} FROM memory_nodes"
             " WHERE (%(t)s::text IS NULL OR tenant_id = %(t)s)"
             " AND (%(n)s::text IS NULL OR namespace = %(n)s)"
             " ORDER BY tenant_id, namespace, created_at, id",
@@ -250,6 +310,7 @@ def iter_nodes(
         )
         for record in cursor:
             row = dict(zip(MEMORY_NODE_COLUMNS, record))
+            row["unexportable"] = list(record[-1])
             if row["embedding"] is not None:
                 row["embedding"] = row["embedding"].to_list()
             yield row

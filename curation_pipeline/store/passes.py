@@ -21,65 +21,97 @@ _PASS_PREFIXES = {"consolidate_duplicates": "consolidate", "associate_concepts":
 
 def _columns(scope: Scope) -> dict[str, sql.Identifier]:
     prefix = _PASS_PREFIXES[scope.step]
-    return {name: sql.Identifier(f"{prefix}_{name}") for name in ("txid", "pending", "complete", "params")}
+    return {name: sql.Identifier(f"{prefix}_{name}")
+            for name in ("txid", "node_id", "pending", "complete", "params")}
 
 
 def load_pass_state(conn: psycopg.Connection, scope: Scope) -> PassState:
     c = _columns(scope)
     row = conn.execute(
-        sql.SQL("SELECT {txid}::text::bigint, {pending}::text[]::bigint[], {complete}, {params}"
+        sql.SQL("SELECT {txid}::text::bigint, {node_id}::text, {pending}::text[]::bigint[], {complete}, {params}"
                 " FROM namespace_activity WHERE tenant_id = %s AND namespace = %s").format(**c),
         (scope.tenant_id, scope.namespace),
     ).fetchone()
     if row is None:
         return PassState(SyncPosition(), False, None)
-    return PassState(SyncPosition(row[0], None, tuple(row[1])), row[2], row[3])
+    return PassState(SyncPosition(row[0], row[1], tuple(row[2])), row[3], row[4])
 
 
 def changed_active_ids(
-    conn: psycopg.Connection, scope: Scope, position: SyncPosition
-) -> tuple[set[str], int, list[int]]:
+    conn: psycopg.Connection, scope: Scope, position: SyncPosition, limit: int
+) -> tuple[list[str], int, list[int], tuple[int, str] | None]:
     """Active nodes with a vector written since `position`, with the snapshot's xmax and running
-    transactions (one statement, so all three come from the same snapshot). A node without a
-    vector can't be compared yet; getting one is a write, so it shows up here then."""
+    transactions (one statement, so all of them come from the same snapshot), and, when more
+    than `limit` were written past the position's cursor, the (transaction id, node id) of the
+    last one taken: the rest wait for the next pass (the nodes of pending transactions are
+    always taken: they are few, and must not hold the cursor back). A node without a vector
+    can't be compared yet; getting one is a write, so it shows up here then."""
     row = conn.execute(
         """
-        WITH snap AS (SELECT pg_current_snapshot() AS s)
+        WITH snap AS (SELECT pg_current_snapshot() AS s),
+        -- A range of memory_nodes_change_cursor in (last_txid, id) order that stops after limit + 1.
+        past_cursor AS (
+            SELECT id, last_txid FROM memory_nodes
+            WHERE tenant_id = %(t)s AND namespace = %(n)s AND last_txid >= %(txid)s::text::xid8
+              AND (last_txid > %(txid)s::text::xid8 OR %(node)s::uuid IS NULL OR id > %(node)s::uuid)
+              AND archived_at IS NULL AND embedding IS NOT NULL
+            ORDER BY memory_nodes.last_txid, memory_nodes.id
+            LIMIT %(limit)s + 1
+        )
         SELECT (SELECT pg_snapshot_xmax(s)::text::bigint FROM snap),
                (SELECT array(SELECT x::text::bigint FROM pg_snapshot_xip(s) AS x) FROM snap),
+               array(SELECT id::text FROM past_cursor ORDER BY last_txid, id),
+               array(SELECT last_txid::text::bigint FROM past_cursor ORDER BY last_txid, id),
                array(SELECT id::text FROM memory_nodes
-                     WHERE tenant_id = %(t)s AND namespace = %(n)s AND last_txid >= %(txid)s::text::xid8
-                       AND archived_at IS NULL AND embedding IS NOT NULL
-                     UNION  -- two index range scans on (tenant_id, namespace, last_txid), not one OR
-                     SELECT id::text FROM memory_nodes
                      WHERE tenant_id = %(t)s AND namespace = %(n)s
                        AND last_txid = ANY(%(pending)s::text[]::xid8[])
                        AND archived_at IS NULL AND embedding IS NOT NULL)
         """,
-        {"t": scope.tenant_id, "n": scope.namespace, "txid": str(position.txid),
-         "pending": [str(txid) for txid in position.pending]},
+        {"t": scope.tenant_id, "n": scope.namespace, "txid": str(position.txid), "node": position.node_id,
+         "pending": [str(txid) for txid in position.pending], "limit": limit},
     ).fetchone()
-    return set(row[2]), row[0], list(row[1])
+    xmax, in_progress, ids, txids, from_pending = row
+    capped_at = (txids[limit - 1], ids[limit - 1]) if len(ids) > limit else None
+    return sorted(set(ids[:limit]) | set(from_pending)), xmax, list(in_progress), capped_at
 
 
-def begin_pass(conn: psycopg.Connection, scope: Scope, params: Mapping) -> PassStart:
-    """Read the saved state and what changed since (one snapshot), and decide how to search."""
+def begin_pass(conn: psycopg.Connection, scope: Scope, params: Mapping, *, max_changed: int) -> PassStart:
+    """Read the saved state and what changed since (one snapshot), and decide how to search:
+    at most `max_changed` changed nodes this pass (the oldest writes), the rest the next."""
     state = load_pass_state(conn, scope)
-    changed, xmax, in_progress = changed_active_ids(conn, scope, state.position)
-    return start_pass(state, params, changed, snapshot_xmax=xmax, in_progress=in_progress)
+    changed, xmax, in_progress, capped_at = changed_active_ids(conn, scope, state.position, max_changed)
+    return start_pass(state, params, changed, snapshot_xmax=xmax, in_progress=in_progress, capped_at=capped_at)
 
 
 def save_pass_state(conn: psycopg.Connection, scope: Scope, state: PassState) -> None:
     c = _columns(scope)
     conn.execute(
         sql.SQL("""
-        INSERT INTO namespace_activity (tenant_id, namespace, {txid}, {pending}, {complete}, {params})
-        VALUES (%s, %s, %s::text::xid8, %s::text[]::xid8[], %s, %s::jsonb)
+        INSERT INTO namespace_activity (tenant_id, namespace, {txid}, {node_id}, {pending}, {complete}, {params})
+        VALUES (%s, %s, %s::text::xid8, %s::uuid, %s::text[]::xid8[], %s, %s::jsonb)
         ON CONFLICT (tenant_id, namespace) DO UPDATE
-            SET {txid} = EXCLUDED.{txid}, {pending} = EXCLUDED.{pending},
+            SET {txid} = EXCLUDED.{txid}, {node_id} = EXCLUDED.{node_id}, {pending} = EXCLUDED.{pending},
                 {complete} = EXCLUDED.{complete}, {params} = EXCLUDED.{params}
         """).format(**c),
-        (scope.tenant_id, scope.namespace, str(state.position.txid),
+        (scope.tenant_id, scope.namespace, str(state.position.txid), state.position.node_id,
          [str(txid) for txid in state.position.pending], state.complete,
          json.dumps(None if state.params is None else dict(state.params))),
+    )
+
+
+def chains_checked(conn: psycopg.Connection, scope: Scope) -> bool:
+    """Whether step 2 has looked for broken keeper chains in the whole namespace once
+    (sql/010); after that it looks only at what was written since its last pass."""
+    row = conn.execute(
+        "SELECT consolidate_chains_checked FROM namespace_activity WHERE tenant_id = %s AND namespace = %s",
+        (scope.tenant_id, scope.namespace),
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def mark_chains_checked(conn: psycopg.Connection, scope: Scope) -> None:
+    conn.execute(
+        "INSERT INTO namespace_activity (tenant_id, namespace, consolidate_chains_checked) VALUES (%s, %s, true)"
+        " ON CONFLICT (tenant_id, namespace) DO UPDATE SET consolidate_chains_checked = true",
+        (scope.tenant_id, scope.namespace),
     )

@@ -14,9 +14,10 @@ from dataclasses import asdict, dataclass, field
 
 import psycopg
 
+from curation_pipeline.core.partition_keys import partition_key
 from curation_pipeline.core.scope import Scope
 from curation_pipeline.core.undo_links import Hold, Link, Restore, held_back
-from curation_pipeline.core.undo_policy import decide, run_effect
+from curation_pipeline.core.undo_policy import RECENCY, decide, restore_target, run_effect
 from curation_pipeline.store import undo_links
 from curation_pipeline.store.graph import reproject_vertices
 from curation_pipeline.store.graph_age import follow_step
@@ -45,6 +46,7 @@ class UndoReport:
     held: list[dict] = field(default_factory=list)  # left alone: restoring would strand a merge
     nodes_already_undone: int = 0
     conflicts: list[dict] = field(default_factory=list)  # left alone: what changed since
+    moved: list[dict] = field(default_factory=list)  # left alone: moved to another namespace since
     signals_withdrawn: int = 0
     signals_restored: int = 0
     signals_not_withdrawn: int = 0  # consumed already, or a newer pending signal exists
@@ -124,9 +126,19 @@ def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
             (list(changes),),
         ).fetchall()
     }
+    # A row an agent moved to another tenant or namespace since is that namespace's now: an undo
+    # writes only in the namespace the run curated, even forced. Listed, left alone.
+    for node_id in sorted(changes):
+        now = current[node_id][0]
+        if (now["tenant_id"], now["namespace"]) != (scope.tenant_id, scope.namespace):
+            report.moved.append({"kind": "node", "id": node_id,
+                                 "moved_to": partition_key(now["tenant_id"], now["namespace"])})
+            del changes[node_id]
     restores = {}
+    undone = _recency_undone_before(conn, scope, run_id, [
+        node_id for node_id, effect in changes.items() if effect.changed and set(effect.changed) <= set(RECENCY)])
     for node_id, effect in sorted(changes.items()):
-        decision = decide(effect, current[node_id][0], force=force)
+        decision = decide(effect, current[node_id][0], force=force, undone_before=node_id in undone)
         if decision.action == "already_undone":
             report.nodes_already_undone += 1
         elif decision.action == "conflict":
@@ -142,11 +154,12 @@ def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         if node_id in held:
             hold = held[node_id]
             report.held.append({"kind": "node", "id": node_id, "reason": hold.reason,
-                                "nodes": hold.nodes, "runs": hold.runs})
+                                "nodes": hold.nodes, "runs": hold.runs,
+                                **({"moved_to": hold.moved_to} if hold.moved_to else {})})
             continue
         ids.append(node_id)
         versions.append(current[node_id][1])
-        targets.append(json.dumps(effect.before))
+        targets.append(json.dumps(restore_target(effect, current[node_id][0])))
         columns.append(json.dumps(list(decision.columns)))
         reasons.append({"undo_of": run_id, "columns": list(decision.columns), "forced": decision.forced,
                         **unlinked.get(node_id, {})})
@@ -162,6 +175,30 @@ def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         conn, scope, ids=ids, row_versions=versions, reasons=reasons, assignments=assignments,
         columns=[PlanColumn("target", "jsonb", targets), PlanColumn("columns", "jsonb", columns)],
     )
+
+
+def _recency_undone_before(conn, scope: Scope, run_id: str, node_ids: list[str]) -> set[str]:
+    """Of these nodes (the run changed only their recency, which agents change too), those an
+    undo of the run restored last: the latest revision of the node by the run or by an undo in
+    its chain (an undo of it, an undo of that undo, ...) is an odd number of undos away."""
+    if not node_ids:
+        return set()
+    rows = conn.execute(
+        """
+        WITH RECURSIVE chain (run_id, depth) AS (
+            SELECT %(run)s::text, 0
+            UNION
+            SELECT r.run_id, c.depth + 1 FROM node_revisions r JOIN chain c ON r.reason->>'undo_of' = c.run_id
+            WHERE r.tenant_id = %(t)s AND r.namespace = %(n)s
+        )
+        SELECT DISTINCT ON (r.node_id) r.node_id::text, c.depth
+        FROM node_revisions r JOIN chain c USING (run_id)
+        WHERE r.node_id = ANY(%(ids)s::uuid[])
+        ORDER BY r.node_id, r.id DESC
+        """,
+        {"run": run_id, "t": scope.tenant_id, "n": scope.namespace, "ids": node_ids},
+    ).fetchall()
+    return {node_id for node_id, depth in rows if depth % 2 == 1}
 
 
 def _link_after(effect, decision, now: dict) -> Link:
@@ -191,7 +228,14 @@ def _held_back(conn, scope: Scope, run_id: str, restores: dict, current: dict) -
         for node_id, (effect, decision) in restores.items()
     }
     now = undo_links.nodes_now(conn, scope, links, undo_links.run_start(conn, scope, run_id))
-    return held_back(planned, now)
+    held = held_back(planned, now)
+    # Linking a node to a keeper that moved to another namespace would cross namespaces.
+    moved_keepers = undo_links.elsewhere(conn, scope, {
+        link.keeper for node_id, link in links.items() if link.keeper is not None and planned[node_id].relinks})
+    for node_id, link in links.items():
+        if node_id not in held and planned[node_id].relinks and link.keeper in moved_keepers:
+            held[node_id] = Hold("keeper_moved", [link.keeper], moved_to=moved_keepers[link.keeper])
+    return held
 
 
 def _unlinked_keepers(conn, restores: dict, current: dict) -> dict[str, dict]:

@@ -11,6 +11,7 @@ from collections.abc import Collection, Mapping
 
 import psycopg
 
+from curation_pipeline.core.partition_keys import partition_key
 from curation_pipeline.core.scope import Scope
 from curation_pipeline.core.undo_links import Link, NodeNow
 
@@ -77,6 +78,18 @@ def nodes_now(
 
 def _link(archived: bool, keeper: str | None) -> Link:
     return Link(archived, keeper if archived else None)
+
+
+def elsewhere(conn: psycopg.Connection, scope: Scope, ids: Collection[str]) -> dict[str, str]:
+    """The nodes among `ids` that are in another tenant or namespace now -> their partition key."""
+    if not ids:
+        return {}
+    rows = conn.execute(
+        "SELECT id::text, tenant_id, namespace FROM memory_nodes WHERE id = ANY(%s::uuid[])"
+        " AND (tenant_id, namespace) <> (%s, %s)",
+        (sorted(ids), scope.tenant_id, scope.namespace),
+    ).fetchall()
+    return {node_id: partition_key(tenant, namespace) for node_id, tenant, namespace in rows}
 
 
 def text_digests(conn: psycopg.Connection, ids: Collection[str]) -> dict[str, str]:

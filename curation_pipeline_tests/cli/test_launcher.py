@@ -45,5 +45,7 @@ def test_cli_runs_show_in_the_ui_partition_status_with_the_origin_the_ui_reexecu
         partition_data = instance.run_storage.get_run_partition_data(
             dg.RunsFilter(tags={PARTITION_SET_TAG: partition_set.name, REPOSITORY_LABEL_TAG: label})
         )
-        assert [(p.partition, p.status) for p in partition_data] == [(key, dg.DagsterRunStatus.SUCCESS)]
+        # (Dagster's storage is shared by the session's tests: other tests' partitions are there too.)
+        assert [(p.partition, p.status) for p in partition_data if p.partition == key] == [
+            (key, dg.DagsterRunStatus.SUCCESS)]
         assert key in instance.get_dynamic_partitions("namespaces")

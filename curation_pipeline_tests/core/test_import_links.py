@@ -1,4 +1,6 @@
-"""The rules between an import's lines: ids, merge targets, keeper chains (no database)."""
+"""The rules between an import's lines: ids and merge targets (errors), keeper chains that do not
+end at an active node of their namespace (warnings: the store holds such links, so an export of
+it must import) (no database)."""
 
 from __future__ import annotations
 
@@ -22,8 +24,14 @@ def merged(node_id, into, line=None, namespace="n") -> NodeLink:
 
 
 def errors_of(*file_nodes: NodeLink, stored: tuple[NodeLink, ...] = (), invalid_lines=None) -> list[tuple[int, str, str]]:
-    found = check_links(file_nodes, {node.id: node for node in stored}, invalid_lines=invalid_lines)
+    found = check_links(file_nodes, {node.id: node for node in stored}, invalid_lines=invalid_lines).errors
     return [(error.line, error.column, error.reason) for error in found]
+
+
+def warnings_of(*file_nodes: NodeLink, stored: tuple[NodeLink, ...] = ()) -> list[tuple[int, str, str]]:
+    checked = check_links(file_nodes, {node.id: node for node in stored})
+    assert checked.errors == []  # a warning never refuses a line
+    return [(warning.line, warning.column, warning.reason) for warning in checked.warnings]
 
 
 def test_a_consistent_file_has_no_errors() -> None:
@@ -36,14 +44,14 @@ def test_a_chain_may_end_at_a_stored_node() -> None:
 
 
 def test_a_node_merged_into_itself_through_another_line_is_a_cycle_naming_both_lines() -> None:
-    assert errors_of(merged(A, B, 1), merged(B, A, 2)) == [
+    assert warnings_of(merged(A, B, 1), merged(B, A, 2)) == [
         (1, "merged_into", f"merge cycle: {A} (line 1) -> {B} (line 2) -> {A} (line 1)"),
         (2, "merged_into", f"merge cycle: {A} (line 1) -> {B} (line 2) -> {A} (line 1)"),
     ]
 
 
-def test_a_line_merged_into_a_cycle_is_refused_with_the_cycle() -> None:
-    assert errors_of(merged(D, A, 1), merged(A, B, 2), merged(B, C, 3), merged(C, A, 4), active(uuid.uuid4(), 5)) == [
+def test_a_line_merged_into_a_cycle_is_warned_about_with_the_cycle() -> None:
+    assert warnings_of(merged(D, A, 1), merged(A, B, 2), merged(B, C, 3), merged(C, A, 4), active(uuid.uuid4(), 5)) == [
         (1, "merged_into", f"{A} (line 2) is in a merge cycle"),
         (2, "merged_into", f"merge cycle: {A} (line 2) -> {B} (line 3) -> {C} (line 4) -> {A} (line 2)"),
         (3, "merged_into", f"merge cycle: {A} (line 2) -> {B} (line 3) -> {C} (line 4) -> {A} (line 2)"),
@@ -64,25 +72,26 @@ def test_a_target_on_an_invalid_line_says_which_line() -> None:
     ]
 
 
-def test_a_target_in_another_namespace_or_tenant_is_refused() -> None:
+def test_a_target_in_another_namespace_or_tenant_is_a_warning() -> None:
+    # What an agent moving a keeper leaves in the store: an export of it must import.
     other_tenant = NodeLink(D, "globex", "n", False, None)
-    assert errors_of(active(A, 1, namespace="other"), merged(B, A, 2), merged(C, D, 3), stored=(other_tenant,)) == [
+    assert warnings_of(active(A, 1, namespace="other"), merged(B, A, 2), merged(C, D, 3), stored=(other_tenant,)) == [
         (2, "merged_into", f"{A} (line 1) belongs to another namespace (tenant 'acme', namespace 'other')"),
         (3, "merged_into", f"{D} (in the store) belongs to another namespace (tenant 'globex', namespace 'n')"),
     ]
 
 
-def test_a_chain_must_end_at_an_active_node() -> None:
+def test_a_chain_that_does_not_end_at_an_active_node_is_a_warning() -> None:
     archived_alone = NodeLink(A, "acme", "n", True, None, 1)  # archived, merged into nothing: fine itself
-    assert errors_of(archived_alone, merged(B, A, 2), merged(C, B, 3)) == [
-        (2, "merged_into", f"{A} (line 1) is archived and merged into nothing, so the keeper chain would not end at an active node"),
-        (3, "merged_into", f"{B} (line 2) cannot be imported (see its line)"),
+    assert warnings_of(archived_alone, merged(B, A, 2), merged(C, B, 3)) == [
+        (2, "merged_into", f"{A} (line 1) is archived and merged into nothing, so the keeper chain does not end at an active node"),
+        (3, "merged_into", f"{B} (line 2)'s keeper chain does not end at an active node of its namespace"),
     ]
 
 
-def test_a_broken_chain_in_the_store_refuses_what_would_join_it() -> None:
+def test_a_broken_chain_in_the_store_warns_about_what_joins_it() -> None:
     stored = (merged(C, D), NodeLink(D, "acme", "n", True, None))
-    assert errors_of(merged(A, C, 1), stored=stored) == [
+    assert warnings_of(merged(A, C, 1), stored=stored) == [
         (1, "merged_into", f"{C} (in the store) is archived, and its keeper chain does not end at an active node"),
     ]
 
@@ -105,13 +114,15 @@ def test_a_duplicate_id_points_to_the_first_line() -> None:
 def test_a_chain_a_million_lines_long_needs_no_recursion() -> None:
     ids = [uuid.UUID(int=n + 1) for n in range(200_000)]
     nodes = [merged(ids[n], ids[n + 1], n + 1) for n in range(len(ids) - 1)] + [active(ids[-1], len(ids))]
-    assert check_links(reversed(nodes), {}) == []
+    assert check_links(reversed(nodes), {}) == check_links([], {})
     broken = nodes[:-1]  # the active end is gone: every line is refused
-    assert len(check_links(broken, {})) == len(broken)
+    assert len(check_links(broken, {}).errors) == len(broken)
+    archived_end = [*nodes[:-1], NodeLink(ids[-1], "acme", "n", True, None, len(ids))]
+    assert len(check_links(archived_end, {}).warnings) == len(broken)
 
 
 def test_errors_come_in_line_order() -> None:
-    found = check_links([merged(B, D, 5), active(A, 9), active(A, 2)], {})
+    found = check_links([merged(B, D, 5), active(A, 9), active(A, 2)], {}).errors
     assert [error.line for error in found] == [5, 9]
     assert all(isinstance(error, LineError) for error in found)
 
@@ -157,9 +168,13 @@ def _ends_at_an_active_node(node: NodeLink, nodes: dict) -> bool:
 @given(files())
 def test_skipping_the_refused_lines_leaves_nothing_to_refuse(case) -> None:
     lines, stored = case
-    refused = {error.line for error in check_links(lines, stored)}
+    refused = {error.line for error in check_links(lines, stored).errors}
     kept = [node for node in lines if node.line not in refused]
-    assert check_links(kept, stored) == []
-    # And the product's invariant holds for what would be imported.
+    checked = check_links(kept, stored)
+    assert checked.errors == []
+    # Every kept merge names a node that is there; exactly those whose chain does not end at an
+    # active node of their namespace are warned about.
     nodes = {**stored, **{node.id: node for node in kept if node.id is not None}}
-    assert all(_ends_at_an_active_node(node, nodes) for node in kept if node.merged_into is not None)
+    assert all(node.merged_into in nodes for node in kept if node.merged_into is not None)
+    assert {warning.line for warning in checked.warnings} == {
+        node.line for node in kept if node.merged_into is not None and not _ends_at_an_active_node(node, nodes)}

@@ -303,3 +303,30 @@ def test_reclassify_uses_the_nodes_epochs_when_no_agent_reported_the_namespace_e
     assert run_cycle(instance, op_selection=["sync_graph"]).success
     assert run_cycle(instance, op_selection=["reclassify_stale"]).success
     assert db.execute("SELECT memory_id::text FROM training_signals").fetchall() == [(old,)]
+
+
+def test_step_2_repoints_an_archived_node_whose_keeper_was_archived_to_the_chains_end(db, instance):
+    end = insert(db, node(text="The keeper everything ends at."))[0]
+    middle = insert(db, node(text="Merged once.", archived_at=NOW, merged_into=end))[0]
+    # As an agent (or an import that raced a run) leaves it: archived into an archived node.
+    start, second = insert(db, node(text="Merged into the merged one.", archived_at=NOW, merged_into=middle),
+                           node(text="Also merged into it.", archived_at=NOW, merged_into=middle))
+    # A chain with no active end in the namespace stays as it is (the check keeps naming it).
+    lone = insert(db, node(text="Archived alone.", archived_at=NOW))[0]
+    stranded = insert(db, node(text="Into the archived one.", archived_at=NOW, merged_into=lone))[0]
+
+    result = run_cycle(instance)
+    assert result.success
+    assert str(fetch_node(db, start)["merged_into"]) == end and str(fetch_node(db, second)["merged_into"]) == end
+    assert str(fetch_node(db, stranded)["merged_into"]) == lone  # no active end: left alone
+    [reason] = [row[0] for row in db.execute(
+        "SELECT reason FROM node_revisions WHERE node_id = %s AND step = 'consolidate_duplicates'", (start,))]
+    assert (reason["repointed_from"], reason["repointed_to"]) == (middle, end)
+    cycle = cycle_row(db, result.run_id)
+    assert cycle["steps"]["consolidate_duplicates"]["chains_repaired"] == 2
+    checks = {check["name"]: check for check in cycle["checks"]}
+    assert checks["no_orphaned_archives"]["description"].startswith("1 archived node(s)")  # the stranded one
+
+    # Nothing written since: the next cycle has nothing to repair.
+    again = run_cycle(instance)
+    assert cycle_row(db, again.run_id)["steps"]["consolidate_duplicates"]["chains_repaired"] == 0

@@ -536,3 +536,54 @@ def test_a_value_changed_in_the_launchpad_wins_for_the_run(db, instance, stub, l
     result = run_cycle(instance, run_config=config, op_selection=STEPS)
     assert result.success and len(stub.requests) == 2
     assert {request["body"]["model"] for request in stub.requests} == {"launchpad-model"}
+
+
+# --------------------------------------------------------------------------- what the server echoes
+
+
+def _with_model(reply: Answer, model: str):
+    """The reply's wire body with `model` as the model name the server claims."""
+    def respond(body: dict, number: int) -> Reply:
+        from curation_pipeline_tests.support.llm_stub import render
+
+        wire = json.loads(render(reply, body).body)
+        wire["model"] = model
+        return Reply(body=json.dumps(wire).encode())
+    return respond
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_a_huge_model_name_in_a_reply_is_clipped_before_it_is_stored(db, instance, stub, llm_env, api):
+    huge = "m" * 5_000_000
+    stub.responder = scripted(_with_model(answer(MERGE_FIELD, GOOD_MERGE), huge),
+                              _with_model(answer(SUMMARY_FIELD, GOOD_SUMMARY), huge))
+    llm_env(stub.url, CURATOR_LLM_API=api)
+    ids = seed(db)
+    result = run_cycle(instance, run_config=RUN_CONFIG, op_selection=STEPS)
+    assert result.success
+    assert_merged(db, ids, GOOD_MERGE)
+    longest = db.execute(
+        "SELECT max(length(reason->>'model')), max(length(reason::text)) FROM node_revisions").fetchone()
+    assert longest[0] <= 200 and longest[1] < 10_000, longest
+    assert db.execute("SELECT max(length(model)) FROM llm_cache").fetchone()[0] <= 200
+    assert len(json.dumps(cycle_row(db, result.run_id))) < 20_000
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_an_answer_longer_than_its_task_allows_is_refused_and_never_cached(db, instance, stub, llm_env, api):
+    stub.responder = scripted(answer(MERGE_FIELD, "Dana Reyes. " * 900_000),  # ~10 MB
+                              answer(SUMMARY_FIELD, "Globex on 2024-06-14. " * 500_000))
+    llm_env(stub.url, CURATOR_LLM_API=api)
+    ids = seed(db)
+    result = run_cycle(instance, run_config=RUN_CONFIG, op_selection=STEPS)
+    assert result.success
+    assert_merged(db, ids, OFFLINE_MERGE)  # the offline merge, which keeps every sentence
+    assert fetch_node(db, ids["verbose"])["pointer_summary"] == VERBOSE  # left as it was
+    assert db.execute("SELECT count(*) FROM llm_cache").fetchone()[0] == 0
+    counts = steps(db, result)
+    assert counts["consolidate_duplicates"]["llm_rejected"] == 1
+    assert counts["summarize_verbose"]["llm_rejected"] == 1
+    [merge_revision] = [r for r in revisions(db, ids["keeper"]) if r["step"] == "consolidate_duplicates"]
+    assert merge_revision["method"] == "offline" and "longer than" in merge_revision["guard_reason"]
+    assert len(json.dumps(merge_revision)) < 10_000
+    assert_no_fact_lost(db, ids["texts"])

@@ -165,7 +165,7 @@ def test_mark_stale_confidence_respects_the_window_and_verified_nodes(db, instan
 
 def test_sync_graph_follows_changes_by_watermark_and_never_deletes(db, instance):
     ids = insert(db, *[node(text=f"Fact number {i} about Acme.", heat=0.1 * i) for i in range(5)])
-    config = {"ops": {"sync_graph": {"config": {"cap": 2}}}}
+    config = {"ops": {"sync_graph": {"config": {"cap": 2, "backfill_cap": 0}}}}  # 2 a cycle, no catching up
     counts = []
     for _ in range(4):
         result = run_cycle(instance, op_selection=["sync_graph"], run_config=config)
@@ -207,8 +207,9 @@ def test_every_step_records_its_counts_in_one_cycle_row(db, instance):
 
 
 def _sync(instance, cap=100):
+    # One batch of `cap` a cycle, no catching up (backfill: test_bounded_work.py).
     result = run_cycle(instance, op_selection=["sync_graph"],
-                       run_config={"ops": {"sync_graph": {"config": {"cap": cap}}}})
+                       run_config={"ops": {"sync_graph": {"config": {"cap": cap, "backfill_cap": 0}}}})
     assert result.success
     return _step_metadata(result, "sync_graph")["nodes_considered"]
 

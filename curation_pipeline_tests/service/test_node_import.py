@@ -122,3 +122,57 @@ def test_without_skip_invalid_a_bad_line_means_nothing_is_written(db, database_u
     assert not report.written and report.imported == 0
     assert [(error.line, error.column) for error in report.problems.first()] == [(3, "namespace"), (3, "pointer_summary")]
     assert count(db) == 0
+
+
+# --------------------------------------------------------------------------- an import racing a run
+
+DUPLICATES = ("Customer Dana Reyes prefers email over phone calls.",
+              "Customer Dana Reyes prefers email to phone calls.")
+MERGE_EVERYTHING = {"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.7}}}}
+
+
+def _blocked_on_a_lock(db) -> bool:
+    return db.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+    ).fetchone()[0] > 0
+
+
+def test_a_run_that_merges_an_imports_target_while_it_writes_leaves_no_broken_chain(
+        db, database_url, instance, tmp_path):
+    import threading
+    import time
+
+    from curation_pipeline_tests.conftest import fetch_node, run_cycle
+
+    keeper, target = insert(db, node(text=DUPLICATES[0], base_utility=0.9), node(text=DUPLICATES[1]))
+    archived = str(uuid.uuid4())
+    path = tmp_path / "race.jsonl"
+    path.write_text(lines(*[f"Filler memory {n}." for n in range(50)]) + json.dumps({
+        "id": archived, "tenant_id": "acme", "namespace": "support", "pointer_summary": DUPLICATES[1],
+        "archived_at": "2024-01-01T00:00:00+00:00", "merged_into": target}) + "\n", encoding="utf-8")
+    results, threads = [], []
+
+    def run_merging_the_target() -> None:
+        # The import has checked the target's chain and is about to write: a run merges the
+        # target into its keeper now. It must wait for the import, or the import must see it.
+        thread = threading.Thread(target=lambda: results.append(run_cycle(instance, run_config=MERGE_EVERYTHING)))
+        thread.start()
+        threads.append(thread)
+        deadline = time.monotonic() + 120
+        while thread.is_alive() and not _blocked_on_a_lock(db) and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    report = run_import(database_url, path, hooked_progress({"importing": run_merging_the_target}, {}))
+    threads[0].join(timeout=120)
+    [result] = results
+    assert report.written and result.success
+    assert fetch_node(db, target)["archived_at"] is not None  # the run merged the target
+    # The imported node points at the end of the chain, not at an archived keeper.
+    assert str(fetch_node(db, archived)["merged_into"]) == keeper
+    assert db.execute(
+        "SELECT count(*) FROM memory_nodes a JOIN memory_nodes k ON k.id = a.merged_into"
+        " WHERE k.archived_at IS NOT NULL").fetchone()[0] == 0
+    checks = {check["name"]: check["passed"] for check in
+              db.execute("SELECT metadata->'checks' FROM activity_log WHERE action = 'curation_cycle'"
+                         " AND run_id = %s", (result.run_id,)).fetchone()[0]}
+    assert checks["no_orphaned_archives"] is True

@@ -63,3 +63,25 @@ def test_soak_keeps_every_promise_under_faults(db, database_url, instance, step_
     print(f"soak seed {seed}: {dict(log.actions)}; mid-step faults {dict(log.fired)}; {dict(log.outcomes)}")
     # The mix really ran: runs, undos and faults that hit a working step.
     assert log.actions["run actions"] and log.actions["undo"] + log.actions["undo --force"] and log.actions["unwind"]
+
+
+def test_imports_racing_runs_and_round_trips_keep_every_promise(db, database_url, instance, step_pause, llm_server,
+                                                                 monkeypatch):
+    """The same driver, weighted to the two actions of the store's edges: imports racing runs of
+    their partition, and round trips of the whole store through a second one."""
+    from curation_pipeline_tests.support.soak import Mix
+
+    seed = _setting("CURATION_SOAK_SEED", random.SystemRandom().randrange(1_000_000))
+    print(f"soak seed {seed}, weighted to imports and round trips")
+
+    def set_env(name: str, value: str | None) -> None:
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+
+    mix = Mix(insert=10, edit=6, recall=2, run=10, undo=6, import_race=20, round_trip=8, faults=(None,))
+    soak = Soak(db, database_url, instance, seed=seed, set_env=set_env, llm=llm_server, mix=mix)
+    log = soak.run(_setting("CURATION_SOAK_IMPORT_ACTIONS", 16))
+    print(f"soak seed {seed}: {dict(log.actions)}; {dict(log.fired)}")
+    assert log.actions["import races"] and log.actions["round trips"]

@@ -360,3 +360,92 @@ def test_undoing_an_undo_does_not_archive_again_a_node_edited_since(db, curated,
     assert _orphaned_sentences(db) == []
     assert db.execute("SELECT count(*) FROM graph_edges WHERE label = 'merged_into' AND retracted_at IS NULL"
                       ).fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_row_an_agent_moved_to_another_namespace_is_listed_and_left_alone(db, curated, capsys, force):
+    keeper, absorbed = curated["ids"][:2]
+    merged_text = fetch_node(db, keeper)["pointer_summary"]
+    assert fetch_node(db, absorbed)["merged_into"] is not None  # the run merged them
+    # An agent moves the keeper (with the text merged into it) to another namespace.
+    db.execute("UPDATE memory_nodes SET namespace = 'elsewhere' WHERE id = %s", (keeper,))
+
+    from curation_pipeline.cli.main import main
+
+    code = main(["undo", "--run", curated["run_id"], *(["--force"] if force else [])])
+    out, err = capsys.readouterr()
+    assert code == 1  # a partial undo
+    assert f"left alone: node {keeper}: moved to acme:elsewhere since" in err
+    # Nothing crosses into the other namespace, even forced: the keeper keeps its text there.
+    moved = fetch_node(db, keeper)
+    assert (moved["namespace"], moved["pointer_summary"]) == ("elsewhere", merged_text)
+    # The rest of the run is undone: the node it archived is active again with its own text.
+    restored = fetch_node(db, absorbed)
+    assert restored["archived_at"] is None and restored["merged_into"] is None
+    assert restored["pointer_summary"] == PARAPHRASES[1]
+
+
+def test_undoing_an_undo_never_archives_a_node_into_a_keeper_moved_elsewhere(db, curated, capsys):
+    keeper, absorbed = curated["ids"][:2]
+    [undo] = undo_run(curated["url"], curated["run_id"])
+    assert fetch_node(db, absorbed)["archived_at"] is None
+    db.execute("UPDATE memory_nodes SET namespace = 'elsewhere' WHERE id = %s", (keeper,))
+
+    from curation_pipeline.cli.main import main
+
+    assert main(["undo", "--run", undo.undo_id, "--force"]) == 1
+    err = capsys.readouterr().err
+    assert f"left alone: node {absorbed}: its keeper {keeper} moved to acme:elsewhere since" in err
+    assert fetch_node(db, absorbed)["archived_at"] is None  # still active, with its own text
+
+
+def _merge_with_recalls(db, instance, *, texts: tuple[str, str]) -> tuple[str, str, str]:
+    """Two near-duplicates with recalls, merged by one run: (keeper, absorbed, run id)."""
+    from curation_pipeline_tests.conftest import NOW
+
+    keeper, absorbed = insert(db, node(text=texts[0], base_utility=0.9, recall_count=3),
+                              node(text=texts[1], recall_count=2, last_recalled_at=NOW))
+    run = run_cycle(instance, op_selection=["consolidate_duplicates"])
+    assert run.success
+    merged = fetch_node(db, keeper)
+    assert merged["recall_count"] == 5  # the merge carried the absorbed node's recalls
+    assert fetch_node(db, absorbed)["merged_into"] is not None
+    return keeper, absorbed, run.run_id
+
+
+def _recall(db, node_id: str, times: int) -> None:
+    db.execute("UPDATE memory_nodes SET recall_count = recall_count + %s, last_recalled_at = now() WHERE id = %s",
+               (times, node_id))
+
+
+def test_an_agent_recalling_the_keeper_after_a_merge_does_not_block_its_undo(db, instance, database_url):
+    keeper, absorbed, run_id = _merge_with_recalls(db, instance, texts=PARAPHRASES)
+    _recall(db, keeper, 4)
+    recalled_at = fetch_node(db, keeper)["last_recalled_at"]
+
+    [report] = undo_run(database_url, run_id)
+    assert report.conflicts == [] and keeper in report.nodes_restored
+    restored = fetch_node(db, keeper)
+    assert restored["pointer_summary"] == PARAPHRASES[0]
+    # The merge's 2 carried recalls are taken back, the agent's 4 since are kept, and so is
+    # the agent's recall as the last one.
+    assert (restored["recall_count"], restored["last_recalled_at"]) == (3 + 4, recalled_at)
+    assert fetch_node(db, absorbed)["archived_at"] is None
+
+
+def test_undoing_twice_a_merge_that_changed_only_the_keepers_recency_takes_the_recalls_back_once(
+        db, instance, database_url):
+    same = "Customer Dana Reyes prefers email over phone calls."
+    keeper, _, run_id = _merge_with_recalls(db, instance, texts=(same, same))
+    _recall(db, keeper, 4)
+    [first] = undo_run(database_url, run_id)
+    assert keeper in first.nodes_restored and fetch_node(db, keeper)["recall_count"] == 3 + 4
+    _recall(db, keeper, 1)
+    [again] = undo_run(database_url, run_id)
+    assert again.nodes_restored == [] and again.nodes_already_undone >= 1
+    assert fetch_node(db, keeper)["recall_count"] == 3 + 4 + 1
+    # Undoing the undo carries the recalls again; undoing that takes them back again.
+    [redo] = undo_run(database_url, first.undo_id)
+    assert fetch_node(db, keeper)["recall_count"] == 3 + 4 + 1 + 2
+    undo_run(database_url, redo.undo_id)
+    assert fetch_node(db, keeper)["recall_count"] == 3 + 4 + 1

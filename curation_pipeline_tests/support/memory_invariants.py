@@ -44,6 +44,7 @@ class AgentRecord:
     written: dict[str, str] = field(default_factory=dict)
     partition: dict[str, tuple[str, str]] = field(default_factory=dict)
     edits: list[tuple[str, str, str]] = field(default_factory=list)
+    archived_into: dict[str, str] = field(default_factory=dict)  # nodes written archived (an import)
 
     def wrote(self, node_id: str, partition: tuple[str, str], text: str, before: str | None = None) -> None:
         if before is not None:
@@ -218,11 +219,17 @@ def changed_elsewhere(before: Mapping, after: Mapping, acted_on: Iterable[tuple[
 
 
 def not_as_agents_wrote(conn: psycopg.Connection, record: AgentRecord) -> list[str]:
-    """After every run has been undone: each node is active with the text its agent last wrote."""
+    """After every run has been undone: each node is as its agent last wrote it: active with its
+    text, or (written archived, by an import) archived into the keeper it was written with."""
     nodes = _nodes(conn)
     problems = []
     for node_id, written in sorted(record.written.items()):
         node = nodes[node_id]
+        if node_id in record.archived_into:
+            if not node["archived"] or node["keeper"] != record.archived_into[node_id]:
+                problems.append(f"node {node_id} was imported archived into {record.archived_into[node_id]}, "
+                                f"is now {'archived into ' + str(node['keeper']) if node['archived'] else 'active'}")
+            continue
         if node["archived"]:
             problems.append(f"node {node_id} is still archived (into {node['keeper']})")
         elif node["text"] != written:

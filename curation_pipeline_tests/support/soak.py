@@ -9,11 +9,17 @@ Actions, against the real embedded Postgres and the real `curate_namespace` job:
 - curation runs of one namespace, clean or with a fault: the LLM path on against our stub server
   answering well, with 500s or with garbage; the step's database connection killed mid-step; the
   run's lease connection killed mid-step; an agent writing while a step holds its transaction;
-- undos of a random earlier run or undo (so undos of undos), some with `force`.
+- undos of a random earlier run or undo (so undos of undos), some with `force`;
+- an import racing a run: a JSONL import of new memories, some archived into an active node of
+  the partition, while a run of that partition starts between the import's check and its write
+  (an agent has just written a near-duplicate of that node, so the run is likely to merge it);
+- an export of the whole store imported into a second, empty store and exported again.
 
 After each action (support/memory_invariants.py): no row deleted, every keeper chain ends at an
 active node of its namespace, every sentence an agent wrote is in active memory or recorded, and
-nothing changed outside the partition acted on; after a fault, what the fault must leave. At the
+nothing changed outside the partition acted on; after a fault, what the fault must leave; after
+an import racing a run, no archived node points at an archived keeper; after a round trip, the
+second store's export is the first's, byte for byte, and the first store is unchanged. At the
 end (and every `unwind_every` actions) every run and undo is undone, newest first, which must
 give back what the agents last wrote, and then those undos are undone, which must give back the
 curated state.
@@ -24,19 +30,32 @@ the same actions; a failure names the seed, the action and the problems.
 
 from __future__ import annotations
 
+import json
 import random
+import tempfile
+import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import dagster as dg
 import psycopg
 
+from curation_pipeline.config.settings import load_settings
+from curation_pipeline.core.jsonl_rows import format_node_jsonl
+from curation_pipeline.core.partition_keys import validate_name
 from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD
 from curation_pipeline.core.text import split_sentences
+from curation_pipeline.service.node_import import import_jsonl_file
 from curation_pipeline.service.undo import NothingToUndoError, undo_run
+from curation_pipeline.store.database import ensure_database, open_connection
+from curation_pipeline.store.nodes_io import iter_nodes
 from curation_pipeline.store.undo import namespaces_changed_by
 from curation_pipeline_tests.conftest import EMBEDDER, NOW, insert, node, run_cycle
 from curation_pipeline_tests.support import memory_invariants as inv
@@ -78,6 +97,8 @@ class Mix:
     recall: int = 8
     run: int = 36
     undo: int = 22
+    import_race: int = 4  # an import racing a run
+    round_trip: int = 3  # export, import into a second store, export again
     force_share: float = 0.35  # of undos
     newest_share: float = 0.5  # of undos: the newest run or undo (else any earlier one)
     duplicate_share: float = 0.4  # of inserts: a near-duplicate of an active memory
@@ -97,6 +118,17 @@ class SoakLog:
 
 class SoakFailure(AssertionError):
     pass
+
+
+class _NoProgress:
+    def advance(self, count: int = 1) -> None:
+        pass
+
+
+def _export(url: str, path: Path) -> None:
+    with open_connection(url) as conn, path.open("w", encoding="utf-8") as out:
+        for row in iter_nodes(conn):
+            out.write(format_node_jsonl(row) + "\n")
 
 
 class Soak:
@@ -139,8 +171,9 @@ class Soak:
     def act(self) -> None:
         self.step_number += 1
         mix = self.mix
-        kind = self.rng.choices(("insert", "edit", "recall", "run", "undo"),
-                                (mix.insert, mix.edit, mix.recall, mix.run, mix.undo))[0]
+        kind = self.rng.choices(("insert", "edit", "recall", "run", "undo", "import_race", "round_trip"),
+                                (mix.insert, mix.edit, mix.recall, mix.run, mix.undo, mix.import_race,
+                                 mix.round_trip))[0]
         partition = self.rng.choice(PARTITIONS)
         keys, digests = inv.row_keys(self.db), inv.partition_digests(self.db)
         acted_on, problems = {partition}, []
@@ -152,6 +185,11 @@ class Soak:
             description = self._recall(partition)
         elif kind == "run":
             description, problems = self._run(partition)
+        elif kind == "import_race":
+            description, problems = self._import_racing_a_run(partition)
+        elif kind == "round_trip":
+            description, problems = self._round_trip()
+            acted_on = set()  # it reads the store, and must change nothing in it
         else:
             description, acted_on, _ = self._undo()
         self.log.actions[f"{kind} actions"] += 1
@@ -365,6 +403,113 @@ class Soak:
             if signals:
                 found.append(f"run {run_id}: {signals} training signal(s) created after its lease was killed")
         return found
+
+    # ------------------------------------------------------------------ imports and round trips
+
+    def _import_racing_a_run(self, partition: tuple[str, str]) -> tuple[str, list[str]]:
+        """Import new memories of `partition` (some archived into one of its active nodes, holding
+        one of its sentences, as a merge leaves them) while a run of the partition starts right
+        after the import has checked its merge targets and before it writes. An agent has just
+        written a near-duplicate of that node, so the run is likely to merge it, either way."""
+        rng, active = self.rng, self._active(partition)
+        target = rng.choice(active) if active else None
+        if target is not None:
+            twin = node(*partition, f"{target[1]} {self._sentence()}", id=self._new_id(),
+                        base_utility=round(rng.random(), 2))
+            insert(self.db, twin)
+            self.record.wrote(twin["id"], partition, twin["pointer_summary"])
+        lines, written = [], []
+        for _ in range(rng.randint(2, 6)):
+            node_id = self._new_id()
+            if target is not None and rng.random() < 0.6:
+                keeper_id, keeper_text = target
+                text = rng.choice(split_sentences(keeper_text))
+                line = {"archived_at": "2024-01-01T00:00:00+00:00", "merged_into": keeper_id}
+            else:
+                text, line = self._sentence(), {}
+            lines.append(json.dumps({"id": node_id, "tenant_id": partition[0], "namespace": partition[1],
+                                     "pointer_summary": text, **line}))
+            written.append((node_id, text, line.get("merged_into")))
+        results: list = []
+        threads: list[threading.Thread] = []
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "race.jsonl"
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            with open_connection(self.url) as conn:
+                report = import_jsonl_file(conn, path, dimension=EMBEDDER.dimension, validate_name=validate_name,
+                                           progress=self._racing_run(partition, results, threads))
+        for thread in threads:
+            thread.join()
+        for node_id, text, keeper in written:
+            if report.written:
+                self.record.wrote(node_id, partition, text)
+                if keeper is not None:
+                    self.record.archived_into[node_id] = keeper
+        self.log.actions["import races"] += 1
+        problems = [f"import of {len(lines)} line(s) wrote nothing: {report.problems.first()}"] if not report.written else []
+        if not results or not results[0].success:
+            problems.append(f"the run racing the import failed: {results}")
+        else:
+            self.history.append(results[0].run_id)
+            problems += [f"archived node {node_id} points at archived keeper {keeper} after a run raced its import"
+                         for node_id, keeper in self.db.execute(
+                             "SELECT a.id::text, k.id::text FROM memory_nodes a JOIN memory_nodes k ON k.id = a.merged_into"
+                             " WHERE a.tenant_id = %s AND a.namespace = %s AND k.archived_at IS NOT NULL",
+                             partition).fetchall()]
+        run_id = results[0].run_id if results else "none"
+        return f"import of {len(lines)} line(s) into {partition} racing run {run_id}", problems
+
+    def _racing_run(self, partition: tuple[str, str], results: list, threads: list):
+        """The import's progress hook: when it starts writing, a run of the partition starts (in
+        `threads`, its result in `results`), and the import goes on once the run is waiting for
+        it (on a lock) or is done. Nothing is timed: the deadline only stops a hang."""
+        @contextmanager
+        def progress(label: str, total):
+            if label.startswith("importing"):
+                thread = threading.Thread(target=lambda: results.append(
+                    run_cycle(self.instance, *partition, run_config=RUN_CONFIG)))
+                thread.start()
+                threads.append(thread)
+                deadline = time.monotonic() + 120
+                while thread.is_alive() and time.monotonic() < deadline and not self._someone_waits():
+                    time.sleep(0.01)
+                self.log.fired["import race: the run " + ("waited for the import" if thread.is_alive()
+                                                          else "finished first")] += 1
+            yield _NoProgress()
+
+        return progress
+
+    def _someone_waits(self) -> bool:
+        return self.db.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                               " AND datname = current_database()").fetchone()[0] > 0
+
+    def _round_trip(self) -> tuple[str, list[str]]:
+        """Export the whole store, import it into an empty second store, export that: the two
+        exports must be the same, byte for byte."""
+        copy_url = self._second_store()
+        with open_connection(copy_url, autocommit=True) as copy:
+            copy.execute("TRUNCATE memory_nodes, namespace_activity, node_revisions, graph_vertices, graph_edges,"
+                         " graph_revisions, training_signals, signal_revisions, activity_log, merge_vetoes, llm_cache CASCADE")
+        with tempfile.TemporaryDirectory() as folder:
+            first, again = Path(folder) / "first.jsonl", Path(folder) / "again.jsonl"
+            _export(self.url, first)
+            with open_connection(copy_url) as conn:
+                report = import_jsonl_file(conn, first, dimension=EMBEDDER.dimension, validate_name=validate_name)
+            _export(copy_url, again)
+            same = first.read_bytes() == again.read_bytes()
+            rows = len(first.read_text(encoding="utf-8").splitlines())
+        self.log.actions["round trips"] += 1
+        problems = [] if report.written else [f"the export did not import: {report.problems.first()}"]
+        if not same:
+            problems.append("export -> import -> export changed the store's rows")
+        return f"round trip of {rows} node(s) through a second store", problems
+
+    def _second_store(self) -> str:
+        parts = urlsplit(self.url)
+        with open_connection(self.url, vector=False, autocommit=True) as conn:
+            if conn.execute("SELECT 1 FROM pg_database WHERE datname = 'soak_copy'").fetchone() is None:
+                conn.execute("CREATE DATABASE soak_copy")
+        return ensure_database(load_settings({"DATABASE_URL": parts._replace(path="/soak_copy").geturl()}))
 
     # ------------------------------------------------------------------ undos
 

@@ -22,6 +22,10 @@ class Embedder(Protocol):
     dimension: int
     """Width of every vector ``embed`` returns; must match the pgvector column."""
 
+    max_input_chars: int
+    """A text is embedded from at most its first this many characters (the model's input limit,
+    or the cost limit of a model without one); the memory keeps its whole text."""
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return a float32 array of shape ``(len(texts), dimension)``."""
         ...

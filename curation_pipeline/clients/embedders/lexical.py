@@ -79,6 +79,12 @@ _FEATURE_HASH_BITS = 40
 _CHUNK_TEXTS = 2048
 """Texts featurised at once: bounds memory (~600 features per text) on very large batches."""
 
+# The embedder has no input limit of its own, and its time follows the text's length (a 10 MB
+# memory took four minutes): a text is featurised from its first this many characters, as many
+# as OpenAI's models read (CURATION_EMBEDDER_MAX_INPUT_CHARS' default). Texts this long are rare,
+# and what a near-duplicate has in common shows in its first 24,000 characters.
+MAX_INPUT_CHARS = 24_000
+
 _WORD_PATTERN = re.compile(r"\w+")
 _EMPTY_TEXT_FEATURE = "empty|"
 _MIN_DIMENSION = 8
@@ -227,6 +233,7 @@ class LexicalEmbedder:
             )
         self.dimension = dimension
         self.name = f"{LEXICAL_MODEL_VERSION}/{dimension}"
+        self.max_input_chars = MAX_INPUT_CHARS
 
     def __repr__(self) -> str:
         return f"LexicalEmbedder(dimension={self.dimension})"
@@ -254,7 +261,7 @@ class LexicalEmbedder:
         all_hashes: list[int] = []
         all_weights: list[float] = []
         for index, text in enumerate(texts):
-            hashes, weights = _text_features(text)
+            hashes, weights = _text_features(text[: self.max_input_chars])
             row_ids.extend([index] * len(hashes))
             all_hashes.extend(hashes)
             all_weights.extend(weights)

@@ -67,6 +67,10 @@ def _fingerprint(directory: Path) -> str:
     return digest.hexdigest()
 
 
+CHARS_PER_TOKEN = 8
+MAX_INPUT_CHARS_WITHOUT_A_LIMIT = 24_000
+
+
 @lru_cache(maxsize=4)
 def _load(factory, source: str, device: str):
     """One loaded copy per model and device in a process: a process that runs many cycles (the
@@ -122,13 +126,22 @@ class SentenceTransformerEmbedder:
             raise EmbeddingError(f"CURATION_EMBEDDING_MODEL={self.model!r} does not report its vector width")
         return int(width)
 
+    @property
+    def max_input_chars(self) -> int:
+        """The model reads at most `max_seq_length` tokens and the library cuts the rest, but only
+        after tokenising the whole text (seconds for megabytes): cut first, at a length no text
+        of that many tokens exceeds in practice (a token is rarely more than 8 characters)."""
+        tokens = getattr(self._model(), "max_seq_length", None)
+        return CHARS_PER_TOKEN * int(tokens) if tokens else MAX_INPUT_CHARS_WITHOUT_A_LIMIT
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not a single string")
         if len(texts) == 0:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        limit = self.max_input_chars
         vectors = self._model().encode(
-            list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+            [text[:limit] for text in texts], batch_size=self.batch_size, convert_to_numpy=True,
             normalize_embeddings=True, show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)

@@ -85,6 +85,7 @@ class OpenAIEmbedder:
         self.settings = settings
         self.model: str = settings.model_name or ""
         self.dimension: int = settings.dimension
+        self.max_input_chars: int = settings.max_input_chars
         # The provider is part of the name: an Azure deployment may be called anything.
         self.name = f"{settings.provider}:{self.model}/{self.dimension}"
         # Only the text-embedding-3 models are documented to accept `dimensions`; older ones and

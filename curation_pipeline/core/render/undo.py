@@ -23,6 +23,9 @@ def left_alone_lines(reports: Sequence) -> list[str]:
     ]
     lines += [f"left alone: {row['kind']} {row['id']}: {held_reason(row)}"
               for report in reports for row in report.held]
+    lines += [f"left alone: {row['kind']} {row['id']}: moved to {row['moved_to']} since;"
+              " an undo writes only in the namespace the run curated, even with --force"
+              for report in reports for row in getattr(report, "moved", ())]
     return lines
 
 
@@ -42,5 +45,8 @@ def held_reason(row: dict) -> str:
     if row["reason"] == "keeper_changed":
         return (f"its keeper {nodes} no longer has the text it was merged into; archiving it again"
                 " would leave its text in no active node")
+    if row["reason"] == "keeper_moved":
+        return (f"its keeper {nodes} moved to {row.get('moved_to', 'another namespace')} since; archiving it into a node"
+                " of another namespace would cross namespaces")
     return (f"restoring it would leave an archived node pointing at an archived node ({nodes});"
             " no active node would hold its text")

@@ -38,7 +38,7 @@ from curation_pipeline.core.steps.similarity import (
 )
 from curation_pipeline.core.clauses import text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
-from curation_pipeline.core.text import append_sentence, strip_merge_markers
+from curation_pipeline.core.text import append_sentence, normalise_sentence, split_sentences, strip_merge_markers
 
 NODE_SCHEMA = pl.Schema(
     {
@@ -178,6 +178,21 @@ class MergeResult:
     replaced: tuple[dict, ...] = ()
 
 
+def new_sentences(keeper_text: str, absorbed_text: str) -> list[str]:
+    """Sentences of ``absorbed_text`` not in ``keeper_text`` word for word, in order, each once
+    (both flattened, compared by :func:`normalise_sentence`; one that normalises to nothing,
+    "...", is no sentence): a check linear in the texts, for texts too long to compare clause
+    by clause."""
+    present = {normalise_sentence(s) for s in split_sentences(strip_merge_markers(keeper_text))}
+    fresh: list[str] = []
+    for sentence in split_sentences(strip_merge_markers(absorbed_text)):
+        key = normalise_sentence(sentence)
+        if key and key not in present:
+            present.add(key)
+            fresh.append(sentence)
+    return fresh
+
+
 def adds_nothing(keeper_text: str, absorbed_text: str, semantic: Semantic | None = None) -> bool:
     """Whether every clause of ``absorbed_text`` is already said by ``keeper_text``."""
     return not uncovered([absorbed_text], KeptText.of([keeper_text], semantic))
@@ -272,12 +287,19 @@ def offline_merge(keeper_text: str, absorbed_text: str, max_chars: int = 2000,
       prefers email and lives in Berlin, and wants invoices by the 5th.";
     - else appended whole: it is new.
 
-    Each change that keeps the result within ``max_chars`` (exactly ``max_chars`` fits) is made;
+    A keeper already longer than ``max_chars`` is kept as it is (each absorbed sentence it does
+    not contain word for word is counted omitted). Otherwise each change that keeps the result
+    within ``max_chars`` (exactly ``max_chars`` fits) is made;
     a sentence that does not fit is counted in ``omitted_sentences`` and later, shorter ones are
     still tried. Omitted sentences stay readable in the archived node. The result never contains
     a ``[merged:`` marker, and every clause of both texts is in it or covered by it.
     """
     merged = strip_merge_markers(keeper_text)
+    if len(merged) > max_chars:
+        # Every change but a replacement makes the text longer, so a keeper already over the
+        # cap (an agent's) is kept as it is, without comparing each clause of two long texts
+        # (minutes of step 2 for two 10 MB memories, benchmarks/huge_namespace_cost.py).
+        return MergeResult(merged, 0, len(new_sentences(merged, absorbed_text)), changed=merged != keeper_text)
     added = omitted = 0
     covered: list[dict] = []
     replaced: list[dict] = []

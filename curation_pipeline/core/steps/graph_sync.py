@@ -28,6 +28,9 @@ CHANGED_SCHEMA = {
     "pinned": pl.Boolean, "pointer_summary": pl.Utf8, "archived": pl.Boolean, "last_txid": pl.Int64,
 }
 VERTEX_COLUMNS = ["node_id", "tenant_id", "namespace", "heat", "pinned", "summary", "archived"]
+# A vertex's summary is its node's text up to this many characters ("…" marks a cut): the graph
+# shows and searches memories, it does not hold a second copy of a 10 MB one.
+VERTEX_SUMMARY_CHARS = 1_000
 
 
 @dataclass(frozen=True)

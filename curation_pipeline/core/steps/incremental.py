@@ -50,10 +50,20 @@ class PassStart:
 
 
 def start_pass(state: PassState, params: Mapping, changed: Collection[str], *,
-               snapshot_xmax: int, in_progress: Collection[int]) -> PassStart:
+               snapshot_xmax: int, in_progress: Collection[int],
+               capped_at: tuple[int, str] | None = None) -> PassStart:
     """Decide how a pass starts from the saved state and what one database snapshot shows:
-    `changed` (nodes written since `state.position`), its xmax and its running transactions."""
+    `changed` (nodes written since `state.position`), its xmax and its running transactions.
+
+    `capped_at` (transaction id, node id): more nodes were written than one pass searches, and
+    this is the last one taken; an incremental pass then resumes right after it (the nodes
+    written later are searched by the next passes, and a pair of two of them is found when the
+    first is). A full pass searches everything, so it resumes at the snapshot's end regardless."""
     incremental = (state.complete and state.params == params
                    and state.position.usable_with(snapshot_xmax) == state.position)
-    resume_at = SyncPosition(snapshot_xmax, None, tuple(sorted(t for t in in_progress if t < snapshot_xmax)))
+    if incremental and capped_at is not None:
+        txid, node_id = capped_at
+        resume_at = SyncPosition(txid, node_id, tuple(sorted(t for t in in_progress if t < txid)))
+    else:
+        resume_at = SyncPosition(snapshot_xmax, None, tuple(sorted(t for t in in_progress if t < snapshot_xmax)))
     return PassStart(incremental, frozenset(changed), resume_at, state.position, dict(params))

@@ -48,7 +48,7 @@ def associate_concepts(run: StepRun, config, *, model: str | None, association_m
     params = {"threshold": config.threshold, "upper": config.merge_threshold, "model": model}
 
     def work(conn, _):
-        start = passes.begin_pass(conn, run.scope, params)
+        start = passes.begin_pass(conn, run.scope, params, max_changed=config.search_max_changed)
         if start.nothing_changed:
             passes.save_pass_state(conn, run.scope, start.finished(complete=True))
             return {"pass": "unchanged", "nodes_compared": 0, "edges_added": 0}

@@ -22,6 +22,7 @@ import polars as pl
 from curation_pipeline.clients.llm import LLMClient, StepTally
 from curation_pipeline.core.coverage import Semantic
 from curation_pipeline.core.steps.consolidate import CONSOLIDATION_SCHEMA, archive_allowance
+from curation_pipeline.core.steps.graph_sync import SyncPosition
 from curation_pipeline.core.steps.incremental import PassStart
 from curation_pipeline.core.steps.pair_decisions import (
     JUDGE_SCHEMA,
@@ -60,7 +61,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
               "update_min_similarity": lowest, "model": model}
 
     def load(conn) -> _Planned:
-        start = passes.begin_pass(conn, run.scope, params)
+        start = passes.begin_pass(conn, run.scope, params, max_changed=config.search_max_changed)
         if start.nothing_changed:
             return _Planned(start)
         allowance = archive_allowance(candidates.count_active(conn, run.scope), config.max_archive_fraction)
@@ -108,22 +109,41 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
 
     def apply(conn, planned: _Planned) -> dict:
         if planned.search is None:
+            repaired = _repair_chains(conn, run, planned.start)
             passes.save_pass_state(conn, run.scope, planned.start.finished(complete=True))
-            return {"pass": "unchanged", "nodes_compared": 0, "focus_nodes": 0, **actions.no_merges()}
+            return {"pass": "unchanged", "nodes_compared": 0, "focus_nodes": 0, **actions.no_merges(),
+                    "chains_repaired": repaired}
         decisions, search = planned.decisions, planned.search
         superseded = actions.apply_supersessions(conn, run.scope, planned.supersessions, search.nodes)
         counts = actions.apply_merges(conn, run.scope, planned.merges, search.nodes)
         counts.update(superseded=superseded["superseded"],
                       skipped_concurrent=counts["skipped_concurrent"] + superseded["skipped_concurrent"])
+        repaired = _repair_chains(conn, run, planned.start)
         judgements.record_judgements(conn, run.scope, planned.verdict_rows, llm.model if llm else "")
-        passes.save_pass_state(conn, run.scope, planned.start.finished(complete=decisions.left_over == 0))
+        if decisions.left_over and planned.start.incremental:
+            # Capped: the same changed nodes are searched again next cycle (a full pass of the
+            # namespace would cost its whole k x N product to find what these already hold).
+            passes.save_pass_state(conn, run.scope, planned.start.searched_again())
+        else:
+            passes.save_pass_state(conn, run.scope, planned.start.finished(complete=decisions.left_over == 0))
         return {"pass": search.how, "nodes_compared": search.compared, "focus_nodes": search.focus_nodes,
                 "pairs_compared": search.pairs.height, "archive_allowance": planned.allowance,
                 "pairs_left_over": decisions.left_over, "updates_partial": decisions.partial_updates,
                 "updates_held": decisions.updates_held, "look_alikes": decisions.look_alikes,
-                **counts, **planned.counts}
+                **counts, "chains_repaired": repaired, **planned.counts}
 
     return run_phases(run, load, apply, prepare=decide)
+
+
+def _repair_chains(conn, run: StepRun, start: PassStart) -> int:
+    """After the merges (which re-point what they can see themselves): archived nodes written
+    since the pass started whose keeper is archived go to their chain's end; the first time, in
+    the whole namespace (chains broken before this rule existed)."""
+    if passes.chains_checked(conn, run.scope):
+        return actions.repair_chains(conn, run.scope, start.position)
+    repaired = actions.repair_chains(conn, run.scope, SyncPosition())
+    passes.mark_chains_checked(conn, run.scope)
+    return repaired
 
 
 def _verdict_rows(judged: pl.DataFrame, verdicts: dict, nodes: pl.DataFrame, outcome, merges: pl.DataFrame) -> list[dict]:
@@ -143,4 +163,3 @@ def _verdict_rows(judged: pl.DataFrame, verdicts: dict, nodes: pl.DataFrame, out
                      "newer_version": versions[pair[1]], "similarity": row["similarity"],
                      "verdict": verdict, "outcome": result})
     return rows
-

@@ -1,23 +1,51 @@
 """Step 6, `sync_graph`: upsert graph vertices for every node changed since the last sync
-(capped; planning and the cursor: core/steps/graph_sync.py)."""
+(capped; planning and the cursor: core/steps/graph_sync.py).
+
+In steady state one batch of at most `cap` nodes (the reference's 100). While more wait (a bulk
+load, a namespace never synced), the step goes on in batches of `BACKFILL_BATCH`, each its own
+transaction, up to `backfill_cap` nodes a cycle: the graph of a 200,000-node namespace catches
+up in ten cycles, not two thousand, and no transaction holds more than one batch.
+"""
 
 from __future__ import annotations
 
 from curation_pipeline.core.steps.graph_sync import SyncPosition, plan_graph_sync
 from curation_pipeline.service.graph_mirror import follow_in_graph_backend
-from curation_pipeline.service.step_run import StepRun, run_phases
+from curation_pipeline.service.step_run import StepRun
 from curation_pipeline.store import graph
+
+BACKFILL_BATCH = 1_000
+
+_SUMMED = ("nodes_considered", "vertices_created", "vertices_updated", "vertices_archived", "edges_created")
 
 
 def sync_graph(run: StepRun, config) -> dict:
-    def work(conn, _):
+    def batch(conn, cap: int) -> dict:
         position = graph.load_sync_position(conn, run.scope)
-        after_cursor, from_pending, xmax, in_progress = graph.load_changes(conn, run.scope, position, config.cap)
+        after_cursor, from_pending, xmax, in_progress = graph.load_changes(conn, run.scope, position, cap)
         if position.usable_with(xmax) != position:  # ids from another server: start over
             position = SyncPosition()
-            after_cursor, from_pending, xmax, in_progress = graph.load_changes(conn, run.scope, position, config.cap)
+            after_cursor, from_pending, xmax, in_progress = graph.load_changes(conn, run.scope, position, cap)
         plan = plan_graph_sync(after_cursor, from_pending, position=position, snapshot_xmax=xmax,
-                               in_progress=in_progress, cap=config.cap)
+                               in_progress=in_progress, cap=cap)
         return {**graph.apply_graph_sync(conn, run.scope, plan), **follow_in_graph_backend(conn, run)}
 
-    return run_phases(run, lambda conn: None, work)
+    totals: dict = {}
+    cap, batches = config.cap, 0
+    while True:
+        with run.transaction() as conn:
+            counts = batch(conn, cap)
+            batches += 1
+            totals = _add(totals, counts)
+            budget = config.backfill_cap - totals["nodes_considered"]
+            catching_up = counts["remaining"] and config.cap > 0 and budget > 0
+            if not catching_up:
+                totals = {**totals, "batches": batches}
+                run.finish(conn, totals)
+                return totals
+        cap = min(BACKFILL_BATCH, budget)
+
+
+def _add(totals: dict, counts: dict) -> dict:
+    """This batch's counts added to the earlier batches' (the rest are the last batch's)."""
+    return {**totals, **counts, **{key: totals.get(key, 0) + counts.get(key, 0) for key in _SUMMED if key in counts}}

@@ -10,7 +10,7 @@ from curation_pipeline.store import actions, candidates
 
 def reclassify_stale(run: StepRun, config) -> dict:
     def load(conn):
-        loaded = candidates.reclassify_candidates(conn, run.scope, config.min_epoch_lag)
+        loaded = candidates.reclassify_candidates(conn, run.scope, config.min_epoch_lag, limit=config.cap)
         return loaded, plan_reclassify(loaded, min_epoch_lag=config.min_epoch_lag, cap=config.cap)
 
     def apply(conn, planned):

@@ -29,7 +29,7 @@ def revectorize(run: StepRun, config, *, embedder: Embedder) -> dict:
     # Before anything is embedded: the embedder's width must be the column's.
     check_embedder_fits(embedder.name, embedder.dimension, run.session.settings.embedding_dim)
     with run.transaction() as conn:
-        missing = candidates.missing_embedding_candidates(conn, scope)
+        missing = candidates.missing_embedding_candidates(conn, scope, config.embed_cap)
         outdated = candidates.outdated_embedding_candidates(conn, scope, embedder.name, config.reembed_cap)
     written: set[str] = set()
     attempted, unavailable = 0, None

@@ -10,7 +10,7 @@ from curation_pipeline.store import actions, candidates
 
 def mark_stale_confidence(run: StepRun, config) -> dict:
     def load(conn):
-        loaded = candidates.stale_confidence_candidates(conn, run.scope, config.stale_after_days)
+        loaded = candidates.stale_confidence_candidates(conn, run.scope, config.stale_after_days, config.cap)
         plan = plan_stale_confidence(loaded, now=candidates.database_now(conn),
                                      stale_after_days=config.stale_after_days)
         return loaded, plan

@@ -16,7 +16,8 @@ from curation_pipeline.store import actions, candidates
 
 def summarize_verbose(run: StepRun, config, *, llm: LLMClient | None, semantic: Semantic | None = None) -> dict:
     def load(conn):
-        loaded = candidates.verbose_candidates(conn, run.scope, config.min_chars)
+        loaded = candidates.verbose_candidates(conn, run.scope, config.min_chars,
+                                              recall_below=config.recall_below, limit=config.cap)
         plan = plan_summaries(loaded, min_chars=config.min_chars, recall_below=config.recall_below,
                               cap=config.cap, summary_chars=config.summary_chars)
         return loaded, plan, {}
