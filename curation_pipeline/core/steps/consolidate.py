@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +39,13 @@ from curation_pipeline.core.steps.similarity import (
 )
 from curation_pipeline.core.clauses import text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
-from curation_pipeline.core.text import append_sentence, normalise_sentence, split_sentences, strip_merge_markers
+from curation_pipeline.core.text import (
+    CJK_TERMINATORS,
+    append_sentence,
+    ends_sentence,
+    split_sentences,
+    strip_merge_markers,
+)
 
 NODE_SCHEMA = pl.Schema(
     {
@@ -179,18 +186,17 @@ class MergeResult:
 
 
 def new_sentences(keeper_text: str, absorbed_text: str) -> list[str]:
-    """Sentences of ``absorbed_text`` not in ``keeper_text`` word for word, in order, each once
-    (both flattened, compared by :func:`normalise_sentence`; one that normalises to nothing,
-    "...", is no sentence): a check linear in the texts, for texts too long to compare clause
-    by clause."""
-    present = {normalise_sentence(s) for s in split_sentences(strip_merge_markers(keeper_text))}
-    fresh: list[str] = []
-    for sentence in split_sentences(strip_merge_markers(absorbed_text)):
-        key = normalise_sentence(sentence)
-        if key and key not in present:
-            present.add(key)
-            fresh.append(sentence)
-    return fresh
+    """Sentences of ``absorbed_text`` that ``keeper_text`` does not hold as written, in order, a
+    repeated one each time, as the clause-by-clause merge would count them when none fits: a
+    check linear in the texts, for texts too long to compare clause by clause. Both are
+    flattened and compared in NFC with runs of whitespace as one space, but case and
+    punctuation kept ("Xq7-LmN2" is not "xq7-lmn2"), so nothing said differently is counted said."""
+    present = {_as_written(s) for s in split_sentences(strip_merge_markers(keeper_text))}
+    return [s for s in split_sentences(strip_merge_markers(absorbed_text)) if _as_written(s) not in present]
+
+
+def _as_written(sentence: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", sentence).split())
 
 
 def adds_nothing(keeper_text: str, absorbed_text: str, semantic: Semantic | None = None) -> bool:
@@ -207,19 +213,31 @@ def _replace_sentences(text: str, sentences: list[str], gone: set[int], replacem
         spans.append((start, start + len(sentence)))
         at = start + len(sentence)
     first = min(gone)
-    pieces, at = [], 0
+    pieces, at, after = [], 0, 0
     for number, (start, end) in enumerate(spans):
         if number not in gone:
             continue
         pieces.append(text[at:start])
         if number == first:
             pieces.append(replacement)
+            after = len(pieces)
         at = end
         if number != first:  # the space after a sentence that is taken out goes with it
             while at < len(text) and text[at].isspace():
                 at += 1
     pieces.append(text[at:])
+    rest = "".join(pieces[after:])
+    if rest.strip() and not _still_apart(replacement, rest):
+        # "User likes" (or "User likes.") where "User。" stood right before "Next" would glue
+        # the two into one sentence: they are set apart as append_sentence sets sentences.
+        return append_sentence("".join(pieces[:after]), rest.lstrip()).rstrip()
     return "".join(pieces).rstrip()
+
+
+def _still_apart(sentence: str, rest: str) -> bool:
+    """Whether ``rest`` after ``sentence`` still starts a new sentence (text.split_sentences)."""
+    gap = rest[: len(rest) - len(rest.lstrip())]
+    return "\n" in gap or sentence.rstrip().endswith(tuple(CJK_TERMINATORS)) or (bool(gap) and ends_sentence(sentence))
 
 
 def _host(outcome: list) -> int | None:

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from curation_pipeline.core.steps.consolidate import (
@@ -324,6 +324,12 @@ _TEXTS = st.lists(_TOKENS, max_size=40).map("".join)
 
 @settings(max_examples=300, deadline=None)
 @given(_TEXTS, _TEXTS, st.integers(min_value=0, max_value=150))
+# Found by longer runs: a replacement glued to the keeper sentence after it ("User。tea"), and a
+# keeper over the cap whose absorbed sentences were counted once per spelling, or not at all.
+@example(keeper="User。UserUser", absorbed="User😀likes", max_chars=18)
+@example(keeper="User。tea", absorbed="User]likes. ", max_chars=14)
+@example(keeper="User", absorbed="UserUser. UserUser", max_chars=0)
+@example(keeper="\n", absorbed="! ", max_chars=0)
 def test_merge_says_or_counts_every_clause(keeper: str, absorbed: str, max_chars: int) -> None:
     result = offline_merge(keeper, absorbed, max_chars=max_chars)
     flat_keeper = strip_merge_markers(keeper)
