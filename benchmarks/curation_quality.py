@@ -5,6 +5,7 @@
     python benchmarks/curation_quality.py --mode llama           # the real llama-server (SmolLM2-135M)
     python benchmarks/curation_quality.py --embedder lexical     # the offline embedder: words only
     python benchmarks/curation_quality.py --calibrate            # how the semantic threshold was chosen
+    python benchmarks/curation_quality.py --mode oracle -v       # ... and every answer the guard refused, whole
 
 Reads labelled pairs (default benchmarks/curation_pairs.jsonl: one JSON object a line, `id`,
 `kind` restatement | update | related | distinct, `shape`, `older` and `newer` {text,
@@ -271,7 +272,8 @@ def _semantic(embedder):
     return semantic_for(embedder.name, embedder.embed)
 
 
-def _report(conn, namespace: str, pairs: list[dict], ids: dict, cycles: list[dict], embedder) -> None:
+def _report(conn, namespace: str, pairs: list[dict], ids: dict, cycles: list[dict], embedder,
+            verbose: bool = False) -> None:
     from curation_pipeline.core.coverage import KeptText, clauses_of, restated_within
 
     outcome, nodes = _outcomes(conn, namespace, pairs, ids)
@@ -307,7 +309,7 @@ def _report(conn, namespace: str, pairs: list[dict], ids: dict, cycles: list[dic
         print(f"  {covered.clause.text!r}")
 
     _recall_probe(conn, namespace, pairs, ids, nodes, embedder)
-    _llm_report(cycles)
+    _llm_report(cycles, verbose)
 
 
 def _recall_probe(conn, namespace: str, pairs: list[dict], ids: dict, nodes: dict, embedder) -> None:
@@ -324,7 +326,7 @@ def _recall_probe(conn, namespace: str, pairs: list[dict], ids: dict, nodes: dic
           f" ({current / len(updates):.0%})")
 
 
-def _llm_report(cycles: list[dict]) -> None:
+def _llm_report(cycles: list[dict], verbose: bool = False) -> None:
     totals, reasons = Counter(), Counter()
     for steps in cycles:
         step2 = steps["consolidate_duplicates"]
@@ -333,6 +335,8 @@ def _llm_report(cycles: list[dict]) -> None:
                 totals[key] += value
         for note in step2.get("llm_fallbacks", []):
             reasons[(note.get("reason") or note.get("llm_outcome") or "?").split(" '")[0]] += 1
+            if verbose:
+                print(f"  fallback: {json.dumps(note, ensure_ascii=False)[:600]}")
     if not totals:
         print("LLM: off")
         return
@@ -375,6 +379,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mode", choices=("offline", "oracle", "llama"), default="offline")
     parser.add_argument("--embedder", default="all-MiniLM-L6-v2", metavar="lexical|MODEL")
     parser.add_argument("--pairs", type=Path, default=PAIRS)
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every answer the guard refused, whole")
     parser.add_argument("--calibrate", action="store_true", help="print the semantic threshold's calibration and stop")
     args = parser.parse_args(argv)
     pairs = load_pairs(args.pairs)
@@ -402,7 +407,7 @@ def main(argv: list[str] | None = None) -> None:
         elapsed = time.perf_counter() - started
     print(f"{len(cycles)} cycle(s) in {elapsed:.0f} s")
     with open_connection(url) as conn:
-        _report(conn, namespace, pairs, ids, cycles, embedder)
+        _report(conn, namespace, pairs, ids, cycles, embedder, args.verbose)
 
 
 if __name__ == "__main__":

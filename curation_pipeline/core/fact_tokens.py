@@ -52,11 +52,12 @@ _IDENTIFIER = re.compile(
         r"\bv\d+(?:\.\d+)+\b",  # v1.2.3
         r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?",  # dotted.name, module.func()
         r"\b[A-Za-z_]\w*\(\)",  # call()
-        r"(?<![\w.])\d+(?:\.\d+)+[A-Za-z]+\b",  # a decimal with its unit: 2.3x, 1.5GB
+        r"(?<![\w.])\d+(?:\.\d+)+-?[A-Za-z]+\b",  # a decimal with its unit: 2.3x, 1.5GB, 4.6-star
         r"\b\w*_\w+\b",  # snake_case, CONSTANT_CASE
         r"\b[a-z]+[A-Z]\w*\b",  # camelCase
         r"\b[A-Z][a-z0-9]+[A-Z]\w*\b",  # PascalCase with an inner capital
-        r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])\w+(?:-\w+)*\b",  # letters and digits: S3, INV-2024-7
+        # letters and digits: S3, INV-2024-7 (never begun inside a decimal: "4.6-star" is not "6-star")
+        r"(?<!\d\.)\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])\w+(?:-\w+)*\b",
     ))
 )
 # e.g, i.e: dotted letters, not identifiers; a dotted version ("4.8.2") is a fact.
@@ -96,21 +97,32 @@ def _clean(kind: str, token: str) -> str:
     return " ".join(token.split())
 
 
+def _standing(kind: str, token: str, text: str) -> str | None:
+    """`token` as it stands in `text` (`occurs`), or None. Masking an earlier kind's match makes
+    boundaries the text does not have: the "-2" left of "3.5h-2" once "3.5h" is masked stands
+    in the text only as "2". A token that stands nowhere would make the text fail to say
+    itself, and every faithful answer fail the guard."""
+    if not token or occurs(kind, token, text):
+        return token
+    unsigned = token.lstrip("+-") if kind == "number" else ""
+    return unsigned if unsigned and occurs(kind, unsigned, text) else None
+
+
 def extract_facts(text: str) -> Facts:
     """Every fact token of `text` (`[merged: ...]` markers flattened first)."""
-    remaining = strip_merge_markers(text or "")
+    flat = remaining = strip_merge_markers(text or "")
     found: dict[str, set[str]] = {kind: set() for kind in KINDS}
     for kind, pattern in (("url", _URL), ("email", _EMAIL), ("date", _DATE),
                           ("identifier", _IDENTIFIER), ("number", _NUMBER)):
         for match in pattern.finditer(remaining):
-            token = _clean(kind, match.group(0))
+            token = _standing(kind, _clean(kind, match.group(0)), flat)
             if token and not _ABBREVIATION.fullmatch(token):
                 found[kind].add(token)
         # Mask with spaces so the remaining text keeps its word boundaries.
         remaining = pattern.sub(" ", remaining)
     for match in _WORD.finditer(remaining):
         word = _clean("name", match.group(0))
-        if len(word) > 1 and word[0].isupper() and word.casefold() not in _NOT_NAMES:
+        if len(word) > 1 and word[0].isupper() and word.casefold() not in _NOT_NAMES and _standing("name", word, flat):
             found["name"].add(word)
     return Facts({kind: frozenset(tokens) for kind, tokens in found.items()})
 

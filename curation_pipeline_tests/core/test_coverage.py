@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from curation_pipeline.core.clauses import sentence_clauses
 from curation_pipeline.core.coverage import KeptText, restated_within, semantic_for, uncovered
+from curation_pipeline.core.fact_tokens import extract_facts
 
 
 def said(text: str, *kept: str, semantic=None) -> bool:
@@ -77,3 +80,28 @@ def test_a_text_that_says_a_fact_twice_is_found():
     found = restated_within("Dana prefers email and lives in Berlin. Dana prefers email.")
     assert {(clause.text, by.text) for clause, by in found} == {("Dana prefers email", "Dana prefers email")}
     assert restated_within("Dana prefers email. Dana lives in Berlin.") == []
+
+
+# Pieces of the things memories say: numbers with units and signs, versions, codes, names,
+# dates, addresses, markers; joined with and without spaces, so that tokens touch.
+_PIECES = st.sampled_from([
+    "The", "app", "has", "a", "4", "4.6", "-star", "star", "rating", ".", ",", " ", " ", " and ", "v2", ".0",
+    "1,000", "%", "Dana", "e-mail", "a@b.example", "https://x.example/a", "March 5", "2024", "12:30", "#ops",
+    "INV-7", "not", "never", "all", "no", "x_y", "fooBar", "(", ")", ";", ":", "'s", "—", "/a/b", "$5", "+3",
+    "-2", "3.5h", "Q1", "é", "İ", "ß", "10x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=25).map("".join))
+@example("The Verdant mobile app has a 4.6-star rating on the App Store.")
+@example("3.5h-2")
+@example("4.6Q1")
+def test_every_text_says_itself(text):
+    # A text that does not cover its own clauses could never be merged without saying a fact
+    # twice, and no faithful answer about it would pass the guard.
+    assert not uncovered([text], KeptText.of([text]))
+
+
+def test_a_decimal_with_a_hyphenated_unit_is_one_fact():
+    assert extract_facts("It has a 4.6-star rating.").tokens() == [("identifier", "4.6-star")]
+    assert not said("It has a 4.7-star rating.", "It has a 4.6-star rating.")
