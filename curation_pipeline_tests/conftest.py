@@ -1,6 +1,8 @@
 """Shared fixtures: one real embedded PostgreSQL + pgvector per test session.
 
 Tests never use DATABASE_URL: they truncate tables, which must never happen to a user's store.
+Dagster and the definitions are imported only by the fixtures and helpers that run a job, so
+the fast tier (`pytest -m "not slow"`, pure, store and service tests) never loads them.
 """
 
 from __future__ import annotations
@@ -10,19 +12,19 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
-import dagster as dg
 import psycopg
 import pytest
 
 from curation_pipeline.clients.embedders.lexical import LexicalEmbedder
 from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.partition_keys import partition_key
-from curation_pipeline.defs.definitions import defs
-from curation_pipeline.defs.job import JOB_NAME
-from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
 from curation_pipeline.store.database import ensure_database, open_connection
 from curation_pipeline.store.nodes_io import insert_nodes
+
+if TYPE_CHECKING:
+    import dagster as dg
 
 TABLES = (
     "merge_vetoes", "signal_revisions", "graph_revisions", "graph_edges", "graph_vertices", "node_revisions", "training_signals", "activity_log",
@@ -70,6 +72,8 @@ def minilm():
 
 @pytest.fixture
 def instance() -> Iterator[dg.DagsterInstance]:
+    import dagster as dg
+
     with dg.instance_for_test() as test_instance:
         yield test_instance
 
@@ -108,12 +112,17 @@ def run_cycle(
     *,
     run_config: dict | None = None,
     op_selection: list[str] | None = None,
-    job_name: str = JOB_NAME,
+    job_name: str | None = None,
 ) -> dg.ExecuteInProcessResult:
+    """One run of `job_name` (default: the curation job) on a namespace's partition, in process."""
+    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.job import JOB_NAME
+    from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
+
     key = partition_key(tenant_id, namespace)
     if not instance.has_dynamic_partition(PARTITIONS_DEF_NAME, key):
         instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, [key])
-    return defs.get_job_def(job_name).execute_in_process(
+    return defs.get_job_def(job_name or JOB_NAME).execute_in_process(
         partition_key=key, instance=instance, run_config=run_config or {},
         op_selection=op_selection, raise_on_error=False,
     )

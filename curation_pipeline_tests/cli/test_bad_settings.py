@@ -16,6 +16,8 @@ import pytest
 from curation_pipeline.cli.main import main
 from curation_pipeline_tests.conftest import NOW, insert, node, run_cycle
 
+pytestmark = pytest.mark.slow
+
 BAD_SETTINGS = [
     ("CURATOR_LLM_ENABLED", "maybe"),
     ("CURATOR_LLM_API", "bogus"),

@@ -15,6 +15,8 @@ from curation_pipeline.core.jsonl_rows import format_node_jsonl
 from curation_pipeline.demo.seeding import seed_store
 from curation_pipeline_tests.conftest import node
 
+pytestmark = pytest.mark.slow
+
 GOOD = {"tenant_id": "acme", "namespace": "support", "pointer_summary": "Dana prefers email."}
 
 

@@ -16,6 +16,8 @@ import pytest
 from curation_pipeline.cli.main import main
 from curation_pipeline_tests.conftest import cycle_row, insert, node
 
+pytestmark = pytest.mark.slow
+
 GOOD = {"tenant_id": "acme", "namespace": "support", "pointer_summary": "Dana prefers email."}
 
 

@@ -16,6 +16,8 @@ from curation_pipeline.cli.main import PRINTED_PROBLEMS, main
 from curation_pipeline.core.jsonl_rows import format_node_jsonl
 from curation_pipeline_tests.conftest import insert, node
 
+pytestmark = pytest.mark.slow
+
 DIMENSION = 384
 ARCHIVED_AT = "2025-06-01T00:00:00+00:00"
 

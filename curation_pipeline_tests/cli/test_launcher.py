@@ -6,6 +6,8 @@ is the one that says so.
 
 from __future__ import annotations
 
+import pytest
+
 import dagster as dg
 from dagster._core.storage.tags import PARTITION_SET_TAG, REPOSITORY_LABEL_TAG
 
@@ -15,6 +17,8 @@ from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.partition_keys import partition_key
 from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline_tests.conftest import cycle_row, insert, node
+
+pytestmark = pytest.mark.slow
 
 
 def test_cli_runs_show_in_the_ui_partition_status_with_the_origin_the_ui_reexecutes_from(db, dagster_home):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from datetime import UTC, datetime, timedelta
 
 import dagster as dg
@@ -10,6 +12,8 @@ from dagster._core.storage.runs.schema import RunsTable
 from curation_pipeline.cli.main import main
 from curation_pipeline.defs.definitions import defs
 from curation_pipeline.defs.run_retention import SCHEDULE_NAME
+
+pytestmark = pytest.mark.slow
 
 
 def _age(instance: dg.DagsterInstance, run_id: str, days: int) -> None:

@@ -3,9 +3,13 @@ carry, however an agent wrote it; export names every row it cannot carry."""
 
 from __future__ import annotations
 
+import pytest
+
 import uuid
 
 from curation_pipeline.cli.main import main
+
+pytestmark = pytest.mark.slow
 
 DIM = 384
 TABLES = "memory_nodes, namespace_activity, node_revisions, graph_vertices, graph_edges, graph_revisions"

@@ -4,6 +4,8 @@ check; previews stay off curate_namespace's partition status in the UI."""
 
 from __future__ import annotations
 
+import pytest
+
 import re
 import uuid
 
@@ -14,6 +16,8 @@ from curation_pipeline.core.health import HEALTH_FIELDS
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME
 from curation_pipeline_tests.conftest import insert, node
 from curation_pipeline_tests.support.ui_graphql import PARTITION_STATUS, ui_graphql
+
+pytestmark = pytest.mark.slow
 
 DUPLICATES = ("Customer Dana Reyes prefers email over phone calls.", "Customer Dana Reyes prefers email to phone calls.")
 

@@ -18,6 +18,8 @@ import urllib.request
 import psutil
 import pytest
 
+pytestmark = pytest.mark.slow
+
 START_TIMEOUT_S = 120
 STOP_TIMEOUT_S = 90
 

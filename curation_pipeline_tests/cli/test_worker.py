@@ -13,6 +13,8 @@ import pytest
 from curation_pipeline.cli.main import main
 from curation_pipeline.instance.run_launcher import LauncherSettings, build_run_launcher
 
+pytestmark = pytest.mark.slow
+
 
 def _cli(*args: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "curation_pipeline.cli.main", *args],

@@ -6,6 +6,8 @@ namespace and two 10 MB memories)."""
 
 from __future__ import annotations
 
+import pytest
+
 from datetime import timedelta
 
 import numpy as np
@@ -13,6 +15,8 @@ import numpy as np
 from curation_pipeline.clients.embedders.lexical import LexicalEmbedder
 from curation_pipeline.core.steps.graph_sync import VERTEX_SUMMARY_CHARS
 from curation_pipeline_tests.conftest import NOW, cycle_row, fetch_node, insert, node, run_cycle
+
+pytestmark = pytest.mark.slow
 
 _WORDS = ("invoice renewal webhook roadmap pilot retention export escalation contract audit badge "
           "laptop printer vacation payroll migration firewall backup sprint onboarding keyboard "

@@ -9,6 +9,8 @@ checked in seconds.
 
 from __future__ import annotations
 
+import pytest
+
 import time
 import uuid
 from datetime import UTC, datetime
@@ -33,6 +35,8 @@ from curation_pipeline_tests.support.celery_fleet import (
     stop,
 )
 from curation_pipeline_tests.support.lease_faults import lease_holder_pid
+
+pytestmark = pytest.mark.slow
 
 POLL_S = 3
 NO_RETRY = {"dagster/max_retries": "0"}  # the daemon must not retry the run we look at

@@ -30,6 +30,8 @@ from curation_pipeline_tests.support.celery_fleet import (
 )
 from curation_pipeline_tests.support.lease_faults import lease_holder_pid
 
+pytestmark = pytest.mark.slow
+
 DUPLICATES = ("Customer {} prefers email over phone calls.", "Customer {} prefers email to phone calls.")
 VERBOSE = "The onboarding call covered billing, seats and the rollout plan in detail. " * 12
 SOLO_QUEUE = "solo"  # only the local worker listens there

@@ -29,6 +29,8 @@ from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.store.database import open_connection
 from curation_pipeline_tests.conftest import cycle_row, insert, node
 
+pytestmark = pytest.mark.slow
+
 RUN_TIMEOUT_S = 240
 
 

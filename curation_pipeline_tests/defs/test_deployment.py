@@ -22,6 +22,8 @@ from curation_pipeline.cli.dagster_home import STORAGE_URL_VARIABLE
 from curation_pipeline.cli.launcher import DEFINITIONS_MODULE, LOCATION_NAME
 from curation_pipeline.config.settings import environment_variables, load_settings
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "docker"
 INSTANCE_YAML = ROOT / "curation_pipeline" / "instance" / "dagster.yaml"

@@ -24,6 +24,8 @@ from curation_pipeline_tests.support.embeddings_stub import (
 )
 from curation_pipeline_tests.support.llm_stub import Reply, error
 
+pytestmark = pytest.mark.slow
+
 OPENAI = {"resources": {"embedder": {"config": {"provider": "openai", "model": "text-embedding-3-small"}}}}
 NAME = "openai:text-embedding-3-small/384"
 

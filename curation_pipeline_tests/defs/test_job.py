@@ -28,6 +28,8 @@ from curation_pipeline_tests.conftest import (
     run_cycle,
 )
 
+pytestmark = pytest.mark.slow
+
 
 def _snapshot(db) -> dict[str, tuple]:
     return {

@@ -11,6 +11,8 @@ Every wait is bounded; the daemon runs in its own process group and is stopped w
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import signal
@@ -32,6 +34,8 @@ from curation_pipeline.store.triggers import load_candidates
 from curation_pipeline_tests.conftest import cycle_row, insert, node
 from curation_pipeline_tests.defs.test_daemon_e2e import _stop_group, dagster_home  # noqa: F401 (fixture)
 from curation_pipeline_tests.support.lease_faults import lease_holder_pid
+
+pytestmark = pytest.mark.slow
 
 WAIT_S = 240
 MAX_RUNTIME_S = 5

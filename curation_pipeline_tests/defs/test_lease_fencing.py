@@ -3,12 +3,16 @@ namespace over is the only one whose changes land from then on (store/locking.py
 
 from __future__ import annotations
 
+import pytest
+
 from datetime import timedelta
 
 import curation_pipeline.defs.ops
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME
 from curation_pipeline_tests.conftest import NOW, cycle_row, insert, node, run_cycle
 from curation_pipeline_tests.support.lease_faults import kill_lease_connection
+
+pytestmark = pytest.mark.slow
 
 VERBOSE = ("The onboarding call with Initech covered SSO setup, billing contacts and data "
            "retention. " * 7).strip()

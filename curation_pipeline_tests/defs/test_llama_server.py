@@ -19,6 +19,8 @@ from curation_pipeline_tests.support.llama_server import (
     running_llama_server,
 )
 
+pytestmark = pytest.mark.slow
+
 PAIRS = [
     ("Customer Dana Reyes prefers email over phone calls. Her account manager Sam Okafor took over on 2024-03-05.",
      ("Customer Dana Reyes prefers email to phone calls. Her account manager Sam Okafor took over on 2024-03-05. "

@@ -39,6 +39,8 @@ from curation_pipeline_tests.support.llm_stub import (
     unused_port_url,
 )
 
+pytestmark = pytest.mark.slow
+
 KEEPER = ("Customer Dana Reyes prefers email over phone calls. "
           "Her account manager Sam Okafor took over on 2024-03-05.")
 ABSORBED = ("Customer Dana Reyes prefers email to phone calls. "

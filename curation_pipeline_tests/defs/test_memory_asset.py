@@ -3,6 +3,8 @@ materialization per cycle and partition with the namespace's health, and its che
 
 from __future__ import annotations
 
+import pytest
+
 import dagster as dg
 from dagster._core.test_utils import poll_for_finished_run
 
@@ -22,6 +24,8 @@ from curation_pipeline_tests.support.ui_graphql import (
     materializations,
     ui_graphql,
 )
+
+pytestmark = pytest.mark.slow
 
 CHECKS = {rule.name for rule in CHECK_RULES}
 

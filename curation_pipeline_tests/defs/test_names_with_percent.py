@@ -17,6 +17,8 @@ from curation_pipeline.cli.main import main
 from curation_pipeline.service.undo import undo_run
 from curation_pipeline_tests.conftest import NOW, cycle_row, insert, node, run_cycle
 
+pytestmark = pytest.mark.slow
+
 PARAPHRASES = (
     "Customer Dana Reyes prefers email over phone calls.",
     "Customer Dana Reyes prefers email to phone calls.",

@@ -15,6 +15,8 @@ from curation_pipeline_tests.conftest import (
     run_cycle,
 )
 
+pytestmark = pytest.mark.slow
+
 
 def _step_metadata(result, op_name: str) -> dict:
     [event] = [

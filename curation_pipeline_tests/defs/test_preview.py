@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from datetime import timedelta
 
 from curation_pipeline.defs.previews import DRY_RUN_TAG, PREVIEW_JOB_NAME
@@ -15,6 +17,8 @@ from curation_pipeline_tests.conftest import (
     refuse_vector_writes,
     run_cycle,
 )
+
+pytestmark = pytest.mark.slow
 
 VERBOSE = ("Customer Dana Reyes prefers email over phone calls and wants every invoice in EUR. " * 8).strip()
 

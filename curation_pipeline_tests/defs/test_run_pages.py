@@ -3,6 +3,8 @@ the cycle table (across a re-execution), a failure's cause, and previews that sa
 
 from __future__ import annotations
 
+import pytest
+
 import json
 
 import dagster as dg
@@ -24,6 +26,8 @@ from curation_pipeline_tests.support.ui_graphql import (
     run_events,
     ui_graphql,
 )
+
+pytestmark = pytest.mark.slow
 
 # The second says the first's fact and one more: the keeper's text changes, and step 4 has to
 # embed it again (which a fault can refuse).

@@ -5,6 +5,8 @@ test (the retention takes any age; the command line and the schedule take it in 
 
 from __future__ import annotations
 
+import pytest
+
 import time
 from datetime import UTC, datetime
 
@@ -17,6 +19,8 @@ from curation_pipeline.defs.run_retention import prune_run_history
 from curation_pipeline.service.undo import undo_run
 from curation_pipeline_tests.conftest import fetch_node, insert, node, refuse_vector_writes, run_cycle
 from curation_pipeline_tests.support.ui_graphql import ui_graphql
+
+pytestmark = pytest.mark.slow
 
 RUN_OR_ERROR = "query Run($runId: ID!) { pipelineRunOrError(runId: $runId) { __typename ... on RunNotFoundError { message } } }"
 

@@ -6,6 +6,8 @@ which the daemon then acts on; so the shipped `run_retries` section is tested on
 
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 import dagster as dg
@@ -16,6 +18,8 @@ from dagster._core.definitions.reconstruct import ReconstructableRepository
 from curation_pipeline.core.partition_keys import partition_key
 from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline_tests.conftest import insert, node, refuse_vector_writes
+
+pytestmark = pytest.mark.slow
 
 SHIPPED = Path(__file__).resolve().parents[2] / "curation_pipeline" / "instance" / "dagster.yaml"
 WILL_RETRY = "dagster/will_retry"

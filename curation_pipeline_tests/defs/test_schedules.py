@@ -25,6 +25,8 @@ from curation_pipeline_tests.support.trigger_fixtures import (
     trigger_settings,
 )
 
+pytestmark = pytest.mark.slow
+
 
 def tick(instance, settings=None, *, store=None, now=None):
     schedule = build_curation_schedule(settings or trigger_settings())

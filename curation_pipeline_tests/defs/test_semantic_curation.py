@@ -17,6 +17,8 @@ from curation_pipeline_tests.conftest import (
     run_cycle,
 )
 
+pytestmark = pytest.mark.slow
+
 MINILM = "sentence-transformers:sentence-transformers/all-MiniLM-L6-v2"
 SEMANTIC = {"resources": {"embedder": {"config": {"provider": "sentence-transformers",
                                                   "model": "all-MiniLM-L6-v2"}}}}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from datetime import UTC, datetime, timedelta
 
 import dagster as dg
@@ -19,6 +21,8 @@ from curation_pipeline_tests.support.trigger_fixtures import (
     set_activity,
     trigger_settings,
 )
+
+pytestmark = pytest.mark.slow
 
 
 def ago(**delta):

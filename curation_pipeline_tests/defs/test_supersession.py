@@ -15,6 +15,8 @@ from curation_pipeline_tests.conftest import NOW, cycle_row, fetch_node, insert,
 from curation_pipeline_tests.defs.test_llm_job import LLM_VARIABLES
 from curation_pipeline_tests.support.llm_stub import StubLLMServer, answer, faithful, purpose, user_message
 
+pytestmark = pytest.mark.slow
+
 OLD = "The office printer for the Kestrel team is on floor 3."
 NEW = "The office printer for the Kestrel team is on floor 5."
 

@@ -137,6 +137,7 @@ def _blocked_on_a_lock(db) -> bool:
     ).fetchone()[0] > 0
 
 
+@pytest.mark.slow  # runs the job
 def test_a_run_that_merges_an_imports_target_while_it_writes_leaves_no_broken_chain(
         db, database_url, instance, tmp_path):
     import threading

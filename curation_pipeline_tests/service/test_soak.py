@@ -24,6 +24,8 @@ from curation_pipeline_tests.support.step_faults import (
     uninstall_step_pause,
 )
 
+pytestmark = pytest.mark.slow
+
 DEFAULT_ACTIONS = 40  # a few minutes on a shared 2-core machine
 
 

@@ -8,6 +8,8 @@ from curation_pipeline.service.undo import NothingToUndoError, undo_run
 from curation_pipeline.store.database import open_connection
 from curation_pipeline_tests.conftest import fetch_node, insert, node, run_cycle
 
+pytestmark = pytest.mark.slow
+
 # Near-duplicates whose second says one thing more: the merge rewrites the keeper's text (a
 # restatement that adds nothing would leave it as it is).
 PARAPHRASES = (

@@ -11,6 +11,8 @@ import pytest
 from curation_pipeline.service.undo import undo_run
 from curation_pipeline_tests.conftest import NOW, insert, node, run_cycle
 
+pytestmark = pytest.mark.slow
+
 WORDS = ("invoice", "Dana", "Reyes", "email", "Slack", "renewal", "contract", "Globex", "SSO",
          "Okta", "2025-03-01", "EUR", "webhook", "retries", "pilot", "churn", "Friday", "region",
          "eu-central-1", "API", "v3", "export", "CSV", "budget", "Q2", "roadmap")

@@ -6,6 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow  # runs the CLI in subprocesses on a fresh home
+
 PARTITIONS = ("acme:one", "acme:two", "globex:three")
 
 
