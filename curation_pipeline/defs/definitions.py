@@ -18,7 +18,7 @@ from curation_pipeline.config.settings import check_all_settings
 # nothing) instead of failing runs halfway.
 check_all_settings()
 
-from curation_pipeline.config.triggers import TriggerSettings  # noqa: E402 - after the check
+from curation_pipeline.config.triggers import TriggerSettings
 from curation_pipeline.defs.assets import memory_namespace
 from curation_pipeline.defs.health_checks import memory_namespace_health
 from curation_pipeline.defs.job import curate_namespace, preview_namespace

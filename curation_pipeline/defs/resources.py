@@ -52,7 +52,7 @@ class MemoryStore(dg.ConfigurableResource):
     _session: NamespaceSession | None = PrivateAttr(default=None)
 
     @contextmanager
-    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["MemoryStore"]:
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator[MemoryStore]:
         run = context.run
         preview = run is not None and is_preview(run)
         if run is not None and wants_preview(run) and not preview:

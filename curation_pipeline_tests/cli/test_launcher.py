@@ -6,9 +6,8 @@ is the one that says so.
 
 from __future__ import annotations
 
-import pytest
-
 import dagster as dg
+import pytest
 from dagster._core.storage.tags import PARTITION_SET_TAG, REPOSITORY_LABEL_TAG
 
 from curation_pipeline.cli.launcher import LOCATION_NAME, code_location_workspace

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 from datetime import UTC, datetime, timedelta
 
 import dagster as dg
+import pytest
 from dagster._core.storage.runs.schema import RunsTable
 
 from curation_pipeline.cli.main import main

@@ -3,9 +3,9 @@ carry, however an agent wrote it; export names every row it cannot carry."""
 
 from __future__ import annotations
 
-import pytest
-
 import uuid
+
+import pytest
 
 from curation_pipeline.cli.main import main
 

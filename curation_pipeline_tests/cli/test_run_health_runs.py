@@ -4,12 +4,11 @@ check; previews stay off curate_namespace's partition status in the UI."""
 
 from __future__ import annotations
 
-import pytest
-
 import re
 import uuid
 
 import dagster as dg
+import pytest
 
 from curation_pipeline.cli.main import main
 from curation_pipeline.core.health import HEALTH_FIELDS

@@ -55,7 +55,7 @@ def test_libpq_messages_about_a_url_lose_every_fragment_of_its_password():
     "dsn",
     [
         f"postgresql://app:{SECRET}@127.0.0.1:1/memories",
-        f"postgresql://app:s3cr3t@Pa55@127.0.0.1:1/memories",
+        "postgresql://app:s3cr3t@Pa55@127.0.0.1:1/memories",
         f"postgresql://app@127.0.0.1:1/memories?password={SECRET}&connect_timeout=2",
         f"host=127.0.0.1 port=1 user=app password={SECRET} dbname=memories",
         f"host=127.0.0.1 port=1 user=app password='{SECRET} with space' dbname=memories",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -326,12 +327,12 @@ def test_a_cjk_summary_is_aligned_character_by_character():
 def test_the_offline_merge_of_every_demo_duplicate_is_an_answer_the_guard_accepts():
     # The offline merge keeps every sentence as written: if the guard refused it, it would refuse
     # the most faithful answer a model can give.
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from curation_pipeline.core.steps.consolidate import offline_merge
     from curation_pipeline.demo.corpus import build_seed_corpus
 
-    corpus = build_seed_corpus(now=datetime(2025, 7, 1, tzinfo=timezone.utc), seed=7)
+    corpus = build_seed_corpus(now=datetime(2025, 7, 1, tzinfo=UTC), seed=7)
     texts = {node["id"]: node["pointer_summary"] for node in corpus.nodes}
     pairs = [(texts[a], texts[b]) for group in corpus.duplicate_groups for a in group for b in group if a != b]
     assert len(pairs) >= 20

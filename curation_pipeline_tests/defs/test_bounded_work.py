@@ -6,11 +6,10 @@ namespace and two 10 MB memories)."""
 
 from __future__ import annotations
 
-import pytest
-
 from datetime import timedelta
 
 import numpy as np
+import pytest
 
 from curation_pipeline.clients.embedders.lexical import LexicalEmbedder
 from curation_pipeline.core.steps.graph_sync import VERTEX_SUMMARY_CHARS

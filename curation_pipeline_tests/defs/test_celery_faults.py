@@ -9,13 +9,12 @@ checked in seconds.
 
 from __future__ import annotations
 
-import pytest
-
 import time
 import uuid
 from datetime import UTC, datetime
 
 import dagster as dg
+import pytest
 
 from curation_pipeline.cli.launcher import code_location_workspace, launch_partition_runs
 from curation_pipeline.core.partition_keys import partition_key

@@ -54,7 +54,7 @@ def test_cycles_over_the_seed_corpus_keep_every_invariant(db, instance):
         for tenant_id, namespace in namespaces:
             result = run_cycle(instance, tenant_id, namespace)
             assert result.success, (tenant_id, namespace)
-            for step, counts in cycle_row(db, result.run_id)["steps"].items():
+            for _step, counts in cycle_row(db, result.run_id)["steps"].items():
                 for key in ("signals_created", "pairs_merged", "summarized", "embedded",
                             "marked_stale", "vertices_created"):
                     step_totals[key] = step_totals.get(key, 0) + counts.get(key, 0)

@@ -11,8 +11,6 @@ Every wait is bounded; the daemon runs in its own process group and is stopped w
 
 from __future__ import annotations
 
-import pytest
-
 import json
 import os
 import signal
@@ -24,6 +22,7 @@ from datetime import UTC, datetime
 
 import dagster as dg
 import psutil
+import pytest
 
 from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.partition_keys import partition_key

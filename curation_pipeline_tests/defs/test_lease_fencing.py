@@ -3,9 +3,9 @@ namespace over is the only one whose changes land from then on (store/locking.py
 
 from __future__ import annotations
 
-import pytest
-
 from datetime import timedelta
+
+import pytest
 
 import curation_pipeline.defs.ops
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME

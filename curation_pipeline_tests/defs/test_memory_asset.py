@@ -3,9 +3,8 @@ materialization per cycle and partition with the namespace's health, and its che
 
 from __future__ import annotations
 
-import pytest
-
 import dagster as dg
+import pytest
 from dagster._core.test_utils import poll_for_finished_run
 
 from curation_pipeline.core.health import HEALTH_KEYS

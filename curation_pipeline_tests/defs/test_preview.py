@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from datetime import timedelta
+
+import pytest
 
 from curation_pipeline.defs.previews import DRY_RUN_TAG, PREVIEW_JOB_NAME
 from curation_pipeline.store.activity import preview_metadata

@@ -3,11 +3,10 @@ the cycle table (across a re-execution), a failure's cause, and previews that sa
 
 from __future__ import annotations
 
-import pytest
-
 import json
 
 import dagster as dg
+import pytest
 from dagster._core.definitions.reconstruct import ReconstructableRepository
 
 from curation_pipeline.core.partition_keys import partition_key

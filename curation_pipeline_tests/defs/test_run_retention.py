@@ -5,12 +5,11 @@ test (the retention takes any age; the command line and the schedule take it in 
 
 from __future__ import annotations
 
-import pytest
-
 import time
 from datetime import UTC, datetime
 
 import dagster as dg
+import pytest
 from dagster._core.definitions.reconstruct import ReconstructableRepository
 
 from curation_pipeline.core.partition_keys import partition_key

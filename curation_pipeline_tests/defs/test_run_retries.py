@@ -6,14 +6,13 @@ which the daemon then acts on; so the shipped `run_retries` section is tested on
 
 from __future__ import annotations
 
-import pytest
-
 from pathlib import Path
 
 import dagster as dg
+import pytest
 import yaml
-from dagster._core.events import JobFailureData, RunFailureReason
 from dagster._core.definitions.reconstruct import ReconstructableRepository
+from dagster._core.events import JobFailureData, RunFailureReason
 
 from curation_pipeline.core.partition_keys import partition_key
 from curation_pipeline.defs.job import JOB_NAME

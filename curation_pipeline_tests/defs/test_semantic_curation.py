@@ -134,7 +134,7 @@ def test_associations_link_similar_memories_once_and_never_across_namespaces(db,
 
     edges = _associations(db)
     assert len(edges) == 6
-    for tenant, namespace, source_text, target_text, similarity, model in edges:
+    for _tenant, _namespace, source_text, target_text, similarity, model in edges:
         assert {source_text, target_text} in [set(pair) for pair in ASSOCIATED]
         assert 0.80 < similarity <= 0.92 and model == MINILM
     # Every edge joins two nodes of its own tenant and namespace.

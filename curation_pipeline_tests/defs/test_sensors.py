@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 from datetime import UTC, datetime, timedelta
 
 import dagster as dg
+import pytest
 
 from curation_pipeline.core.partition_keys import partition_key
 from curation_pipeline.defs.definitions import defs

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from urllib.parse import urlsplit
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 import pytest
 from psycopg import sql

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import polars as pl
@@ -12,6 +12,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from curation_pipeline.core.coverage import KeptText, clauses_of
 from curation_pipeline.core.steps.consolidate import (
     CONSOLIDATION_SCHEMA,
     choose_keeper,
@@ -21,16 +22,14 @@ from curation_pipeline.core.steps.consolidate import (
     plan_consolidation,
     select_disjoint_pairs,
 )
-from curation_pipeline.core.coverage import KeptText, clauses_of
 from curation_pipeline.core.steps.similarity import PAIR_SCHEMA, find_similar_pairs
 from curation_pipeline.core.text import (
     has_merge_marker,
-    normalise_sentence,
     split_sentences,
     strip_merge_markers,
 )
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 
 def angle_vectors(*angles: float) -> np.ndarray:
@@ -549,7 +548,7 @@ def test_vectors_of_different_embedding_models_are_never_compared():
             "pinned": [False] * 3,
             "confidence": ["default"] * 3,
             "recall_count": [1, 1, 1],
-            "created_at": [datetime(2026, 1, 1, tzinfo=timezone.utc)] * 3,
+            "created_at": [datetime(2026, 1, 1, tzinfo=UTC)] * 3,
         }
     )
     vectors = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
@@ -598,7 +597,7 @@ def test_a_pass_reports_the_mergeable_pairs_it_left_for_later():
             "pinned": [False] * 4,
             "confidence": ["default"] * 4,
             "recall_count": [1] * 4,
-            "created_at": [datetime(2026, 1, 1, tzinfo=timezone.utc)] * 4,
+            "created_at": [datetime(2026, 1, 1, tzinfo=UTC)] * 4,
         }
     )
     vectors = np.array([[1, 0], [1, 0.01], [0, 1], [0.01, 1]], dtype=np.float32)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import polars as pl
 import pytest
@@ -12,7 +12,7 @@ from curation_pipeline.core.steps.stale_confidence import (
     plan_stale_confidence,
 )
 
-NOW = datetime(2024, 6, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
 CUTOFF = NOW - timedelta(days=30)
 OLD = NOW - timedelta(days=90)
 
