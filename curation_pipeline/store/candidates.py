@@ -2,7 +2,7 @@
 incremental steps: store/passes.py).
 
 SQL narrows the rows to plausible candidates so a step reads what it may act on, not the whole
-namespace; the pure planners in `curation_pipeline.steps` own the actual rules. Every frame
+namespace; the pure planners in `curation_pipeline.core.steps` own the actual rules. Every frame
 carries `row_version`, which the apply side uses to leave rows an agent changed meanwhile.
 """
 

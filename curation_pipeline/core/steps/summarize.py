@@ -4,9 +4,11 @@ A memory is verbose when its text is longer than ``min_chars`` and it is either 
 recalled or carries ``[merged: ...]`` artifacts of earlier merges. Pinned memories are never
 rewritten. The store replaces the text and sets the embedding NULL (step 4 re-embeds it).
 
-Two summary paths exist: an LLM (added beside this module, answer <= 500 chars, rejected if it
-drops facts) and the offline fallback here, :func:`offline_summary`, which truncates at a word
-boundary. The plan carries the offline summary; the LLM path may replace it.
+Two summary paths exist. Without the LLM, the plan's summary is :func:`offline_summary`, the
+text cut at a word boundary (the whole text stays in the node's revision). With the LLM path on
+(service/llm_rewrite.rewrite_summaries: an answer of at most CURATOR_LLM_SUMMARY_CHARS, checked by
+core/fact_guard.py), only the rows whose LLM summary the guard accepted are rewritten; the
+others keep their text, and are counted with the guard's reason.
 """
 
 from __future__ import annotations
