@@ -35,6 +35,12 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _default_sigint() -> None:
+    """What a terminal gives a command, whatever this test session inherited (a suite started
+    with `pytest &` from a script has SIGINT ignored, and its children with it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _wait_until_serving(ui: subprocess.Popen, port: int) -> list[psutil.Process]:
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
@@ -68,7 +74,7 @@ def test_ui_serves_webserver_and_daemon_and_stops_without_orphans(
     ui = subprocess.Popen(
         [sys.executable, "-m", "curation_pipeline.cli.main", "ui", "--port", str(port)],
         env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        preexec_fn=_ignore_sigint if started_with_sigint_ignored else None,
+        preexec_fn=_ignore_sigint if started_with_sigint_ignored else _default_sigint,
     )
     try:
         started = _wait_until_serving(ui, port)
