@@ -155,7 +155,7 @@ COUNT_ORDER = {
     "consolidate_duplicates": ("pairs_merged", "superseded", "nodes_archived", "keepers_rewritten", "repointed",
                                "omitted_sentences", "updates_partial", "updates_held", "judged",
                                "judge_same", "judge_update", "judge_related", "judge_distinct",
-                               "judge_updates_refused", "judge_no_verdict", "pairs_left_over",
+                               "judge_updates_refused", "judge_same_refused", "judge_no_verdict", "pairs_left_over",
                                "archive_allowance", "pass", "pairs_compared", "nodes_compared",
                                "focus_nodes", "skipped_concurrent"),
     "summarize_verbose": ("summarized", "candidates", "skipped_concurrent"),

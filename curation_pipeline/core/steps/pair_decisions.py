@@ -16,8 +16,10 @@ pair once:
    LLM on, the pair goes to the judge**
    (at most `judge_cap` pairs a cycle), whose verdict the service applies afterwards
    (`apply_verdicts`): "same" merges, "update" supersedes, "related" and "distinct" change no
-   memory (step 6b links "related" pairs). A look-alike pair (supersession.LOOK_ALIKE: the same
-   kind of statement about two things) is never merged offline, but in the band it is judged.
+   memory (step 6b links "related" pairs). The texts must bear a verdict out: a look-alike pair
+   (supersession.LOOK_ALIKE: the same kind of statement about two things) is judged in the band,
+   but the judge can only link it, never merge or supersede it; "same" for two texts that each
+   name a fact the other lacks is refused too.
 
 A node takes part in at most one decision per cycle (no transitive merges, no chains of
 supersessions within a cycle): pairs are taken most similar first, and a pair one of whose
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from curation_pipeline.core.coverage import Semantic
+from curation_pipeline.core.fact_tokens import missing_facts
 from curation_pipeline.core.steps.consolidate import (
     CONSOLIDATION_SCHEMA,
     ConsolidationPass,
@@ -133,7 +136,7 @@ def decide_pairs(
             partial += 1
             continue
         if check is not None and check.verdict == LOOK_ALIKE and not (judge_it and similarity <= merge_threshold):
-            look_alikes += 1  # never merged offline; the judge may still call it the same or an update
+            look_alikes += 1  # never merged; in the band the judge's verdict is checked (apply_verdicts)
             continue
         if similarity > merge_threshold:
             merge_pairs.append(pair)  # the merge rules (pinned, cap, disjoint) decide below
@@ -175,6 +178,7 @@ class Verdicts:
     supersessions: pl.DataFrame  # SUPERSESSION_SCHEMA, method JUDGE
     merges: pl.DataFrame  # CONSOLIDATION_SCHEMA
     refused_updates: int  # "update" verdicts the texts give no reason for: linked, not superseded
+    refused_same: int = 0  # "same" verdicts for texts that name different things: not merged
 
 
 def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tuple[str, str], str], *,
@@ -182,30 +186,43 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
                    semantic: Semantic | None = None) -> Verdicts:
     """Turn the judge's verdicts ((older_id, newer_id) -> verdict) into decisions.
 
-    "update" is guarded: taken only when a clause of each shares its frame with the other's and
-    a value or the polarity differs (supersession.shares_subject_with_change), the texts are no
-    partial update, and the older is not pinned; which one is current comes from `created_at`,
-    never from the model. "same" merges by the merge rules (the pinned rule, the cap).
+    A verdict is a proposal the texts must bear out; the model never decides alone:
+    - "update" is taken only when a clause of each shares its frame with the other's and a value
+      or the polarity differs (supersession.shares_subject_with_change), the pair is no partial
+      update and no look-alike (supersession.compare_versions: "The Seville office closes at
+      18:00." is no older "The Bilbao office closes at 19:00.", nor a read timeout an older
+      connect timeout), and the older is not pinned; which one is current comes from
+      `created_at`. When the words cannot tell another attribute from a new value ("is blocked
+      on ..." / "is unblocked"), the pair is linked, not superseded: when unsure, nothing is;
+    - "same" merges by the merge rules (the pinned rule, the cap), unless the pair is a
+      look-alike ("Summit Roofing wants invoices in PDF." is not "Summit Plumbing ...") or each
+      text names a fact (a number, date, name, identifier, address) the other lacks: two
+      things, or two values.
     """
     pinned = dict(zip(nodes["id"].to_list(), nodes["pinned"].to_list()))
-    superseded, same, refused = [], [], 0
+    superseded, same, refused, refused_same = [], [], 0, 0
     for row in judged.iter_rows(named=True):
         verdict = verdicts.get((row["older_id"], row["newer_id"]))
+        if verdict not in (UPDATE_VERDICT, SAME):
+            continue
+        older_text, newer_text = row["older_text"] or "", row["newer_text"] or ""
+        check = compare_versions(older_text, newer_text, semantic)
         if verdict == UPDATE_VERDICT:
-            check = compare_versions(row["older_text"] or "", row["newer_text"] or "", semantic)
-            if (shares_subject_with_change(row["older_text"] or "", row["newer_text"] or "")
-                    and check.verdict != PARTIAL and pinned.get(row["older_id"]) is False
-                    and len(superseded) < supersede_cap):
+            if (check.verdict not in (PARTIAL, LOOK_ALIKE) and shares_subject_with_change(older_text, newer_text)
+                    and pinned.get(row["older_id"]) is False and len(superseded) < supersede_cap):
                 superseded.append(supersession_row(
                     {"id": row["older_id"]}, {"id": row["newer_id"], "created_at": row["newer_created_at"]},
                     row["similarity"], JUDGE, [u.record() for u in check.updates]))
             else:
                 refused += 1
-        elif verdict == SAME:
+        elif check.verdict == LOOK_ALIKE or (missing_facts([older_text], newer_text)
+                                             and missing_facts([newer_text], older_text)):
+            refused_same += 1
+        else:
             same.append(row)
     row_of = {node_id: n for n, node_id in enumerate(nodes["id"].to_list())}
     frame = pl.DataFrame({"i": [row_of[r["older_id"]] for r in same], "j": [row_of[r["newer_id"]] for r in same],
                           "similarity": [r["similarity"] for r in same]}, schema=PAIR_SCHEMA)
     merges = select_merges(nodes, frame, cap=merge_cap, max_chars=max_chars, semantic=semantic).plan if same \
         else pl.DataFrame(schema=CONSOLIDATION_SCHEMA)
-    return Verdicts(pl.DataFrame(superseded, schema=SUPERSESSION_SCHEMA), merges, refused)
+    return Verdicts(pl.DataFrame(superseded, schema=SUPERSESSION_SCHEMA), merges, refused, refused_same)

@@ -89,7 +89,8 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
         planned.merges, llm_counts = rewrite_merges(client, merges, nodes, max_chars=config.max_chars,
                                                     semantic=semantic, tally=tally)
         planned.verdict_rows = _verdict_rows(decisions.to_judge, verdicts, nodes, outcome, planned.merges)
-        planned.counts = {**judge_counts, "judge_updates_refused": outcome.refused_updates, **llm_counts}
+        planned.counts = {**judge_counts, "judge_updates_refused": outcome.refused_updates,
+                          "judge_same_refused": outcome.refused_same, **llm_counts}
 
     def decide(planned: _Planned) -> _Planned:
         if planned.search is None:
