@@ -307,6 +307,28 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     return VersionCheck(PARTIAL if left else UPDATE, updates, left)
 
 
+def frames_apart(older: str, newer: str) -> bool:
+    """Whether a clause of each text says the same kind of thing (half of the smaller frame in
+    common) while each has a frame word the other lacks: "The Kodiak staging cluster runs
+    Postgres 16." / "The Kodiak analytics cluster runs Postgres 15.", a read timeout and a
+    connect timeout, the export for Cedar Bank and for Maple Bank. Such texts speak of two things
+    or two attributes, so neither can be the other's new value, whatever a judge says. A reworded
+    update changes words on one side only, or words of change ("The launch date is 2026-05-05." /
+    "The launch was pushed to 2026-05-19."), which frames leave out."""
+    newer_shapes = [shape(p) for s in text_clauses(newer) for p in s.pieces() if p.keys]
+    for sentence in text_clauses(older):
+        for clause in _claims(sentence):
+            if not clause.keys:
+                continue
+            old = shape(clause)
+            for new in newer_shapes:
+                shared = old.identity & new.identity
+                if (shared and 2 * len(shared) >= min(len(old.identity), len(new.identity))
+                        and old.identity - new.identity and new.identity - old.identity):
+                    return True
+    return False
+
+
 def shares_subject_with_change(older: str, newer: str) -> bool:
     """The judge's "update" verdict is taken only when the texts give it a reason: a clause of
     each with overlapping frames (half of the smaller one) that differ in a value or polarity."""

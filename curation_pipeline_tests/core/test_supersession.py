@@ -135,8 +135,8 @@ def test_in_the_band_pairs_go_to_the_judge_when_the_llm_is_on():
 
 def test_the_judges_verdicts_become_merges_and_guarded_supersessions():
     nodes = _nodes(("a", "Dana prefers email.", 30), ("b", "Dana would rather be contacted by email.", 2),
-                   ("c", "The office manager in Bristol is Julie Porter.", 40),
-                   ("d", "Tom Ridley is the new office manager in Bristol.", 3),
+                   ("c", "The Quasar production database is hosted in us-east-1.", 40),
+                   ("d", "The Quasar production database was migrated to eu-west-1.", 3),
                    ("e", "Dana likes tea.", 40), ("f", "The deploy runs on Fridays.", 3))
     judged = _decide(nodes, _pairs((0, 1, 0.85), (2, 3, 0.8), (4, 5, 0.78)), judge_cap=5).to_judge
     verdicts = {("a", "b"): "same", ("c", "d"): "update", ("e", "f"): "update"}
@@ -146,12 +146,15 @@ def test_the_judges_verdicts_become_merges_and_guarded_supersessions():
     assert outcome.refused_updates == 1  # "Dana likes tea" -> "The deploy runs on Fridays": no reason given
 
 
-def test_when_the_words_cannot_tell_a_new_value_from_another_attribute_the_judge_is_not_followed():
+def test_a_reworded_update_the_offline_rules_call_a_look_alike_is_taken_from_the_judge():
     nodes = _nodes(("c", "The Riverside Clinic integration is blocked on their firewall change.", 40),
-                   ("d", "The Riverside Clinic integration is unblocked and live.", 3))
-    judged = _decide(nodes, _pairs((0, 1, 0.8)), judge_cap=5).to_judge
-    outcome = apply_verdicts(nodes, judged, {("c", "d"): "update"}, merge_cap=5, supersede_cap=5, max_chars=2000)
-    assert outcome.supersessions.is_empty() and outcome.refused_updates == 1  # linked: when unsure, nothing is
+                   ("d", "The Riverside Clinic integration is unblocked and live.", 3),
+                   ("e", "The Pilgrim v2 launch date is 2026-05-05.", 40),
+                   ("f", "The Pilgrim v2 launch was pushed to 2026-05-19.", 3))
+    judged = _decide(nodes, _pairs((0, 1, 0.8), (2, 3, 0.85)), judge_cap=5).to_judge
+    outcome = apply_verdicts(nodes, judged, {("c", "d"): "update", ("e", "f"): "update"},
+                             merge_cap=5, supersede_cap=5, max_chars=2000)
+    assert sorted(outcome.supersessions.select("older_id", "newer_id").rows()) == [("c", "d"), ("e", "f")]
 
 
 def test_a_judge_that_calls_look_alikes_the_same_or_an_update_is_overruled_by_the_texts():
@@ -161,11 +164,14 @@ def test_a_judge_that_calls_look_alikes_the_same_or_an_update_is_overruled_by_th
                    ("e", "Tomás Herrera's phone number is +34 600 555 014.", 40),
                    ("f", "Lucía Herrera's phone number is +34 600 555 087.", 3),
                    ("g", "The Kodiak staging cluster runs Postgres 16.", 40),
-                   ("h", "The Kodiak analytics cluster runs Postgres 15.", 3))
-    pairs = _pairs((0, 1, 0.85), (2, 3, 0.84), (4, 5, 0.83), (6, 7, 0.82))
+                   ("h", "The Kodiak analytics cluster runs Postgres 15.", 3),
+                   ("i", "Brightwater Logistics pays its invoices by bank transfer, not by card.", 40),
+                   ("j", "Brightwater Logistics settles invoices via bank transfer rather than card.", 3))
+    pairs = _pairs((0, 1, 0.85), (2, 3, 0.84), (4, 5, 0.83), (6, 7, 0.82), (8, 9, 0.81))
     judged = _decide(nodes, pairs, judge_cap=5).to_judge
-    assert judged.height == 4  # judged in the band: the judge may still link them
-    verdicts = {("a", "b"): "same", ("c", "d"): "update", ("e", "f"): "same", ("g", "h"): "update"}
+    assert judged.height == 5  # judged in the band: the judge may still link them
+    verdicts = {("a", "b"): "same", ("c", "d"): "update", ("e", "f"): "same", ("g", "h"): "update",
+                ("i", "j"): "update"}  # a restatement: "not by card" / "rather than card"
     outcome = apply_verdicts(nodes, judged, verdicts, merge_cap=5, supersede_cap=5, max_chars=2000)
     assert outcome.merges.is_empty() and outcome.supersessions.is_empty()
-    assert (outcome.refused_same, outcome.refused_updates) == (2, 2)
+    assert (outcome.refused_same, outcome.refused_updates) == (2, 3)

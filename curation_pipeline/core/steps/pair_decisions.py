@@ -18,8 +18,8 @@ pair once:
    (`apply_verdicts`): "same" merges, "update" supersedes, "related" and "distinct" change no
    memory (step 6b links "related" pairs). The texts must bear a verdict out: a look-alike pair
    (supersession.LOOK_ALIKE: the same kind of statement about two things) is judged in the band,
-   but the judge can only link it, never merge or supersede it; "same" for two texts that each
-   name a fact the other lacks is refused too.
+   and its verdict is taken only where the words allow it (apply_verdicts): never "same" for two
+   texts that each name a fact the other lacks, never "update" for two that speak of two things.
 
 A node takes part in at most one decision per cycle (no transitive merges, no chains of
 supersessions within a cycle): pairs are taken most similar first, and a pair one of whose
@@ -47,6 +47,7 @@ from curation_pipeline.core.supersession import (
     PARTIAL,
     UPDATE,
     compare_versions,
+    frames_apart,
     shares_subject_with_change,
 )
 
@@ -188,16 +189,14 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
 
     A verdict is a proposal the texts must bear out; the model never decides alone:
     - "update" is taken only when a clause of each shares its frame with the other's and a value
-      or the polarity differs (supersession.shares_subject_with_change), the pair is no partial
-      update and no look-alike (supersession.compare_versions: "The Seville office closes at
+      or the polarity differs (supersession.shares_subject_with_change), the texts do not speak
+      of two things or two attributes (supersession.frames_apart: "The Seville office closes at
       18:00." is no older "The Bilbao office closes at 19:00.", nor a read timeout an older
-      connect timeout), and the older is not pinned; which one is current comes from
-      `created_at`. When the words cannot tell another attribute from a new value ("is blocked
-      on ..." / "is unblocked"), the pair is linked, not superseded: when unsure, nothing is;
-    - "same" merges by the merge rules (the pinned rule, the cap), unless the pair is a
-      look-alike ("Summit Roofing wants invoices in PDF." is not "Summit Plumbing ...") or each
-      text names a fact (a number, date, name, identifier, address) the other lacks: two
-      things, or two values.
+      connect timeout), the pair is no partial update, and the older is not pinned; which one
+      is current comes from `created_at`;
+    - "same" merges by the merge rules (the pinned rule, the cap), unless each text names a fact
+      (a number, date, name, identifier, address) the other lacks: "Summit Roofing wants
+      invoices in PDF." is not "Summit Plumbing ...", nor a badge number 4471 a desk number 212.
     """
     pinned = dict(zip(nodes["id"].to_list(), nodes["pinned"].to_list()))
     superseded, same, refused, refused_same = [], [], 0, 0
@@ -208,15 +207,15 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
         older_text, newer_text = row["older_text"] or "", row["newer_text"] or ""
         check = compare_versions(older_text, newer_text, semantic)
         if verdict == UPDATE_VERDICT:
-            if (check.verdict not in (PARTIAL, LOOK_ALIKE) and shares_subject_with_change(older_text, newer_text)
+            if (check.verdict != PARTIAL and shares_subject_with_change(older_text, newer_text)
+                    and not frames_apart(older_text, newer_text)
                     and pinned.get(row["older_id"]) is False and len(superseded) < supersede_cap):
                 superseded.append(supersession_row(
                     {"id": row["older_id"]}, {"id": row["newer_id"], "created_at": row["newer_created_at"]},
                     row["similarity"], JUDGE, [u.record() for u in check.updates]))
             else:
                 refused += 1
-        elif check.verdict == LOOK_ALIKE or (missing_facts([older_text], newer_text)
-                                             and missing_facts([newer_text], older_text)):
+        elif missing_facts([older_text], newer_text) and missing_facts([newer_text], older_text):
             refused_same += 1
         else:
             same.append(row)
