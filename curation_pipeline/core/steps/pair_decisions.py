@@ -172,6 +172,16 @@ def _merges(nodes: pl.DataFrame, pairs: list[dict], taken: set[str], *, cap: int
     return select_merges(nodes, frame, cap=cap, max_chars=max_chars, semantic=semantic)
 
 
+def _renamed_with_values(older: str, newer: str) -> bool:
+    """Whether a name or code was replaced together with a fact of another kind ("The Tessellate
+    iOS app requires iOS 16 or later." / "... Android app requires Android 10 or later."):
+    another thing described alike, not a new value (supersession's rule for its own updates)."""
+    gone = {kind for kind, _ in missing_facts([older], newer)}
+    came = {kind for kind, _ in missing_facts([newer], older)}
+    replaced = gone & came
+    return len(replaced) > 1 and bool(replaced & {"name", "identifier"})
+
+
 @dataclass(frozen=True)
 class Verdicts:
     """What the judge's verdicts come to: more merges and supersessions, and what was refused."""
@@ -192,8 +202,9 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
       or the polarity differs (supersession.shares_subject_with_change), the texts do not speak
       of two things or two attributes (supersession.frames_apart: "The Seville office closes at
       18:00." is no older "The Bilbao office closes at 19:00.", nor a read timeout an older
-      connect timeout), the pair is no partial update, and the older is not pinned; which one
-      is current comes from `created_at`;
+      connect timeout), no name or code was replaced together with another kind of fact (the
+      iOS app needing iOS 16, the Android app Android 10), the pair is no partial update, and the
+      older is not pinned; which one is current comes from `created_at`;
     - "same" merges by the merge rules (the pinned rule, the cap), unless each text names a fact
       (a number, date, name, identifier, address) the other lacks: "Summit Roofing wants
       invoices in PDF." is not "Summit Plumbing ...", nor a badge number 4471 a desk number 212.
@@ -208,7 +219,7 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
         check = compare_versions(older_text, newer_text, semantic)
         if verdict == UPDATE_VERDICT:
             if (check.verdict != PARTIAL and shares_subject_with_change(older_text, newer_text)
-                    and not frames_apart(older_text, newer_text)
+                    and not frames_apart(older_text, newer_text) and not _renamed_with_values(older_text, newer_text)
                     and pinned.get(row["older_id"]) is False and len(superseded) < supersede_cap):
                 superseded.append(supersession_row(
                     {"id": row["older_id"]}, {"id": row["newer_id"], "created_at": row["newer_created_at"]},
