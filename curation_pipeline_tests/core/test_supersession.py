@@ -170,7 +170,7 @@ def test_a_judge_that_calls_look_alikes_the_same_or_an_update_is_overruled_by_th
                    ("k", "The Tessellate iOS app requires iOS 16 or later.", 40),
                    ("l", "The Tessellate Android app requires Android 10 or later.", 3))
     pairs = _pairs((0, 1, 0.85), (2, 3, 0.84), (4, 5, 0.83), (6, 7, 0.82), (8, 9, 0.81), (10, 11, 0.86))
-    judged = _decide(nodes, pairs, judge_cap=5).to_judge
+    judged = _decide(nodes, pairs, judge_cap=10).to_judge
     assert judged.height == 6  # judged in the band: the judge may still link them
     verdicts = {("a", "b"): "same", ("c", "d"): "update", ("e", "f"): "same", ("g", "h"): "update",
                 ("i", "j"): "update", ("k", "l"): "update"}  # i, j: a restatement ("not by card" / "rather than card")

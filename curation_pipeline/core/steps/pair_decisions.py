@@ -176,10 +176,11 @@ def _renamed_with_values(older: str, newer: str) -> bool:
     """Whether a name or code was replaced together with a fact of another kind ("The Tessellate
     iOS app requires iOS 16 or later." / "... Android app requires Android 10 or later."):
     another thing described alike, not a new value (supersession's rule for its own updates)."""
-    gone = {kind for kind, _ in missing_facts([older], newer)}
-    came = {kind for kind, _ in missing_facts([newer], older)}
-    replaced = gone & came
-    return len(replaced) > 1 and bool(replaced & {"name", "identifier"})
+    def kinds(missing):  # a name may come back as a code: "iOS" is an identifier, "Android" a name
+        return {"naming" if kind in ("name", "identifier") else kind for kind, _ in missing}
+
+    replaced = kinds(missing_facts([older], newer)) & kinds(missing_facts([newer], older))
+    return len(replaced) > 1 and "naming" in replaced
 
 
 @dataclass(frozen=True)
