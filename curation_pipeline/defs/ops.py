@@ -23,6 +23,7 @@ from curation_pipeline.config.op_config import (
     StaleConfidenceConfig,
     SummarizeConfig,
 )
+from curation_pipeline.core.partition_keys import display_key
 from curation_pipeline.core.render.changes import (
     CYCLE_COLUMNS,
     PREVIEW_NOTE,
@@ -99,7 +100,7 @@ def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore,
             preview=session.dry_run,
         )),
     })
-    context.log.info(f"{outcome.step} {session.tenant_id}/{session.namespace}: {outcome.counts}")
+    context.log.info(f"{outcome.step} {display_key(session.tenant_id, session.namespace)}: {outcome.counts}")
 
 
 @dg.failure_hook(required_resource_keys={"memory_store"})

@@ -22,5 +22,5 @@ def discover_partition_keys(settings: Settings) -> tuple[list[str], list[str]]:
         try:
             keys.append(partition_key(tenant_id, namespace))
         except InvalidNameError as error:
-            problems.append(f"skipping {tenant_id!r}/{namespace!r}: {error}")
+            problems.append(f"skipping {tenant_id!r}:{namespace!r}: {error}")
     return keys, problems

@@ -169,7 +169,8 @@ def test_cli_undo_lists_conflicts_and_exits_nonzero(db, curated, capsys):
     assert main(["undo", "--run", curated["run_id"]]) == 1
     captured = capsys.readouterr()
     assert f"left alone: node {curated['ids'][0]} changed since (pointer_summary)" in captured.err
-    assert "acme/support" in captured.out and "undo id: undo-" in captured.out
+    assert "acme:support" in captured.out and "acme/support" not in captured.out
+    assert "undo id: undo-" in captured.out
     assert main(["undo", "--run", "no-such-run"]) == 2
     assert main(["undo", "--run", curated["run_id"], "--namespace", "acme:elsewhere"]) == 2
 
@@ -255,7 +256,7 @@ def test_graph_shows_a_nodes_keeper_and_the_nodes_merged_into_it(db, curated, ca
     keeper, absorbed = curated["ids"][0], curated["ids"][1]
     assert main(["graph", keeper]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"node {keeper} (acme/support, active")
+    assert out.startswith(f"node {keeper} (acme:support, active")
     assert f"merged into it:\n  {absorbed}  {PARAPHRASES[1]}" in out
     assert main(["graph", absorbed]) == 0
     out = capsys.readouterr().out
