@@ -432,19 +432,29 @@ def cmd_graph(args) -> int:
 
 def cmd_undo(args) -> int:
     from curation_pipeline.core.render.tables import undo_table
-    from curation_pipeline.core.render.undo import forced_lines, left_alone_lines
-    from curation_pipeline.service.undo import undo_run
+    from curation_pipeline.core.render.undo import (
+        forced_lines,
+        left_alone_lines,
+        nothing_to_undo,
+        status_line,
+    )
+    from curation_pipeline.service.undo import undo_run, undone_by
     from curation_pipeline.store.database import ensure_database
 
-    reports = undo_run(
-        ensure_database(_settings()), args.run, partition_key=args.namespace, force=args.force
-    )
+    url = ensure_database(_settings())
+    reports = undo_run(url, args.run, partition_key=args.namespace, force=args.force)
+    if all(report.status == "nothing" for report in reports):
+        # Nothing was recorded (no empty undo to list or undo later): say who did it before.
+        print(nothing_to_undo(args.run, undone_by(url, args.run)))
+        return NOTHING_TO_UNDO
+    reports = [report for report in reports if report.status != "nothing"]
     print(undo_table(reports))
     for line in forced_lines(reports):
         print(line)
     left_alone = left_alone_lines(reports)
     for line in left_alone:
         print(line, file=sys.stderr)
+    print(status_line(reports))
     print(f"undo id: {reports[0].undo_id} (undo it with `curation-pipeline undo --run {reports[0].undo_id}`)")
     return 1 if left_alone else 0
 
@@ -594,6 +604,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
             EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError, UnknownNamespaceError)
 
 
+NOTHING_TO_UNDO = 3  # `undo` of a run already undone: nothing done, nothing recorded
 INTERRUPTED = 128 + 2  # what a shell reports for a command stopped by Ctrl-C (SIGINT)
 BROKEN_PIPE = 128 + 13  # ... and for one whose reader went away (SIGPIPE), as `export | head`
 

@@ -111,7 +111,8 @@ def test_a_row_an_agent_changed_since_is_listed_and_left_alone_unless_forced(db,
     db.execute("UPDATE memory_nodes SET recall_count = 42 WHERE id = %s", (curated["ids"][2],))
 
     [report] = undo_run(curated["url"], curated["run_id"])
-    assert report.conflicts == [{"kind": "node", "id": keeper, "changed_since": ["pointer_summary"]}]
+    assert report.conflicts == [{"kind": "node", "id": keeper, "changed_since": ["pointer_summary"],
+                                 "changed_by": []}]  # an agent: no later run
     assert fetch_node(db, keeper)["pointer_summary"] == "Agent rewrote this."
     summarized = fetch_node(db, curated["ids"][2])
     assert summarized["pointer_summary"] == VERBOSE and summarized["recall_count"] == 42

@@ -148,9 +148,9 @@ def undo_table(reports: Sequence) -> str:
     """One line per namespace an undo touched (`forced`: rows restored over a change since;
     `held`: rows left alone because restoring them would strand a merged node's text)."""
     return _table(
-        ["namespace", "restored", "forced", "already", "conflicts", "held", "signals", "vertices", "edges"],
+        ["namespace", "status", "restored", "forced", "already", "conflicts", "held", "signals", "vertices", "edges"],
         [
-            (display_key(r.tenant_id, r.namespace), len(r.nodes_restored), len(r.forced), r.nodes_already_undone,
+            (display_key(r.tenant_id, r.namespace), r.status, len(r.nodes_restored), len(r.forced), r.nodes_already_undone,
              len(r.conflicts), len(r.held), r.signals_withdrawn + r.signals_restored, r.vertices_restored,
              r.edges_retracted + r.edges_restored)
             for r in reports
