@@ -260,6 +260,9 @@ def _switch_namespace(settings: Settings, key: str | None, *, enabled: bool) -> 
     return 0
 
 
+MAX_PARALLEL_RUNS = 4  # run processes at once (cli/runner.py: a large --all forks no more)
+
+
 def _run_and_report(
     settings: Settings, keys: list[str], *, verbose: bool = False, dry_run: bool = False,
     workers_checked: bool = False,
@@ -280,12 +283,17 @@ def _run_and_report(
     if not workers_checked:
         require_workers(settings)
     stopped = None
+    label = "previewing" if dry_run else "curating"
+    # Dagster's code server and the first run processes take seconds to start (tens on a busy
+    # machine): say so at once, then a line per run started, so the wait is never silent.
+    print(f"{label} {len(keys)} namespace(s), up to {MAX_PARALLEL_RUNS} at a time: starting Dagster's "
+          "code server, then one run process per namespace", file=sys.stderr, flush=True)
     # Runs take seconds each: a plain line per finished run, not every few seconds.
-    with Progress("previewing" if dry_run else "curating", total=len(keys), unit="namespace",
-                  every_secs=0) as progress:
+    with Progress(label, total=len(keys), unit="namespace", every_secs=0) as progress:
         try:
             results = run_partitions(
-                settings, keys, verbose=verbose, dry_run=dry_run,
+                settings, keys, verbose=verbose, dry_run=dry_run, max_parallel=MAX_PARALLEL_RUNS,
+                on_started=lambda key, run_id: progress.note(f"started {key} (run {run_id})"),
                 on_finished=lambda result: progress.advance(failed=0 if result.succeeded else 1),
             )
         except RunsStopped as stop:
