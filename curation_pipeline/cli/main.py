@@ -334,8 +334,8 @@ def cmd_run(args) -> int:
         keys = list(args.partition)
         for key in keys:
             parse_partition_key(key)  # a malformed key says so before anything else
-        # A typo must not become a partition for good: only known namespaces run, unless --create.
         require_workers(settings)  # before anything is prepared: no worker is the first thing to say
+        # A typo must not become a partition for good: only known namespaces run, unless --create.
         check_requested(settings, keys, lambda: _registered_partitions(settings), create=args.create)
     return _run_and_report(settings, keys, verbose=args.verbose, dry_run=args.dry_run,
                            workers_checked=not args.all)
