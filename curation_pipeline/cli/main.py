@@ -193,6 +193,8 @@ def cmd_namespaces(args) -> int:
     settings = _settings()
     if args.action in ("enable", "disable"):
         return _switch_namespace(settings, args.key, enabled=args.action == "enable")
+    if args.action == "remove":
+        return _remove_namespace(settings, args.key)
     keys, problems = discover_partition_keys(settings)
     for problem in problems:
         print(problem, file=sys.stderr)
@@ -208,6 +210,36 @@ def cmd_namespaces(args) -> int:
         print(f"registered {len(new)} new namespace partition(s); {len(keys)} in all")
     else:
         print("\n".join(keys))
+    return 0
+
+
+def _registered_partitions(settings: Settings) -> set[str]:
+    import dagster as dg
+
+    from curation_pipeline.cli.dagster_home import prepare_dagster_home
+    from curation_pipeline.defs.partitions import registered_partitions
+
+    prepare_dagster_home(settings)
+    with dg.DagsterInstance.get() as instance:
+        return registered_partitions(instance)
+
+
+def _remove_namespace(settings: Settings, key: str | None) -> int:
+    """Retire a namespace's Dagster partition; its memory stays (see service/namespaces.py)."""
+    import dagster as dg
+
+    from curation_pipeline.defs.partitions import remove_partition
+    from curation_pipeline.service.namespaces import retire_namespace
+
+    if key is None:
+        print("error: name the namespace: curation-pipeline namespaces remove TENANT:NAMESPACE", file=sys.stderr)
+        return 2
+    kept = retire_namespace(settings, key, _registered_partitions(settings))
+    with dg.DagsterInstance.get() as instance:
+        remove_partition(instance, key)
+    print(f"removed {key} from Dagster's partitions; its {kept} memory node(s) kept, untouched. "
+          "It comes back with `run --partition KEY --create`, an import into it, or when its "
+          "memory is written again")
     return 0
 
 
@@ -228,8 +260,12 @@ def _switch_namespace(settings: Settings, key: str | None, *, enabled: bool) -> 
     return 0
 
 
+MAX_PARALLEL_RUNS = 4  # run processes at once (cli/runner.py: a large --all forks no more)
+
+
 def _run_and_report(
-    settings: Settings, keys: list[str], *, verbose: bool = False, dry_run: bool = False
+    settings: Settings, keys: list[str], *, verbose: bool = False, dry_run: bool = False,
+    workers_checked: bool = False,
 ) -> int:
     from curation_pipeline.cli.progress import Progress
     from curation_pipeline.cli.runner import (
@@ -244,14 +280,20 @@ def _run_and_report(
     if not keys:
         print("no namespaces to curate (import or seed some memories first)")
         return 0
-    require_workers(settings)
+    if not workers_checked:
+        require_workers(settings)
     stopped = None
+    label = "previewing" if dry_run else "curating"
+    # Dagster's code server and the first run processes take seconds to start (tens on a busy
+    # machine): say so at once, then a line per run started, so the wait is never silent.
+    print(f"{label} {len(keys)} namespace(s), up to {MAX_PARALLEL_RUNS} at a time: starting Dagster's "
+          "code server, then one run process per namespace", file=sys.stderr, flush=True)
     # Runs take seconds each: a plain line per finished run, not every few seconds.
-    with Progress("previewing" if dry_run else "curating", total=len(keys), unit="namespace",
-                  every_secs=0) as progress:
+    with Progress(label, total=len(keys), unit="namespace", every_secs=0) as progress:
         try:
             results = run_partitions(
-                settings, keys, verbose=verbose, dry_run=dry_run,
+                settings, keys, verbose=verbose, dry_run=dry_run, max_parallel=MAX_PARALLEL_RUNS,
+                on_started=lambda key, run_id: progress.note(f"started {key} (run {run_id})"),
                 on_finished=lambda result: progress.advance(failed=0 if result.succeeded else 1),
             )
         except RunsStopped as stop:
@@ -277,6 +319,7 @@ def _run_and_report(
 
 
 def cmd_run(args) -> int:
+    from curation_pipeline.cli.runner import require_workers
     from curation_pipeline.service.namespaces import discover_partition_keys
 
     settings = _settings_for_runs()
@@ -285,8 +328,17 @@ def cmd_run(args) -> int:
         for problem in problems:
             print(problem, file=sys.stderr)
     else:
+        from curation_pipeline.core.partition_keys import parse_partition_key
+        from curation_pipeline.service.namespaces import check_requested
+
         keys = list(args.partition)
-    return _run_and_report(settings, keys, verbose=args.verbose, dry_run=args.dry_run)
+        for key in keys:
+            parse_partition_key(key)  # a malformed key says so before anything else
+        require_workers(settings)  # before anything is prepared: no worker is the first thing to say
+        # A typo must not become a partition for good: only known namespaces run, unless --create.
+        check_requested(settings, keys, lambda: _registered_partitions(settings), create=args.create)
+    return _run_and_report(settings, keys, verbose=args.verbose, dry_run=args.dry_run,
+                           workers_checked=not args.all)
 
 
 def cmd_demo(args) -> int:
@@ -388,19 +440,29 @@ def cmd_graph(args) -> int:
 
 def cmd_undo(args) -> int:
     from curation_pipeline.core.render.tables import undo_table
-    from curation_pipeline.core.render.undo import forced_lines, left_alone_lines
-    from curation_pipeline.service.undo import undo_run
+    from curation_pipeline.core.render.undo import (
+        forced_lines,
+        left_alone_lines,
+        nothing_to_undo,
+        status_line,
+    )
+    from curation_pipeline.service.undo import undo_run, undone_by
     from curation_pipeline.store.database import ensure_database
 
-    reports = undo_run(
-        ensure_database(_settings()), args.run, partition_key=args.namespace, force=args.force
-    )
+    url = ensure_database(_settings())
+    reports = undo_run(url, args.run, partition_key=args.namespace, force=args.force)
+    if all(report.status == "nothing" for report in reports):
+        # Nothing was recorded (no empty undo to list or undo later): say who did it before.
+        print(nothing_to_undo(args.run, undone_by(url, args.run)))
+        return NOTHING_TO_UNDO
+    reports = [report for report in reports if report.status != "nothing"]
     print(undo_table(reports))
     for line in forced_lines(reports):
         print(line)
     left_alone = left_alone_lines(reports)
     for line in left_alone:
         print(line, file=sys.stderr)
+    print(status_line(reports))
     print(f"undo id: {reports[0].undo_id} (undo it with `curation-pipeline undo --run {reports[0].undo_id}`)")
     return 1 if left_alone else 0
 
@@ -472,8 +534,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("seed", help="load the demo corpus").set_defaults(func=cmd_seed)
 
     namespaces = commands.add_parser("namespaces", help="list namespace partition keys, or register them in Dagster")
-    namespaces.add_argument("action", nargs="?", choices=["list", "sync", "enable", "disable"], default="list")
-    namespaces.add_argument("key", nargs="?", metavar="TENANT:NAMESPACE", help="for enable/disable")
+    namespaces.add_argument("action", nargs="?", choices=["list", "sync", "enable", "disable", "remove"],
+                            default="list")
+    namespaces.add_argument("key", nargs="?", metavar="TENANT:NAMESPACE", help="for enable/disable/remove")
     namespaces.set_defaults(func=cmd_namespaces)
 
     runner = commands.add_parser("run", help="run the curation job through Dagster")
@@ -482,6 +545,8 @@ def build_parser() -> argparse.ArgumentParser:
     target.add_argument("--partition", action="append", metavar="KEY", help="a partition key TENANT:NAMESPACE (repeatable)")
     runner.add_argument("-v", "--verbose", action="store_true", help="show the runs' Dagster logs here too")
     runner.add_argument("--dry-run", action="store_true", help="plan every step and show it; write nothing")
+    runner.add_argument("--create", action="store_true",
+                        help="curate a --partition the store does not know yet (else an error: a typo)")
     runner.set_defaults(func=cmd_run)
 
     commands.add_parser("demo", help="init, seed, curate every namespace, print the counts").set_defaults(func=cmd_demo)
@@ -533,6 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _user_errors() -> tuple[type[Exception], ...]:
     """Errors caused by input or setup, reported as one clear line instead of a traceback."""
+    from curation_pipeline.core.known_namespaces import UnknownNamespaceError
     from curation_pipeline.core.partition_keys import InvalidNameError
     from curation_pipeline.core.vectors import EmbeddingError
     from curation_pipeline.instance.embedded_broker import BrokerError
@@ -543,9 +609,10 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from curation_pipeline.store.nodes_io import ImportConflictError
 
     return (SettingsError, InvalidNameError, DatabaseError, MigrationError, ImportConflictError,
-            EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError)
+            EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError, UnknownNamespaceError)
 
 
+NOTHING_TO_UNDO = 3  # `undo` of a run already undone: nothing done, nothing recorded
 INTERRUPTED = 128 + 2  # what a shell reports for a command stopped by Ctrl-C (SIGINT)
 BROKEN_PIPE = 128 + 13  # ... and for one whose reader went away (SIGPIPE), as `export | head`
 

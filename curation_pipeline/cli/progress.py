@@ -59,6 +59,13 @@ class Progress:
             self._last_line = now
             self._write_line()
 
+    def note(self, message: str) -> None:
+        """A line of its own (a run started), above the bar on a terminal without breaking it."""
+        if self._bar is not None:
+            self._bar.write(message, file=self.stream)
+        else:
+            print(message, file=self.stream, flush=True)
+
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
@@ -67,17 +74,29 @@ class Progress:
             self._write_line()
 
     def line(self) -> str:
-        """`label: done/total unit (rate/s), N failed, elapsed` as one plain line."""
+        """`label: done/total unit (rate), N failed, elapsed` as one plain line."""
         elapsed = self.elapsed
-        rate = self.done / elapsed if elapsed > 0 else 0.0
         of_total = f"/{self.total}" if self.total is not None else ""
         failed = f", {self.failed} failed" if self.failed else ""
-        return (f"{self.label}: {self.done}{of_total} {self.unit}(s) ({rate:,.1f}/s){failed}, "
-                f"{elapsed:.1f} s elapsed")
+        return (f"{self.label}: {self.done}{of_total} {self.unit}(s) ({rate_text(self.done, elapsed, self.unit)})"
+                f"{failed}, {elapsed:.1f} s elapsed")
 
     def _write_line(self) -> None:
         print(self.line(), file=self.stream, flush=True)
         self._written = (self.done, self.failed)
+
+
+def rate_text(done: int, elapsed: float, unit: str) -> str:
+    """The rate in the unit that reads: rows go by thousands a second, namespaces by a few a
+    minute, where "/s" would print "0.0/s"."""
+    if done <= 0 or elapsed <= 0:
+        return "none done yet"
+    per_second = done / elapsed
+    if per_second >= 1:
+        return f"{per_second:,.1f}/s"
+    if per_second * 60 >= 1:
+        return f"{per_second * 60:,.1f}/min"
+    return f"{elapsed / done:,.0f} s per {unit}"
 
 
 def _is_terminal(stream: TextIO) -> bool:

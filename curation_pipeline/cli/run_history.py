@@ -17,6 +17,7 @@ from curation_pipeline.cli.dagster_home import prepare_dagster_home
 from curation_pipeline.config.settings import Settings
 from curation_pipeline.core.partition_keys import parse_partition_key, partition_key
 from curation_pipeline.core.render.tables import run_counts
+from curation_pipeline.core.undo_outcome import undo_status
 from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.defs.partitions import PARTITION_TAG
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME, is_preview
@@ -58,7 +59,7 @@ def _from_row(row: Mapping, record: dg.RunRecord | None) -> dict:
         "run_id": row["run_id"],
         "partition": partition_key(row["tenant_id"], row["namespace"]),
         "kind": KINDS[row["action"]],
-        "status": record.dagster_run.status.value if record else _row_status(row["action"], metadata),
+        "status": _status(row["action"], metadata, record),
         "started_at": started,
         "duration_s": round(duration, 1) if duration is not None else None,
         "preview": row["action"] == activity.PREVIEW_ACTION,
@@ -82,9 +83,17 @@ def _from_record(record: dg.RunRecord) -> dict:
     }
 
 
-def _row_status(action: str, metadata: Mapping) -> str:
-    """Without a Dagster run (an undo from the command line): what the row says."""
-    return "SUCCESS" if action == "curation_undo" else str(metadata.get("status", "-")).upper()
+def _status(action: str, metadata: Mapping, record: dg.RunRecord | None) -> str:
+    """An undo's own outcome (PARTIAL when it left rows alone) before its Dagster run's status:
+    an undo job that left a row alone still ends SUCCESS in Dagster. Without a Dagster run (an
+    undo from the command line, a run whose record was pruned): what the row says."""
+    if action == "curation_undo":
+        outcome = undo_status(metadata)
+        if outcome == "partial" or record is None:
+            return outcome.upper()
+    if record is not None:
+        return record.dagster_run.status.value
+    return str(metadata.get("status", "-")).upper()
 
 
 def _timestamp(seconds: float) -> datetime:

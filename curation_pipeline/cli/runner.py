@@ -3,7 +3,8 @@
 Used by `curation-pipeline run` and `demo`: register the namespaces as dynamic partitions,
 launch one run per partition from the code location (so the UI shows them like its own runs),
 keep up to `max_parallel` of them running, and collect each cycle's activity row as its run
-finishes (`on_finished` hears of each one then: the command line's progress).
+finishes (`on_started` hears of each run launched, `on_finished` of each one finished: the
+command line's progress).
 
 Ctrl-C (SIGINT, which a terminal sends to the whole foreground process group; the code server
 and its runs are in a session of their own, cli/launcher.py) stops it in order: the first one
@@ -95,6 +96,7 @@ def run_partitions(
     verbose: bool = False,
     dry_run: bool = False,
     on_finished: Callable[[CycleResult], None] | None = None,
+    on_started: Callable[[str, str], None] | None = None,
     timeout_s: float = 1800,
 ) -> list[CycleResult]:
     """Curate (or, with `dry_run`, preview) each partition once through Dagster and return what
@@ -119,6 +121,8 @@ def run_partitions(
                 def launch(key: str) -> str:
                     [run_id] = launch_partition_runs(instance, workspace, [key], run_config=run_config,
                                                      job_name=job_name)
+                    if on_started is not None:
+                        on_started(key, run_id)
                     return run_id
 
                 # Each run is a process: at most `max_parallel` at a time keeps a large --all

@@ -51,6 +51,16 @@ def partition_key(tenant_id: str, namespace: str) -> str:
     return f"{_encode(tenant_id)}{_SEPARATOR}{_encode(namespace)}"
 
 
+def display_key(tenant_id: str, namespace: str) -> str:
+    """How a namespace is shown to users: its partition key, what every `--partition` takes.
+    Names that make no key (which only the store can hold) keep the same shape, each part
+    quoted, so one spelling is all a user ever reads."""
+    try:
+        return partition_key(tenant_id, namespace)
+    except InvalidNameError:
+        return f"{tenant_id!r}{_SEPARATOR}{namespace!r}"
+
+
 def parse_partition_key(key: str) -> tuple[str, str]:
     """(tenant, namespace) of a key made by partition_key(); clear error for anything else."""
     parts = key.split(_SEPARATOR) if isinstance(key, str) else []

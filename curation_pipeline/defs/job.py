@@ -24,7 +24,6 @@ from curation_pipeline.defs.ops import (
     log_curation_activity,
     mark_stale_confidence,
     reclassify_stale,
-    record_failed_step,
     revectorize,
     summarize_verbose,
     sync_graph,
@@ -64,7 +63,6 @@ curate_namespace = curation_cycle.to_job(
         "is recorded in node_revisions and can be undone (curation-pipeline undo --run RUN_ID). "
         "Each finished cycle records the namespace's health on the memory_namespace asset."
     ),
-    hooks={record_failed_step},
 )
 
 # The same graph, writing nothing: a job of its own keeps previews off curate_namespace's
@@ -79,5 +77,4 @@ preview_namespace = curation_cycle.to_job(
         "shows its changes in one database transaction that is rolled back. Preview, nothing "
         "written: only a curation_preview activity row is kept."
     ),
-    hooks={record_failed_step},
 )

@@ -23,6 +23,7 @@ from curation_pipeline.config.op_config import (
     StaleConfidenceConfig,
     SummarizeConfig,
 )
+from curation_pipeline.core.partition_keys import display_key
 from curation_pipeline.core.render.changes import (
     CYCLE_COLUMNS,
     PREVIEW_NOTE,
@@ -73,22 +74,31 @@ def _preview_metadata(dry_run: bool) -> dict:
 
 
 def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore,
-           work: Callable[[StepRun], Mapping]) -> None:
+           work: Callable[[StepRun, dg.Config | None], Mapping],
+           config_class: type[dg.Config] | None = None) -> None:
     """Run one step's service function in the run's namespace session; show what it did.
 
-    A failure is raised again as a Dagster `Failure` whose description starts with the cause:
-    Dagster would otherwise show only "Error occurred while executing op ..." on the event's
-    first line (the hook still records the original error).
+    The op's config is built here (`config_class` from the op's raw config), not by Dagster
+    before the op starts, so that a config its rules refuse fails inside this `try` like any
+    other cause. A failure is recorded on the cycle here (no failure hook: a hook logs
+    HOOK_SKIPPED after every step that succeeds) and raised again as a Dagster `Failure` whose
+    description starts with the cause: Dagster would otherwise show only "Error occurred while
+    executing op ..." on the event's first line.
     """
-    session = memory_store.session()
-    run = StepRun(session, session.scope(context.op.name), _run_info(context.dagster_run))
+    session = run = None
     try:
-        outcome = run_step(run, work)
+        session = memory_store.session()
+        run = StepRun(session, session.scope(context.op.name), _run_info(context.dagster_run))
+        config = config_class(**context.op_config) if config_class is not None else None
+        outcome = run_step(run, lambda step_run: work(step_run, config))
     except Exception as error:
-        raise dg.Failure(description=f"{context.op.name} failed: {type(error).__name__}: {error}") from error
+        failure = dg.Failure(description=f"{context.op.name} failed: {type(error).__name__}: {error}")
+        failure.__cause__ = error  # what is recorded: the cause, as `raise ... from` would chain it
+        _record_failure(context, memory_store, session, failure)
+        raise failure from error
     except (DagsterExecutionInterruptedError, KeyboardInterrupt):
-        # Canceled mid-step: its transaction rolled back, and Dagster runs no failure hook.
-        if not session.dry_run:
+        # Canceled mid-step: its transaction rolled back; the cycle says it was interrupted.
+        if session is not None and run is not None and not session.dry_run:
             record_interruption(session, context.op.name, run.run_info)
         raise
     context.add_output_metadata({
@@ -99,77 +109,78 @@ def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore,
             preview=session.dry_run,
         )),
     })
-    context.log.info(f"{outcome.step} {session.tenant_id}/{session.namespace}: {outcome.counts}")
+    context.log.info(f"{outcome.step} {display_key(session.tenant_id, session.namespace)}: {outcome.counts}")
 
 
-@dg.failure_hook(required_resource_keys={"memory_store"})
-def record_failed_step(context: dg.HookContext) -> None:
+def _record_failure(context: dg.OpExecutionContext, memory_store: MemoryStore, session,
+                    error: BaseException) -> None:
     """Mark the cycle `partial` with the failed step and its error, whatever failed: the step's
-    work, its config or a resource. Runs in the run's process right after the op fails."""
-    run = context.instance.get_run_by_id(context.run_id)
-    store: MemoryStore = context.resources.memory_store
+    work, its config, its session or a resource it uses."""
     try:
-        record_step_failure(store.session(), context.op.name, context.op_exception, _run_info(run))
+        record_step_failure(session or memory_store.session(), context.op.name, error,
+                            _run_info(context.dagster_run))
     except Exception as secondary:  # the database (or the session itself) may be what failed
         context.log.error(f"could not record the failure of {context.op.name}: {secondary}")
 
 
-@dg.op(out=dg.Out(dg.Nothing), tags={"step": "1"})
-def reclassify_stale(context: dg.OpExecutionContext, config: ReclassifyConfig,
-                     memory_store: MemoryStore) -> None:
+@dg.op(out=dg.Out(dg.Nothing), config_schema=ReclassifyConfig.to_config_schema(), tags={"step": "1"})
+def reclassify_stale(context: dg.OpExecutionContext, memory_store: MemoryStore) -> None:
     """Step 1: queue a `reclassify_pending` training signal for never-recalled, long-idle nodes."""
-    run_op(context, memory_store, lambda run: reclassify_step(run, config))
+    run_op(context, memory_store, lambda run, config: reclassify_step(run, config), ReclassifyConfig)
 
 
-@dg.op(out=dg.Out(dg.Nothing), tags={"step": "2"})
-def consolidate_duplicates(context: dg.OpExecutionContext, config: ConsolidateConfig,
-                           memory_store: MemoryStore, llm: LLMResource,
+@dg.op(out=dg.Out(dg.Nothing), config_schema=ConsolidateConfig.to_config_schema(), tags={"step": "2"})
+def consolidate_duplicates(context: dg.OpExecutionContext, memory_store: MemoryStore, llm: LLMResource,
                            embedder: EmbedderResource) -> None:
     """Step 2: supersede memories a newer one updates, merge near-duplicate pairs (cosine >
     threshold) within a namespace, memory type and embedding model; with the LLM on, it judges
     the similar pairs below the threshold and merges the texts where the fact guard accepts."""
-    run_op(context, memory_store, lambda run: consolidate_step(
-        run, config, model=embedder.get().name, llm=llm.client_for(run), semantic=embedder.semantic()))
+    run_op(context, memory_store, lambda run, config: consolidate_step(
+        run, config, model=embedder.get().name, llm=llm.client_for(run), semantic=embedder.semantic()),
+        ConsolidateConfig)
 
 
-@dg.op(ins={"after_merges": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing), tags={"step": "3"})
-def summarize_verbose(context: dg.OpExecutionContext, config: SummarizeConfig,
+@dg.op(ins={"after_merges": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing),
+       config_schema=SummarizeConfig.to_config_schema(), tags={"step": "3"})
+def summarize_verbose(context: dg.OpExecutionContext,
                       memory_store: MemoryStore, llm: LLMResource, embedder: EmbedderResource) -> None:
     """Step 3: condense verbose nodes (an LLM summary the fact guard accepted; without the LLM
     path: cut at a word boundary). The full text is kept in revisions."""
-    run_op(context, memory_store, lambda run: summarize_step(
-        run, config, llm=llm.client_for(run), semantic=embedder.semantic()))
+    run_op(context, memory_store, lambda run, config: summarize_step(
+        run, config, llm=llm.client_for(run), semantic=embedder.semantic()), SummarizeConfig)
 
 
-@dg.op(ins={"after_rewrites": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing), tags={"step": "4"})
-def revectorize(context: dg.OpExecutionContext, config: RevectorizeConfig,
+@dg.op(ins={"after_rewrites": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing),
+       config_schema=RevectorizeConfig.to_config_schema(), tags={"step": "4"})
+def revectorize(context: dg.OpExecutionContext,
                 memory_store: MemoryStore, embedder: EmbedderResource) -> None:
     """Step 4: embed active nodes without a vector, re-embed (capped) those of another model."""
-    run_op(context, memory_store, lambda run: revectorize_step(run, config, embedder=embedder.get()))
+    run_op(context, memory_store, lambda run, config: revectorize_step(run, config, embedder=embedder.get()),
+           RevectorizeConfig)
 
 
-@dg.op(out=dg.Out(dg.Nothing), tags={"step": "5"})
-def mark_stale_confidence(context: dg.OpExecutionContext, config: StaleConfidenceConfig,
-                          memory_store: MemoryStore) -> None:
+@dg.op(out=dg.Out(dg.Nothing), config_schema=StaleConfidenceConfig.to_config_schema(), tags={"step": "5"})
+def mark_stale_confidence(context: dg.OpExecutionContext, memory_store: MemoryStore) -> None:
     """Step 5: confidence := stale for nodes not recalled within the window (never verified ones)."""
-    run_op(context, memory_store, lambda run: stale_step(run, config))
+    run_op(context, memory_store, lambda run, config: stale_step(run, config), StaleConfidenceConfig)
 
 
-@dg.op(ins={"after_rewrites": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing), tags={"step": "6"})
-def sync_graph(context: dg.OpExecutionContext, config: GraphSyncConfig,
-               memory_store: MemoryStore) -> None:
+@dg.op(ins={"after_rewrites": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing),
+       config_schema=GraphSyncConfig.to_config_schema(), tags={"step": "6"})
+def sync_graph(context: dg.OpExecutionContext, memory_store: MemoryStore) -> None:
     """Step 6: upsert graph vertices for every node changed since the last sync (capped)."""
-    run_op(context, memory_store, lambda run: sync_graph_step(run, config))
+    run_op(context, memory_store, lambda run, config: sync_graph_step(run, config), GraphSyncConfig)
 
 
 @dg.op(ins={"after_sync": dg.In(dg.Nothing), "after_embedding": dg.In(dg.Nothing)},
-       out=dg.Out(dg.Nothing), tags={"step": "6b"})
-def associate_concepts(context: dg.OpExecutionContext, config: AssociateConfig,
+       out=dg.Out(dg.Nothing), config_schema=AssociateConfig.to_config_schema(), tags={"step": "6b"})
+def associate_concepts(context: dg.OpExecutionContext,
                        memory_store: MemoryStore, embedder: EmbedderResource) -> None:
     """Step 6b: link similar nodes that step 2 will not merge with `shares_concept_with` edges
     (never with the lexical embedder: its similarity is shared words, not meaning)."""
-    run_op(context, memory_store, lambda run: associate_step(
-        run, config, model=embedder.semantic_model_name(), association_model=embedder.get().name))
+    run_op(context, memory_store, lambda run, config: associate_step(
+        run, config, model=embedder.semantic_model_name(), association_model=embedder.get().name),
+        AssociateConfig)
 
 
 @dg.op(
@@ -186,6 +197,15 @@ def log_curation_activity(context: dg.OpExecutionContext, memory_store: MemorySt
                           embedder: EmbedderResource) -> dict:
     """Step 7: close the cycle's activity row, show its counts, and record the namespace's health
     on the `memory_namespace` asset with its checks (not for a preview: it wrote nothing)."""
+    try:
+        return _close_and_record(context, memory_store, embedder)
+    except Exception as error:
+        _record_failure(context, memory_store, None, error)  # as run_op does for steps 1 to 6b
+        raise
+
+
+def _close_and_record(context: dg.OpExecutionContext, memory_store: MemoryStore,
+                      embedder: EmbedderResource) -> dict:
     session = memory_store.session()
     report = close_cycle(session, _run_info(context.dagster_run), embedding_model=embedder.get().name)
     cycle = report.cycle

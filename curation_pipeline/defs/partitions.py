@@ -23,3 +23,15 @@ def register_partitions(instance: dg.DagsterInstance, keys: Sequence[str]) -> li
     if new:
         instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, new)
     return new
+
+
+def registered_partitions(instance: dg.DagsterInstance) -> set[str]:
+    return set(instance.get_dynamic_partitions(PARTITIONS_DEF_NAME))
+
+
+def remove_partition(instance: dg.DagsterInstance, key: str) -> bool:
+    """Retire a namespace's partition (its runs stay in Dagster's history); False if it had none."""
+    if not instance.has_dynamic_partition(PARTITIONS_DEF_NAME, key):
+        return False
+    instance.delete_dynamic_partition(PARTITIONS_DEF_NAME, key)
+    return True

@@ -75,7 +75,7 @@ class MemoryStore(dg.ConfigurableResource):
             self._session = session
             try:
                 yield self
-                # Canceled between two steps: Dagster ends the run without a failure hook (an
+                # Canceled between two steps: no op is running to record it (an
                 # interrupted step is recorded by the op itself, ops.run_op); a closed cycle
                 # row is left as it is.
                 if not preview and _canceled(context.instance, run.run_id):

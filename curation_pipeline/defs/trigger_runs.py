@@ -60,5 +60,5 @@ def partition_key_or_warn(log, tenant_id: str, namespace: str) -> str | None:
     try:
         return partition_key(tenant_id, namespace)
     except InvalidNameError as error:
-        log.warning(f"not curating {tenant_id}/{namespace}: {error}")
+        log.warning(f"not curating {tenant_id!r}:{namespace!r}: {error}")
         return None

@@ -32,6 +32,8 @@ def undo_run_op(context: dg.OpExecutionContext, config: UndoConfig, memory_store
     conflicts = [conflict for report in reports for conflict in report.conflicts]
     context.add_output_metadata({
         "undone_run_id": config.run_id,
+        # success, partial (rows left alone: the run itself still succeeds) or nothing (no record)
+        "status": ", ".join(sorted({report.status for report in reports})),
         "summary": dg.MetadataValue.md(f"```\n{undo_table(reports)}\n```"),
         "conflicts": dg.MetadataValue.json(conflicts),
         "forced": dg.MetadataValue.json([row for report in reports for row in report.forced]),

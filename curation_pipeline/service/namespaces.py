@@ -1,10 +1,19 @@
 """Which namespaces the store holds, as partition keys (registering them in Dagster:
-`defs/partitions.py`)."""
+`defs/partitions.py`); which requested ones are unknown; retiring one (`namespaces remove`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Sequence
+
 from curation_pipeline.config.settings import Settings
-from curation_pipeline.core.partition_keys import InvalidNameError, partition_key
+from curation_pipeline.core.known_namespaces import (
+    UnknownNamespaceError,
+    unknown_for_removal,
+    unknown_keys,
+    unknown_namespace_message,
+)
+from curation_pipeline.core.partition_keys import InvalidNameError, parse_partition_key, partition_key
+from curation_pipeline.store import namespace_registry
 from curation_pipeline.store.database import ensure_database, open_connection
 from curation_pipeline.store.triggers import discover_namespaces
 
@@ -22,5 +31,41 @@ def discover_partition_keys(settings: Settings) -> tuple[list[str], list[str]]:
         try:
             keys.append(partition_key(tenant_id, namespace))
         except InvalidNameError as error:
-            problems.append(f"skipping {tenant_id!r}/{namespace!r}: {error}")
+            problems.append(f"skipping {tenant_id!r}:{namespace!r}: {error}")
     return keys, problems
+
+
+def check_requested(settings: Settings, keys: Sequence[str], registered: Callable[[], Collection[str]], *,
+                    create: bool) -> list[str]:
+    """Refuse (UnknownNamespaceError) the keys that name no known namespace, unless `create`,
+    which makes them namespaces (and brings back removed ones); returns the keys created.
+
+    Known: discovered in the store (memory or made by the operator) or already a Dagster
+    partition (`registered()`, asked only when the store does not know a key: it opens Dagster).
+    A key must first be a valid key (InvalidNameError).
+    """
+    names = {key: parse_partition_key(key) for key in keys}
+    discovered, _ = discover_partition_keys(settings)
+    if not unknown_keys(list(names), set(discovered)):
+        return []
+    known = set(discovered) | set(registered())
+    if not (unknown := unknown_keys(list(names), known)):
+        return []
+    with open_connection(ensure_database(settings)) as conn, conn.transaction():
+        if create:
+            namespace_registry.revive(conn, [names[key] for key in unknown])
+            return unknown
+        retired = {partition_key(*name) for name in namespace_registry.retired_namespaces(conn)}
+    raise UnknownNamespaceError(unknown_namespace_message(unknown, known, retired))
+
+
+def retire_namespace(settings: Settings, key: str, registered: Collection[str]) -> int:
+    """Mark the namespace retired in the store (its memory untouched); returns how many memory
+    nodes it keeps. The caller removes the Dagster partition."""
+    tenant_id, namespace = parse_partition_key(key)
+    discovered, _ = discover_partition_keys(settings)
+    if (reason := unknown_for_removal(key, set(discovered) | set(registered))) is not None:
+        raise UnknownNamespaceError(reason)
+    with open_connection(ensure_database(settings)) as conn, conn.transaction():
+        namespace_registry.retire(conn, tenant_id, namespace)
+        return namespace_registry.count_nodes(conn, tenant_id, namespace)

@@ -16,10 +16,17 @@ from curation_pipeline.store.undo import (
     namespaces_changed_by,
     undo_in_namespace,
 )
+from curation_pipeline.store.undo import undone_by as _undone_by
 
 
 class NothingToUndoError(ValueError):
     """The run id (or namespace) names no recorded change."""
+
+
+def undone_by(url: str, run_id: str) -> list[str]:
+    """The recorded undos of the run (an undo that had nothing to do is not recorded)."""
+    with open_connection(url) as conn:
+        return _undone_by(conn, run_id)
 
 
 def undo_run(
@@ -31,7 +38,8 @@ def undo_run(
     undo_id: str | None = None,
     lock_timeout_s: int = 120,
 ) -> list[UndoReport]:
-    """Restore what `run_id` changed; one transaction (and one report) per namespace."""
+    """Restore what `run_id` changed; one transaction (and one report) per namespace. A
+    namespace where it had nothing to do (status `nothing`) records nothing."""
     undo_id = undo_id or f"undo-{uuid.uuid4()}"
     with open_connection(url) as conn:
         namespaces = namespaces_changed_by(conn, run_id)

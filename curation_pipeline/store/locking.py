@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import psycopg
 
+from curation_pipeline.core.partition_keys import display_key
 from curation_pipeline.store.database import open_connection
 
 
@@ -54,7 +55,7 @@ class Lease:
             "t": self.tenant_id, "n": self.namespace,
             "key": namespace_lock_key(self.tenant_id, self.namespace),
         }).fetchone()
-        where = f"namespace {self.tenant_id}/{self.namespace}"
+        where = f"namespace {display_key(self.tenant_id, self.namespace)}"
         if row is None:
             raise LeaseLostError(f"{self.holder} has no lease on {where}; it writes nothing")
         token, holder, lock_held = row
@@ -93,7 +94,7 @@ def _acquire(conn: psycopg.Connection, tenant_id: str, namespace: str, timeout_s
         token = conn.execute(_BUMP, (tenant_id, namespace, holder)).fetchone()[0]
     except psycopg.errors.LockNotAvailable:
         raise NamespaceBusyError(
-            f"namespace {tenant_id}/{namespace} is being curated by another run; "
+            f"namespace {display_key(tenant_id, namespace)} is being curated by another run; "
             f"gave up waiting after {timeout_s}s"
         ) from None
     conn.execute("SET lock_timeout = 0")

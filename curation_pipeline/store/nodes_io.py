@@ -231,7 +231,9 @@ def _register_namespaces(
             SET current_epoch = greatest(namespace_activity.current_epoch, EXCLUDED.current_epoch),
                 -- New memories are activity: the triggers curate the namespace after an import.
                 last_interaction_at = greatest(namespace_activity.last_interaction_at,
-                                               EXCLUDED.last_interaction_at)
+                                               EXCLUDED.last_interaction_at),
+                -- An import into a retired namespace (`namespaces remove`) brings it back.
+                retired_at = NULL, retired_xmax = NULL
         """,
         (now, [k[0] for k in epochs], [k[1] for k in epochs], list(epochs.values())),
     )

@@ -20,6 +20,8 @@ _PENDING = (
     " AND (last_curation_started_at IS NULL OR last_interaction_at > last_curation_started_at)"
 )
 
+_NOT_RETIRED = " AND retired_at IS NULL"
+
 
 def load_candidates(
     conn: psycopg.Connection, *, overdue_before: datetime | None = None,
@@ -32,11 +34,13 @@ def load_candidates(
     sensor's prefilter; namespaces without any interaction are then left out too).
     """
     idle_filter = " AND last_interaction_at <= %(interacted_before)s" if interacted_before else ""
-    query = f"SELECT {_COLUMNS} FROM namespace_activity WHERE {_PENDING}{idle_filter}"
+    # A retired namespace (`namespaces remove`) is requested by nobody until discovery finds its
+    # memory written again and clears retired_at: a run request would register it back.
+    query = f"SELECT {_COLUMNS} FROM namespace_activity WHERE {_PENDING}{idle_filter}{_NOT_RETIRED}"
     if overdue_before is not None:
         query += (
             f" UNION SELECT {_COLUMNS} FROM namespace_activity"
-            " WHERE curation_enabled AND last_curated_at <= %(overdue_before)s"
+            f" WHERE curation_enabled AND last_curated_at <= %(overdue_before)s{_NOT_RETIRED}"
         )
     rows = conn.execute(
         query, {"overdue_before": overdue_before, "interacted_before": interacted_before}
@@ -45,8 +49,12 @@ def load_candidates(
 
 
 def discover_namespaces(conn: psycopg.Connection) -> list[tuple[str, str]]:
-    """Every (tenant, namespace) in the store; gives each one found only in memory_nodes its
-    namespace_activity row, so the triggers (which read that table alone) see it.
+    """Every (tenant, namespace) in the store but the retired ones; gives each one found only in
+    memory_nodes its namespace_activity row, so the triggers (which read that table alone) see it.
+
+    A retired namespace (`namespaces remove`) whose memory was written since (a node added,
+    edited or recalled: its last_txid is past the removal's snapshot) is no longer retired: new
+    memory is what makes a namespace, and a namespace an agent still writes to must be curated.
 
     Distinct namespaces of memory_nodes are read with a loose index scan (one index descent per
     namespace, not a scan of every node). Call inside a transaction.
@@ -68,8 +76,18 @@ def discover_namespaces(conn: psycopg.Connection) -> list[tuple[str, str]]:
         ON CONFLICT (tenant_id, namespace) DO NOTHING
         """
     )
+    # One index probe per retired namespace (memory_nodes_changes: tenant, namespace, last_txid).
+    conn.execute(
+        """
+        UPDATE namespace_activity AS a SET retired_at = NULL, retired_xmax = NULL
+        WHERE a.retired_at IS NOT NULL AND EXISTS (
+            SELECT 1 FROM memory_nodes AS m
+            WHERE m.tenant_id = a.tenant_id AND m.namespace = a.namespace AND m.last_txid >= a.retired_xmax)
+        """
+    )
     return conn.execute(
-        "SELECT tenant_id, namespace FROM namespace_activity ORDER BY tenant_id, namespace"
+        "SELECT tenant_id, namespace FROM namespace_activity WHERE retired_at IS NULL"
+        " ORDER BY tenant_id, namespace"
     ).fetchall()
 
 

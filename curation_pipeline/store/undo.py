@@ -17,6 +17,7 @@ import psycopg
 from curation_pipeline.core.partition_keys import partition_key
 from curation_pipeline.core.scope import Scope
 from curation_pipeline.core.undo_links import Hold, Link, Restore, held_back
+from curation_pipeline.core.undo_outcome import undo_status
 from curation_pipeline.core.undo_policy import RECENCY, decide, restore_target, run_effect
 from curation_pipeline.store import undo_links
 from curation_pipeline.store.graph import reproject_vertices
@@ -59,6 +60,11 @@ class UndoReport:
     def as_dict(self) -> dict:
         return asdict(self)
 
+    @property
+    def status(self) -> str:
+        """`success`, `partial` or `nothing` (core/undo_outcome.py)."""
+        return undo_status(self.as_dict())
+
 
 def namespaces_changed_by(conn: psycopg.Connection, run_id: str) -> list[tuple[str, str]]:
     """Every (tenant, namespace) in which the run changed something."""
@@ -86,12 +92,39 @@ def undo_in_namespace(
     _undo_edges(conn, scope, run_id, force, report)
     _update_vetoes(conn, scope, run_id, report)
     follow_step(conn, undo_id, UNDO_STEP, tenant_id, namespace, graph_backend)  # the AGE graph, if that is the backend
+    if report.status == "nothing":
+        return report  # an undo with nothing to do is no undo: no record to list, or to undo
     conn.execute(
         "INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)"
         " VALUES (%s, %s, 'curation_undo', %s, %s::jsonb)",
         (tenant_id, namespace, undo_id, json.dumps(report.as_dict())),
     )
     return report
+
+
+def _later_runs(conn, node_id: str, run_id: str, columns) -> list[str]:
+    """The curation runs (or undos) that changed these columns of the node after `run_id` did,
+    oldest first; none means someone outside the curator (an agent) changed them."""
+    return [row[0] for row in conn.execute(
+        """
+        SELECT r.run_id FROM node_revisions AS r
+        WHERE r.node_id = %(node)s::uuid AND r.run_id <> %(run)s
+          AND r.id > (SELECT max(id) FROM node_revisions WHERE node_id = %(node)s::uuid AND run_id = %(run)s)
+          AND EXISTS (SELECT 1 FROM unnest(%(columns)s::text[]) AS c(name)
+                      WHERE r.before -> c.name IS DISTINCT FROM r.after -> c.name)
+        GROUP BY r.run_id ORDER BY min(r.id)
+        """,
+        {"node": node_id, "run": run_id, "columns": list(columns)},
+    ).fetchall()]
+
+
+def undone_by(conn: psycopg.Connection, run_id: str) -> list[str]:
+    """The undos recorded for the run, oldest first."""
+    return [row[0] for row in conn.execute(
+        "SELECT run_id FROM activity_log WHERE action = 'curation_undo' AND metadata->>'undone_run_id' = %s"
+        " GROUP BY run_id ORDER BY min(id)",
+        (run_id,),
+    ).fetchall()]
 
 
 def _run_effects(conn, table: str, key: str, scope: Scope, run_id: str, columns, kind: str | None = None):
@@ -143,7 +176,8 @@ def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
             report.nodes_already_undone += 1
         elif decision.action == "conflict":
             report.conflicts.append(
-                {"kind": "node", "id": node_id, "changed_since": list(decision.changed_since)}
+                {"kind": "node", "id": node_id, "changed_since": list(decision.changed_since),
+                 "changed_by": _later_runs(conn, node_id, run_id, decision.changed_since)}
             )
         elif decision.action == "restore":
             restores[node_id] = (effect, decision)

@@ -70,7 +70,7 @@ def test_a_run_whose_lease_was_taken_over_writes_nothing_more(db, instance, monk
     errors = _errors(first)
     assert len(errors) == len(failed)
     assert all(
-        f"run {first.run_id} lost its lease on namespace acme/support: another run "
+        f"run {first.run_id} lost its lease on namespace acme:support: another run "
         f"(run {second.run_id}) took the namespace over" in error
         for error in errors
     ), errors

@@ -113,7 +113,8 @@ def test_a_row_an_agent_changed_since_is_listed_and_left_alone_unless_forced(db,
     db.execute("UPDATE memory_nodes SET recall_count = 42 WHERE id = %s", (curated["ids"][2],))
 
     [report] = undo_run(curated["url"], curated["run_id"])
-    assert report.conflicts == [{"kind": "node", "id": keeper, "changed_since": ["pointer_summary"]}]
+    assert report.conflicts == [{"kind": "node", "id": keeper, "changed_since": ["pointer_summary"],
+                                 "changed_by": []}]  # an agent: no later run
     assert fetch_node(db, keeper)["pointer_summary"] == "Agent rewrote this."
     summarized = fetch_node(db, curated["ids"][2])
     assert summarized["pointer_summary"] == VERBOSE and summarized["recall_count"] == 42
@@ -171,7 +172,8 @@ def test_cli_undo_lists_conflicts_and_exits_nonzero(db, curated, capsys):
     assert main(["undo", "--run", curated["run_id"]]) == 1
     captured = capsys.readouterr()
     assert f"left alone: node {curated['ids'][0]} changed since (pointer_summary)" in captured.err
-    assert "acme/support" in captured.out and "undo id: undo-" in captured.out
+    assert "acme:support" in captured.out and "acme/support" not in captured.out
+    assert "undo id: undo-" in captured.out
     assert main(["undo", "--run", "no-such-run"]) == 2
     assert main(["undo", "--run", curated["run_id"], "--namespace", "acme:elsewhere"]) == 2
 
@@ -257,7 +259,7 @@ def test_graph_shows_a_nodes_keeper_and_the_nodes_merged_into_it(db, curated, ca
     keeper, absorbed = curated["ids"][0], curated["ids"][1]
     assert main(["graph", keeper]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"node {keeper} (acme/support, active")
+    assert out.startswith(f"node {keeper} (acme:support, active")
     assert f"merged into it:\n  {absorbed}  {PARAPHRASES[1]}" in out
     assert main(["graph", absorbed]) == 0
     out = capsys.readouterr().out

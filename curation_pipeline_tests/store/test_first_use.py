@@ -17,7 +17,7 @@ def test_runs_started_together_on_a_fresh_home_all_succeed(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CURATION_HOME": str(tmp_path / "home")}
     processes = [
         subprocess.Popen(
-            [sys.executable, "-m", "curation_pipeline.cli.main", "run", "--partition", key],
+            [sys.executable, "-m", "curation_pipeline.cli.main", "run", "--partition", key, "--create"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         for key in PARTITIONS

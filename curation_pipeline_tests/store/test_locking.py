@@ -22,7 +22,7 @@ def _verify_in_a_transaction(url: str, lease) -> None:
 def test_a_held_lease_verifies_and_a_second_holder_waits_and_gives_up(db, database_url):
     with namespace_lease(database_url, "acme", "support", 5, holder="run A") as lease:
         _verify_in_a_transaction(database_url, lease)
-        with pytest.raises(NamespaceBusyError, match="acme/support is being curated by another run"), \
+        with pytest.raises(NamespaceBusyError, match="acme:support is being curated by another run"), \
                 namespace_lease(database_url, "acme", "support", 1, holder="run B"):
             pass
         # Another namespace is not held up.
@@ -34,7 +34,7 @@ def test_a_held_lease_verifies_and_a_second_holder_waits_and_gives_up(db, databa
 def test_a_lease_whose_connection_was_killed_no_longer_verifies(db, database_url):
     with namespace_lease(database_url, "acme", "support", 5, holder="run A") as lease:
         kill_lease_connection(db, "acme", "support")
-        with pytest.raises(LeaseLostError, match="run A lost its lease on namespace acme/support: "
+        with pytest.raises(LeaseLostError, match="run A lost its lease on namespace acme:support: "
                                                  "the connection holding it was closed or killed"):
             _verify_in_a_transaction(database_url, lease)
 
@@ -44,7 +44,7 @@ def test_a_new_holder_fences_out_the_old_one(db, database_url):
         kill_lease_connection(db, "acme", "support")
         with namespace_lease(database_url, "acme", "support", 5, holder="run B") as new:
             assert new.token > old.token
-            with pytest.raises(LeaseLostError, match=r"run A lost its lease on namespace acme/support: "
+            with pytest.raises(LeaseLostError, match=r"run A lost its lease on namespace acme:support: "
                                                      r"another run \(run B\) took the namespace over"):
                 _verify_in_a_transaction(database_url, old)
             _verify_in_a_transaction(database_url, new)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from curation_pipeline.core.partition_keys import display_key
 from curation_pipeline.core.text import clip
 
 
@@ -15,7 +16,7 @@ def format_neighbourhood(node_id: str, view: Mapping) -> str:
     vertex = view["vertex"]
     state = "archived" if vertex["archived"] else "active"
     lines = [
-        f"node {node_id} ({vertex['tenant_id']}/{vertex['namespace']}, {state}, heat {vertex['heat']:g}"
+        f"node {node_id} ({display_key(vertex['tenant_id'], vertex['namespace'])}, {state}, heat {vertex['heat']:g}"
         + (", pinned" if vertex["pinned"] else "") + ")",
         f"  {_short(vertex['summary'])}",
     ]

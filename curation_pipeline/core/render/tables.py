@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from curation_pipeline.core.health import HEALTH_FIELDS
-from curation_pipeline.core.partition_keys import partition_key
+from curation_pipeline.core.partition_keys import display_key, partition_key
 
 # (column title, step, count keys, summed): the one number per step an operator looks at first.
 SUMMARY_COLUMNS: tuple[tuple[str, str, str | tuple[str, ...]], ...] = (
@@ -148,9 +148,9 @@ def undo_table(reports: Sequence) -> str:
     """One line per namespace an undo touched (`forced`: rows restored over a change since;
     `held`: rows left alone because restoring them would strand a merged node's text)."""
     return _table(
-        ["namespace", "restored", "forced", "already", "conflicts", "held", "signals", "vertices", "edges"],
+        ["namespace", "status", "restored", "forced", "already", "conflicts", "held", "signals", "vertices", "edges"],
         [
-            (f"{r.tenant_id}/{r.namespace}", len(r.nodes_restored), len(r.forced), r.nodes_already_undone,
+            (display_key(r.tenant_id, r.namespace), r.status, len(r.nodes_restored), len(r.forced), r.nodes_already_undone,
              len(r.conflicts), len(r.held), r.signals_withdrawn + r.signals_restored, r.vertices_restored,
              r.edges_retracted + r.edges_restored)
             for r in reports

@@ -17,7 +17,7 @@ def forced_lines(reports: Sequence) -> list[str]:
 def left_alone_lines(reports: Sequence) -> list[str]:
     """Every row left as it is: changed since (a conflict), or held back to keep merges whole."""
     lines = [
-        f"left alone: {row['kind']} {row['id']} changed since ({', '.join(row['changed_since'])});"
+        f"left alone: {row['kind']} {row['id']} changed since ({', '.join(row['changed_since'])}){changed_by(row)};"
         " --force restores it anyway"
         for report in reports for row in report.conflicts
     ]
@@ -27,6 +27,33 @@ def left_alone_lines(reports: Sequence) -> list[str]:
               " an undo writes only in the namespace the run curated, even with --force"
               for report in reports for row in getattr(report, "moved", ())]
     return lines
+
+
+def changed_by(row: dict) -> str:
+    """Who changed a row since: the later runs (an undo of them comes first), or an agent.
+    Only node conflicts know it (`changed_by`); other rows say nothing more."""
+    if "changed_by" not in row:
+        return ""
+    runs = row["changed_by"]
+    if not runs:
+        return " by an agent (no curation run changed it since)"
+    several = len(runs) > 1
+    return (f" by run{'s' if several else ''} {', '.join(runs)}"
+            f" (undo {'them' if several else 'it'} first to restore this row)")
+
+
+def nothing_to_undo(run_id: str, undos: Sequence[str]) -> str:
+    by = f" was already undone by {', '.join(undos)}" if undos else "'s changes are already as before it"
+    return f"nothing to undo: run {run_id}{by}"
+
+
+def status_line(reports: Sequence) -> str:
+    """The undo's outcome in one line: `partial` says rows were left alone (listed above)."""
+    left = sum(len(r.conflicts) + len(r.held) + len(getattr(r, "moved", ())) for r in reports)
+    undo_id = reports[0].undo_id
+    if left:
+        return f"undo {undo_id} is partial: {left} row(s) left alone (listed above)"
+    return f"undo {undo_id} succeeded: everything the run changed is restored"
 
 
 def held_reason(row: dict) -> str:

@@ -1,0 +1,123 @@
+"""A namespace exists because it holds memory, or because the operator said so (issue 20, trap
+1): a typo in `run --partition` is an error naming the known namespaces, not a new partition for
+good; `--create` and `import` add one; `namespaces remove` retires a partition and keeps its
+memory, and nothing adds it back behind the operator's back unless it gets new memory."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import dagster as dg
+import pytest
+
+from curation_pipeline.cli.main import main
+from curation_pipeline.config.settings import load_settings
+from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
+from curation_pipeline.service.namespaces import discover_partition_keys
+from curation_pipeline.store.triggers import load_candidates
+from curation_pipeline_tests.conftest import insert, node
+
+
+def _fresh(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"  # Dagster's storage is shared by the session's tests
+
+
+def _registered() -> set[str]:
+    with dg.DagsterInstance.get() as instance:
+        return set(instance.get_dynamic_partitions(PARTITIONS_DEF_NAME))
+
+
+def _one_line(err: str) -> str:
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_typo_is_an_error_naming_the_known_namespaces(db, dagster_home, capsys):
+    known = _fresh("known")
+    insert(db, node(namespace=known, text="Dana prefers email."))
+    typo = f"acme:{_fresh('nope')}"
+
+    assert main(["run", "--partition", typo]) == 2
+
+    line = _one_line(capsys.readouterr().err)
+    assert line.startswith(f"error: unknown namespace {typo}")
+    assert f"acme:{known}" in line and "--create" in line
+    assert typo not in _registered()
+    assert typo not in discover_partition_keys(load_settings())[0]
+
+
+def test_create_adds_a_new_namespace_and_runs_it(db, dagster_home, capsys):
+    key = f"acme:{_fresh('new')}"
+    assert main(["run", "--partition", key, "--create"]) == 0
+    assert key in _registered()
+    assert key in discover_partition_keys(load_settings())[0]
+    capsys.readouterr()
+    assert main(["run", "--partition", key]) == 0  # known from now on
+
+
+def test_a_namespace_with_memory_needs_no_create(db, dagster_home):
+    namespace = _fresh("fresh")
+    insert(db, node(namespace=namespace, text="Something the agent learned."))
+    assert main(["run", "--partition", f"acme:{namespace}"]) == 0
+
+
+def test_remove_retires_the_partition_and_keeps_the_memory(db, dagster_home, capsys, tmp_path):
+    namespace = _fresh("retire")
+    key = f"acme:{namespace}"
+    [kept] = insert(db, node(namespace=namespace, text="A memory that must stay."))
+    assert main(["namespaces", "sync"]) == 0
+    assert key in _registered()
+    capsys.readouterr()
+
+    assert main(["namespaces", "remove", key]) == 0
+    out = capsys.readouterr().out
+    assert f"removed {key}" in out and "1 memory node(s) kept" in out
+    assert key not in _registered()
+    assert db.execute("SELECT archived_at FROM memory_nodes WHERE id = %s", (kept,)).fetchone() == (None,)
+
+    # Neither the listing, nor the discovery the sensor and `sync` run, nor the schedule's and
+    # the idle sensor's reads bring it back.
+    assert main(["namespaces", "list"]) == 0
+    assert key not in capsys.readouterr().out.split()
+    assert main(["namespaces", "sync"]) == 0
+    assert key not in _registered()
+    assert (("acme", namespace) not in
+            {(state.tenant_id, state.namespace) for state in load_candidates(db)})
+    # A run of it is refused like a typo's, saying how to bring it back.
+    assert main(["run", "--partition", key]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "removed" in line and "--create" in line
+
+    # New memory brings it back (the rule: a node created after the removal).
+    insert(db, node(namespace=namespace, text="The agent wrote here again."))
+    assert key in discover_partition_keys(load_settings())[0]
+
+
+def test_remove_then_create_or_import_brings_it_back(db, dagster_home, capsys, tmp_path):
+    namespace = _fresh("back")
+    key = f"acme:{namespace}"
+    insert(db, node(namespace=namespace, text="Kept through the removal."))
+    assert main(["namespaces", "remove", key]) == 0
+    assert main(["run", "--partition", key, "--create"]) == 0
+    assert key in _registered()
+
+    assert main(["namespaces", "remove", key]) == 0
+    path = tmp_path / "more.jsonl"
+    path.write_text(json.dumps({"tenant_id": "acme", "namespace": namespace,
+                                "pointer_summary": "Imported later."}) + "\n", encoding="utf-8")
+    assert main(["import", str(path)]) == 0
+    assert key in discover_partition_keys(load_settings())[0]
+
+
+@pytest.mark.parametrize("argv", [["namespaces", "remove"], ["namespaces", "remove", "no-colon"]])
+def test_remove_needs_a_key(db, dagster_home, capsys, argv):
+    assert main(argv) == 2
+    assert _one_line(capsys.readouterr().err).startswith("error: ")
+
+
+def test_removing_an_unknown_namespace_is_an_error(db, dagster_home, capsys):
+    assert main(["namespaces", "remove", f"acme:{_fresh('never')}"]) == 2
+    assert "unknown namespace" in _one_line(capsys.readouterr().err)

@@ -1,0 +1,60 @@
+"""What an undo reports (issue 20, trap 7): a status that says what happened (`partial` when it
+left a row alone, in its output and in `runs`), the later run that changed a row it left alone,
+and nothing recorded for an undo with nothing to do."""
+
+from __future__ import annotations
+
+from curation_pipeline.cli.main import NOTHING_TO_UNDO, main
+from curation_pipeline_tests.conftest import fetch_node, insert, node, run_cycle
+from curation_pipeline_tests.service.test_undo import BADGE, DANA, DESK, MERGE_CONFIG, curated  # noqa: F401
+
+
+def _undo_rows(db) -> list[str]:
+    return [row[0] for row in db.execute(
+        "SELECT run_id FROM activity_log WHERE action = 'curation_undo' ORDER BY id").fetchall()]
+
+
+def test_an_undo_that_left_a_row_alone_is_partial_and_names_the_later_run(db, instance, dagster_home, capsys):
+    keeper, first = insert(db, node(text=DANA, base_utility=0.9), node(text=f"{DANA} {BADGE}"))
+    run_a = run_cycle(instance, run_config=MERGE_CONFIG)
+    assert run_a.success and fetch_node(db, first)["merged_into"] is not None
+    insert(db, node(text=f"{DANA} {BADGE} {DESK}", base_utility=0.1))
+    run_b = run_cycle(instance, run_config=MERGE_CONFIG)
+    assert run_b.success and DESK in fetch_node(db, keeper)["pointer_summary"]
+
+    assert main(["undo", "--run", run_a.run_id]) == 1
+    captured = capsys.readouterr()
+    [line] = [line for line in captured.err.splitlines() if line.startswith(f"left alone: node {keeper} ")]
+    assert f"by run {run_b.run_id}" in line, line
+    [undo_id] = _undo_rows(db)
+    assert "partial" in captured.out.split("\n", 2)[2]  # the table's row for the namespace
+    assert f"undo {undo_id} is partial" in captured.out
+
+    assert main(["runs", "--partition", "acme:support"]) == 0
+    [row] = [line for line in capsys.readouterr().out.splitlines() if line.startswith(undo_id)]
+    assert row.split()[3] == "PARTIAL", row
+
+
+def test_an_agents_change_is_named_as_no_run(db, curated, capsys):  # noqa: F811
+    db.execute("UPDATE memory_nodes SET pointer_summary = 'Agent rewrote this.' WHERE id = %s", (curated["ids"][0],))
+    assert main(["undo", "--run", curated["run_id"]]) == 1
+    err = capsys.readouterr().err
+    assert (f"left alone: node {curated['ids'][0]} changed since (pointer_summary) by an agent "
+            "(no curation run changed it since)") in err
+
+
+def test_undoing_an_undone_run_records_nothing_and_says_by_which_undo(db, curated, dagster_home, capsys):  # noqa: F811
+    assert main(["undo", "--run", curated["run_id"]]) == 0
+    [undo_id] = _undo_rows(db)
+    revisions = db.execute("SELECT count(*) FROM node_revisions").fetchone()[0]
+    capsys.readouterr()
+
+    assert main(["undo", "--run", curated["run_id"]]) == NOTHING_TO_UNDO == 3
+    out = capsys.readouterr().out
+    assert out.strip() == f"nothing to undo: run {curated['run_id']} was already undone by {undo_id}"
+    assert _undo_rows(db) == [undo_id]  # no new, empty undo record
+    assert db.execute("SELECT count(*) FROM node_revisions").fetchone()[0] == revisions
+
+    assert main(["runs", "--partition", "acme:support"]) == 0
+    [row] = [line for line in capsys.readouterr().out.splitlines() if line.startswith(undo_id)]
+    assert row.split()[3] == "SUCCESS", row
