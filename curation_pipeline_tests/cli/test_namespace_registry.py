@@ -1,5 +1,5 @@
-"""A namespace exists because it holds memory, or because the operator said so (issue 20, trap
-1): a typo in `run --partition` is an error naming the known namespaces, not a new partition for
+"""A namespace exists because it holds memory, or because the operator said so: a
+typo in `run --partition` is an error naming the known namespaces, not a new partition for
 good; `--create` and `import` add one; `namespaces remove` retires a partition and keeps its
 memory, and nothing adds it back behind the operator's back unless it gets new memory."""
 
@@ -17,6 +17,8 @@ from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
 from curation_pipeline.service.namespaces import discover_partition_keys
 from curation_pipeline.store.triggers import load_candidates
 from curation_pipeline_tests.conftest import insert, node
+
+pytestmark = pytest.mark.slow
 
 
 def _fresh(prefix: str) -> str:

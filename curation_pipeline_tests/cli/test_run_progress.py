@@ -1,4 +1,4 @@
-"""`run` says what it is doing from its first second (issue 20, trap 8): a line before Dagster's
+"""`run` says what it is doing from its first second: a line before Dagster's
 code server starts, one per run started, and a rate that reads sensibly at a namespace every
 few seconds (not "(0.0/s)")."""
 
@@ -12,6 +12,8 @@ import pytest
 from curation_pipeline.cli.main import main
 from curation_pipeline.cli.progress import Progress, rate_text
 from curation_pipeline_tests.conftest import insert, node
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,16 @@
-"""What an undo reports (issue 20, trap 7): a status that says what happened (`partial` when it
+"""What an undo reports: a status that says what happened (`partial` when it
 left a row alone, in its output and in `runs`), the later run that changed a row it left alone,
 and nothing recorded for an undo with nothing to do."""
 
 from __future__ import annotations
 
+import pytest
+
 from curation_pipeline.cli.main import NOTHING_TO_UNDO, main
 from curation_pipeline_tests.conftest import fetch_node, insert, node, run_cycle
 from curation_pipeline_tests.service.test_undo import BADGE, DANA, DESK, MERGE_CONFIG, curated  # noqa: F401
+
+pytestmark = pytest.mark.slow
 
 
 def _undo_rows(db) -> list[str]:

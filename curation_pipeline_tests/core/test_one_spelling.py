@@ -1,5 +1,5 @@
 """A namespace is spelled one way wherever a user reads it: `TENANT:NAMESPACE`, the key every
-`--partition` takes (issue 20, trap 5). A tenant and namespace joined by "/" in a message sent
+`--partition` takes. A tenant and namespace joined by "/" in a message sent
 users to type a key the CLI rejects."""
 
 from __future__ import annotations

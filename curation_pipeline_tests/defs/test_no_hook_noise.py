@@ -1,12 +1,16 @@
-"""A run's event log holds what happened, not what did not (issue 20, trap 3): a failed step is
+"""A run's event log holds what happened, not what did not: a failed step is
 recorded by the op itself, so no failure hook logs `HOOK_SKIPPED` after every step that
 succeeded. That failures are still recorded, whatever failed (the step's work, its config), is
 tested in test_job.py and test_semantic_curation.py."""
 
 from __future__ import annotations
 
+import pytest
+
 from curation_pipeline.defs.job import curate_namespace, preview_namespace
 from curation_pipeline_tests.conftest import cycle_row, insert, node, run_cycle
+
+pytestmark = pytest.mark.slow
 
 
 def test_a_successful_run_logs_no_hook_events(db, instance):
