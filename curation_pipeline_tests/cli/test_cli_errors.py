@@ -15,17 +15,11 @@ import pytest
 
 from curation_pipeline.cli.main import main
 from curation_pipeline_tests.conftest import cycle_row, insert, node
+from curation_pipeline_tests.support.cli_output import one_line_error
 
 pytestmark = pytest.mark.slow
 
 GOOD = {"tenant_id": "acme", "namespace": "support", "pointer_summary": "Dana prefers email."}
-
-
-def _one_line_error(err: str) -> str:
-    assert "Traceback" not in err, err
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 def test_an_integer_beyond_pythons_digit_limit_is_an_error_of_its_line(db, tmp_path, capsys):
@@ -42,7 +36,7 @@ def test_an_integer_beyond_pythons_digit_limit_is_an_error_of_its_line(db, tmp_p
 def test_export_to_a_directory_is_refused_before_anything_is_written(db, tmp_path, capsys):
     insert(db, node(text="Something to export."))
     assert main(["export", "-o", str(tmp_path)]) == 2
-    line = _one_line_error(capsys.readouterr().err)
+    line = one_line_error(capsys.readouterr().err)
     assert line == f"error: cannot write {tmp_path}: it is a directory"
     assert list(tmp_path.iterdir()) == []  # no temporary file left behind
 

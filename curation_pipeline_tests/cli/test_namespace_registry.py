@@ -17,6 +17,7 @@ from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
 from curation_pipeline.service.namespaces import discover_partition_keys
 from curation_pipeline.store.triggers import load_candidates
 from curation_pipeline_tests.conftest import insert, node
+from curation_pipeline_tests.support.cli_output import one_line_error
 
 pytestmark = pytest.mark.slow
 
@@ -30,13 +31,6 @@ def _registered() -> set[str]:
         return set(instance.get_dynamic_partitions(PARTITIONS_DEF_NAME))
 
 
-def _one_line(err: str) -> str:
-    assert "Traceback" not in err, err
-    lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1, err
-    return lines[0]
-
-
 def test_a_typo_is_an_error_naming_the_known_namespaces(db, dagster_home, capsys):
     known = _fresh("known")
     insert(db, node(namespace=known, text="Dana prefers email."))
@@ -44,7 +38,7 @@ def test_a_typo_is_an_error_naming_the_known_namespaces(db, dagster_home, capsys
 
     assert main(["run", "--partition", typo]) == 2
 
-    line = _one_line(capsys.readouterr().err)
+    line = one_line_error(capsys.readouterr().err)
     assert line.startswith(f"error: unknown namespace {typo}")
     assert f"acme:{known}" in line and "--create" in line
     assert typo not in _registered()
@@ -90,7 +84,7 @@ def test_remove_retires_the_partition_and_keeps_the_memory(db, dagster_home, cap
             {(state.tenant_id, state.namespace) for state in load_candidates(db)})
     # A run of it is refused like a typo's, saying how to bring it back.
     assert main(["run", "--partition", key]) == 2
-    line = _one_line(capsys.readouterr().err)
+    line = one_line_error(capsys.readouterr().err)
     assert "removed" in line and "--create" in line
 
     # New memory brings it back (the rule: a node created after the removal).
@@ -117,9 +111,9 @@ def test_remove_then_create_or_import_brings_it_back(db, dagster_home, capsys, t
 @pytest.mark.parametrize("argv", [["namespaces", "remove"], ["namespaces", "remove", "no-colon"]])
 def test_remove_needs_a_key(db, dagster_home, capsys, argv):
     assert main(argv) == 2
-    assert _one_line(capsys.readouterr().err).startswith("error: ")
+    assert one_line_error(capsys.readouterr().err).startswith("error: ")
 
 
 def test_removing_an_unknown_namespace_is_an_error(db, dagster_home, capsys):
     assert main(["namespaces", "remove", f"acme:{_fresh('never')}"]) == 2
-    assert "unknown namespace" in _one_line(capsys.readouterr().err)
+    assert "unknown namespace" in one_line_error(capsys.readouterr().err)
