@@ -175,7 +175,7 @@ def bench_repeat_cycles(url: str, sizes: list[int], changes: list[int], repeats:
     from curation_pipeline.store.database import open_connection
 
     rng = np.random.default_rng(11)
-    job = defs.get_job_def("curate_namespace")
+    job = defs.resolve_job_def("curate_namespace")
     print("\n## Repeat cycles: one namespace (20 memory types), k nodes changed since the last cycle\n")
     print("| nodes | changed | cycle (s) | step 2 (s) | step 2 pass | nodes loaded | compared as changed |")
     print("|---|---|---|---|---|---|---|")

@@ -47,6 +47,8 @@ from pathlib import Path
 
 import scale_data
 
+from curation_pipeline.defs.job import step_run_config
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the stub LLM lives with the tests
 
 PAIRS = Path(__file__).with_name("curation_pairs.jsonl")
@@ -61,8 +63,8 @@ _MISTAKES = {("distinct", "merged"), ("distinct", "superseded"), ("restatement",
              ("update", "merged")}
 TENANT = "bench"
 # Caps out of the way: 570 memories in one namespace, and every pair judged at once.
-RUN_CONFIG = {"ops": {"consolidate_duplicates": {"config": {
-    "cap": 400, "supersede_cap": 400, "judge_cap": 400, "max_archive_fraction": 0.5}}}}
+RUN_CONFIG = step_run_config({"consolidate_duplicates": {
+    "cap": 400, "supersede_cap": 400, "judge_cap": 400, "max_archive_fraction": 0.5}})
 TARGETS = (
     "offline: 0 merged nodes state a fact twice; >= 60% of value-change updates superseded; "
     "0 distinct pairs merged or superseded; 0 restatements superseded",
@@ -190,7 +192,7 @@ def _run_cycles(url: str, namespace: str) -> list[dict]:
     with dg.DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, [key])
         for _ in range(MAX_CYCLES):
-            result = defs.get_job_def(JOB_NAME).execute_in_process(
+            result = defs.resolve_job_def(JOB_NAME).execute_in_process(
                 partition_key=key, instance=instance, run_config={**RUN_CONFIG, **scale_data.QUIET},
                 raise_on_error=False)
             with open_connection(url) as conn:

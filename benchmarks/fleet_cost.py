@@ -274,7 +274,7 @@ def main() -> None:
         keys = [partition_key("fleet", name) for name in names]
         instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, keys)
         # One namespace's real cycle: the pass state every namespace's complete passes leave.
-        job = defs.get_job_def(JOB_NAME)
+        job = defs.resolve_job_def(JOB_NAME)
         assert job.execute_in_process(partition_key=keys[0], instance=instance, run_config=scale_data.QUIET).success
         for name in changed:
             if name != names[0]:

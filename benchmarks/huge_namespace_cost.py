@@ -42,7 +42,7 @@ key = sys.argv[1]
 with dg.instance_for_test() as instance:
     instance.add_dynamic_partitions("namespaces", [key])
     started = time.perf_counter()
-    result = defs.get_job_def("curate_namespace").execute_in_process(
+    result = defs.resolve_job_def("curate_namespace").execute_in_process(
         partition_key=key, instance=instance, raise_on_error=False,
         run_config={"loggers": {"console": {"config": {"log_level": "ERROR"}}}})
     took = time.perf_counter() - started

@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 import scale_data
 
+from curation_pipeline.defs.job import step_run_config
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the stub lives with the tests
 
 LATENCY_SECS = 1.0
@@ -84,8 +86,8 @@ def main() -> None:
     stub = StubLLMServer(lambda body, number: Answer(faithful(body).text, delay_secs=LATENCY_SECS))
     os.environ.update(CURATOR_LLM_ENABLED="true", CURATOR_LLM_BASE_URL=stub.url, CURATOR_LLM_MODEL="stub-model",
                       CURATOR_LLM_API="chat", CURATOR_LLM_TIMEOUT_SECS="30", CURATOR_LLM_MAX_CALLS="100")
-    run_config = {"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.9,
-                                                                "max_archive_fraction": 0.5}}}}
+    run_config = step_run_config({"consolidate_duplicates": {"similarity_threshold": 0.9,
+                                                                "max_archive_fraction": 0.5}})
     rng = np.random.default_rng(7)
     print(f"# LLM concurrency: {MERGES} merges and {SUMMARIES} summaries, {LATENCY_SECS:g} s per answer "
           f"({os.cpu_count()} cores)")
@@ -100,7 +102,7 @@ def main() -> None:
                 os.environ["CURATOR_LLM_CONCURRENCY"] = str(level)
                 key = partition_key("bench", namespace)
                 instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, [key])
-                result = defs.get_job_def(JOB_NAME).execute_in_process(
+                result = defs.resolve_job_def(JOB_NAME).execute_in_process(
                     partition_key=key, instance=instance, run_config=run_config, op_selection=list(STEPS))
                 stats = {stat.step_key: stat for stat in instance.get_run_step_stats(result.run_id)}
                 counts = _cycle_steps(url, result.run_id)

@@ -166,7 +166,7 @@ def in_run_process(url: str, namespace: str, k: int, model: str, repeats: int) -
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("namespaces", [key])
         began = time.perf_counter()
-        result = defs.get_job_def("curate_namespace").execute_in_process(
+        result = defs.resolve_job_def("curate_namespace").execute_in_process(
             partition_key=key, instance=instance, run_config=scale_data.QUIET)
         total = time.perf_counter() - began
         steps = {s.step_key: s.end_time - s.start_time for s in instance.get_run_step_stats(result.run_id)}
@@ -203,7 +203,7 @@ def main() -> None:
     from curation_pipeline.store.database import open_connection
 
     model = scale_data.SEMANTIC_MODEL
-    job = defs.get_job_def("curate_namespace")
+    job = defs.resolve_job_def("curate_namespace")
     rng = np.random.default_rng(5)
     print(f"# streamed incremental search ({os.cpu_count()} cores, numpy {np.__version__}): "
           f"{n:,} nodes, {k:,} changed")

@@ -147,7 +147,7 @@ def measure(args, url: str, sizes: list[int], case: str) -> None:
     from curation_pipeline.defs.definitions import defs
     from curation_pipeline.store.database import open_connection
 
-    job = defs.get_job_def("curate_namespace")
+    job = defs.resolve_job_def("curate_namespace")
     quiet = scale_data.QUIET
     rng = np.random.default_rng(3)
     results, plans, loads = {}, {}, []

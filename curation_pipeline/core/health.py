@@ -21,6 +21,7 @@ class HealthField:
     key: str  # the metadata label in Dagster and the key in the activity row
     title: str  # the CLI column
     meaning: str
+    unit: str = "count"  # count, share (0 to 1) or seconds: how Dagster shows and plots it
 
 
 HEALTH_FIELDS = (
@@ -34,14 +35,15 @@ HEALTH_FIELDS = (
     HealthField("summarized", "summarized", "nodes summarized this cycle (step 3)"),
     HealthField("re_embedded", "embedded", "vectors computed this cycle, missing or of another model (step 4)"),
     HealthField("marked_stale", "stale", "nodes whose confidence became stale this cycle (step 5)"),
-    HealthField("stale_share", "stale%", "share of active nodes whose confidence is stale"),
+    HealthField("stale_share", "stale%", "share of active nodes whose confidence is stale", "share"),
     HealthField("embedding_backlog", "backlog", "active nodes without a vector of the configured model"),
     HealthField("duplicate_pairs_left", "dup.left", "duplicate pairs found but left to the next cycle by the caps"),
     HealthField("association_edges", "edges", "live shares_concept_with edges in the namespace"),
     HealthField("llm_calls", "llm", "LLM requests this cycle (steps 2 and 3)"),
-    HealthField("llm_acceptance_rate", "accepted", "share of the LLM's answers the fact guard accepted"),
+    HealthField("llm_acceptance_rate", "accepted", "share of the LLM's answers the fact guard accepted",
+                "share"),
     HealthField("llm_tokens", "tokens", "LLM input and output tokens this cycle"),
-    HealthField("duration_s", "secs", "time the cycle's runs spent curating"),
+    HealthField("duration_s", "secs", "time the cycle's runs spent curating", "seconds"),
 )
 HEALTH_KEYS = tuple(f.key for f in HEALTH_FIELDS)
 

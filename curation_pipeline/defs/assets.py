@@ -1,51 +1,88 @@
 """`memory_namespace`: the long-term memory of one tenant/namespace, as a partitioned asset.
 
-The curation job is an op job, so the asset is declared here (an asset spec with the job's
-dynamic partitions) and step 7 records each finished cycle on its partition as a
-materialization carrying the namespace's health numbers (core/health.py).
+The asset itself is graph-backed (defs/job.py): the curation steps are its ops, and step 7's
+result output is its materialization, carrying the namespace's health after the cycle
+(core/health.py). This module holds what describes it: its key, its description and owners, the
+typed metadata of a cycle, and the observation an undo records.
 
-Why a materialization and not an observation: a cycle rewrites the namespace's memory (merges,
-summaries, vectors), which is what a materialization says, while an observation says something
-changed outside Dagster. It also gives the partition its "materialized" status and makes it the
-latest event Dagster plots per partition, and the asset checks logged by the same step are
-evaluated against it, so the UI shows them as current.
+Why a materialization: a cycle rewrites the namespace's memory (merges, summaries, vectors),
+which is what a materialization says. An undo is recorded as an observation: it restores rows
+outside a cycle, and must not count as a curation of the partition.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import dagster as dg
 
-from curation_pipeline.core.health import HEALTH_FIELDS, numeric_metadata
-from curation_pipeline.defs.partitions import namespace_partitions
+from curation_pipeline.core.health import HEALTH_FIELDS, HealthField
 
 MEMORY_NAMESPACE = dg.AssetKey("memory_namespace")
 
-memory_namespace = dg.AssetSpec(
-    MEMORY_NAMESPACE,
-    partitions_def=namespace_partitions,
-    group_name="curation",
-    kinds={"postgres"},
-    description=(
-        "The long-term memory of one tenant/namespace (memory_nodes in Postgres + pgvector). Every "
-        "curation cycle of curate_namespace records a materialization of the namespace's partition "
-        "with its health after the cycle: "
-        + "; ".join(f"{field.key}: {field.meaning}" for field in HEALTH_FIELDS)
-        + ". Plots: the asset's Plots tab; checks: the Checks tab."
-    ),
+DESCRIPTION = (
+    "The long-term memory of one tenant/namespace: memory_nodes in Postgres with pgvector. "
+    "Materializing a partition runs one curation cycle of it (the seven steps of its graph); "
+    "nothing is deleted and every change can be undone. Each number of a materialization is "
+    "explained under Definition -> metrics."
 )
+OWNERS = ["team:agent-memory"]
+TAGS = {"domain": "agent-memory", "store": "pgvector"}
+KINDS = {"postgres", "polars"}
+GROUP = "curation"
 
 
-def health_materialization(partition_key: str, health: dict, *, cycle_status: str,
-                           run_ids: tuple[str, ...]) -> dg.AssetMaterialization:
-    """The cycle's materialization of its partition: every health number, plus which runs made
-    the cycle (more than one after a re-execution from failure)."""
-    return dg.AssetMaterialization(
+def metadata_label(field: HealthField) -> str:
+    """A share is shown in percent, so its label says so."""
+    return f"{field.key} (%)" if field.unit == "share" else field.key
+
+
+def _metrics_markdown() -> str:
+    rows = "\n".join(f"| `{metadata_label(f)}` | {f.meaning} |" for f in HEALTH_FIELDS)
+    return ("Every materialization (one curation cycle) records these numbers; the Plots under "
+            "Overview -> Metadata draw them per partition.\n\n| metadata key | meaning |\n|---|---|\n"
+            f"{rows}\n| `cycle_status` | success, or partial with the failed step |\n"
+            "| `cycle_runs` | the runs that made the cycle (more than one after a re-execution) |")
+
+
+DEFINITION_METADATA = {"metrics": dg.MetadataValue.md(_metrics_markdown())}
+
+
+def _typed(field: HealthField, value) -> dg.MetadataValue:
+    if field.unit == "share":
+        return dg.MetadataValue.float(round(100.0 * float(value), 1))
+    if field.unit == "seconds":
+        return dg.MetadataValue.float(round(float(value), 2))
+    return dg.MetadataValue.int(int(value))
+
+
+def health_metadata(health: Mapping) -> dict[str, dg.MetadataValue]:
+    """The health record as typed Dagster metadata; a rate that has no data this cycle is left
+    out rather than plotted as 0 (which would read as "every answer rejected")."""
+    return {metadata_label(f): _typed(f, health[f.key]) for f in HEALTH_FIELDS
+            if health.get(f.key) is not None}
+
+
+def cycle_metadata(health: Mapping, *, cycle_status: str, run_ids: tuple[str, ...]) -> dict:
+    """The cycle's materialization metadata: every health number, plus which runs made the cycle."""
+    return {
+        **health_metadata(health),
+        "cycle_status": dg.MetadataValue.text(cycle_status),
+        "cycle_runs": dg.MetadataValue.text(", ".join(run_ids)),
+    }
+
+
+def undo_observation(partition_key: str, *, undone_run_id: str, status: str, restored: int,
+                     left_alone: int) -> dg.AssetObservation:
+    """What an undo restored, on the partition's history (an observation: not a cycle)."""
+    return dg.AssetObservation(
         asset_key=MEMORY_NAMESPACE,
         partition=partition_key,
-        description=f"curation cycle: {cycle_status}",
+        description=f"undo of run {undone_run_id}: {status}",
         metadata={
-            **numeric_metadata(health),
-            "cycle_status": dg.MetadataValue.text(cycle_status),
-            "cycle_runs": dg.MetadataValue.text(", ".join(run_ids)),
+            "undone_run": dg.MetadataValue.dagster_run(undone_run_id),
+            "undo_status": dg.MetadataValue.text(status),
+            "rows_restored": dg.MetadataValue.int(restored),
+            "rows_left_alone": dg.MetadataValue.int(left_alone),
         },
     )

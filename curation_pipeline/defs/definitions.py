@@ -19,9 +19,7 @@ from curation_pipeline.config.settings import check_all_settings
 check_all_settings()
 
 from curation_pipeline.config.triggers import TriggerSettings
-from curation_pipeline.defs.assets import memory_namespace
-from curation_pipeline.defs.health_checks import memory_namespace_health
-from curation_pipeline.defs.job import curate_namespace, preview_namespace
+from curation_pipeline.defs.job import curate_namespace, memory_namespace, preview_namespace
 from curation_pipeline.defs.llm_resource import LLMResource
 from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
 from curation_pipeline.defs.run_retention import prune_run_history_job, run_retention_schedule
@@ -35,7 +33,6 @@ _trigger_settings = TriggerSettings.from_environment()
 
 defs = dg.Definitions(
     assets=[memory_namespace],
-    asset_checks=[memory_namespace_health],
     jobs=[curate_namespace, preview_namespace, undo_curation_run, prune_run_history_job],
     schedules=[build_curation_schedule(_trigger_settings), run_retention_schedule],
     sensors=[build_idle_sensor(_trigger_settings), build_discovery_sensor(_trigger_settings)],

@@ -1,24 +1,20 @@
-"""The asset checks of `memory_namespace`, one result per partition (core/health_checks.py).
+"""The asset checks of `memory_namespace`: the four rules of core/health_checks.py as the asset's
+own check specs, evaluated by step 7 of every real cycle on the cycle's partition.
 
-Step 7 of every real cycle logs their results on its partition (defs/ops.py). They can also be
-run on their own from the asset's Checks tab: that evaluates the checks of the partition's latest
-recorded cycle again, looking orphans up afresh, e.g. after fixing one by hand.
+They belong to the graph-backed asset (defs/job.py), so a cycle's run plans them, the asset's
+Checks tab shows each partition's latest result, and a cycle that fails before step 7 leaves them
+not evaluated rather than green from an older cycle. To evaluate them again, materialize the
+partition: a cycle over a namespace where nothing changed writes nothing and only re-checks.
 """
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
 import warnings
-from collections.abc import Iterator
 
 import dagster as dg
-from dagster._core.definitions.asset_checks.asset_check_evaluation import (
-    AssetCheckEvaluationTargetMaterializationData,
-)
 
 from curation_pipeline.core.health_checks import CHECK_RULES, CheckOutcome
 from curation_pipeline.defs.assets import MEMORY_NAMESPACE
 from curation_pipeline.defs.partitions import namespace_partitions
-from curation_pipeline.defs.resources import MemoryStore
-from curation_pipeline.service.steps.cycle import recheck_latest_cycle
 
 # Partitioned asset checks are a Dagster "preview" feature; its warning would land in every CLI
 # output, and nothing here depends on more than results per partition.
@@ -30,55 +26,18 @@ with warnings.catch_warnings():
         for rule in CHECK_RULES
     ]
 
+# The graph output through which step 7 reports each check (the name Dagster gives a check spec
+# of a graph-backed asset).
+CHECK_OUTPUTS = {spec.name: spec.get_python_identifier() for spec in HEALTH_CHECK_SPECS}
 
-def _metadata(outcome: CheckOutcome) -> dict:
-    return {key: value for key, value in outcome.metadata.items() if value is not None}
 
-
-def check_evaluations(partition_key: str, outcomes: list[CheckOutcome],
-                      materialization: dg.EventLogRecord | None) -> list[dg.AssetCheckEvaluation]:
-    """The cycle's check results for its partition, aimed at the cycle's materialization so the
-    UI shows them as the partition's current status."""
-    target = materialization and AssetCheckEvaluationTargetMaterializationData(
-        storage_id=materialization.storage_id, run_id=materialization.run_id,
-        timestamp=materialization.timestamp,
-    )
+def check_results(outcomes: list[CheckOutcome]) -> list[dg.AssetCheckResult]:
+    """The cycle's check results; Dagster records them on the partition the run materializes."""
     return [
-        dg.AssetCheckEvaluation(
+        dg.AssetCheckResult(
             asset_key=MEMORY_NAMESPACE, check_name=outcome.name, passed=outcome.passed,
-            description=outcome.description, metadata=_metadata(outcome), partition=partition_key,
-            severity=dg.AssetCheckSeverity.ERROR, target_materialization_data=target,
+            description=outcome.description, severity=dg.AssetCheckSeverity.ERROR,
+            metadata={key: value for key, value in outcome.metadata.items() if value is not None},
         )
         for outcome in outcomes
     ]
-
-
-def latest_materialization(instance: dg.DagsterInstance, partition_key: str) -> dg.EventLogRecord | None:
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=MEMORY_NAMESPACE, asset_partitions=[partition_key]), limit=1
-    ).records
-    return records[0] if records else None
-
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", dg.PreviewWarning)
-
-    @dg.multi_asset_check(specs=HEALTH_CHECK_SPECS, can_subset=True, name="memory_namespace_health")
-    def memory_namespace_health(context: dg.AssetCheckExecutionContext,
-                                memory_store: MemoryStore) -> Iterator[dg.AssetCheckResult]:
-        """Evaluate the checks of the partition's latest recorded cycle again."""
-        outcomes = recheck_latest_cycle(memory_store.session())
-        selected = {key.name for key in context.selected_asset_check_keys}
-        for rule in CHECK_RULES:
-            if rule.name not in selected:
-                continue
-            if outcomes is None:
-                yield dg.AssetCheckResult(asset_key=MEMORY_NAMESPACE, check_name=rule.name, passed=True,
-                                          description="no curation cycle recorded yet")
-                continue
-            [outcome] = [o for o in outcomes if o.name == rule.name]
-            yield dg.AssetCheckResult(
-                asset_key=MEMORY_NAMESPACE, check_name=outcome.name, passed=outcome.passed,
-                description=outcome.description, metadata=_metadata(outcome),
-                severity=dg.AssetCheckSeverity.ERROR,
-            )

@@ -1,5 +1,6 @@
-"""The `curate_namespace` job: the seven steps (and 6b) wired by what each needs to run after;
-`preview_namespace` runs the same graph as a preview that writes nothing.
+"""The curation cycle as the graph behind the `memory_namespace` asset; `curate_namespace`
+materializes it for one partition, and `preview_namespace` runs the same graph as a preview that
+writes nothing.
 
     reclassify_stale ────────────────────────────────────────────────────────────────────┐
     consolidate_duplicates ─> summarize_verbose ─┬─> revectorize ─┬──────────────────────┤
@@ -11,14 +12,32 @@ Merging may leave long merged text, so summarizing follows it; both clear embedd
 revectorizing follows them; the graph mirrors text and archive state, so it syncs after them.
 Associations need the fresh vectors and the synced vertices, so they come after both.
 Steps 1 and 5 need nothing from the others: if any step fails, the independent ones still run
-(Dagster skips only a failed op's dependents), and the cycle row records the failure.
+(Dagster skips only a failed op's dependents), step 7 does not, and the partition's
+materialization is recorded as failed.
+
+The graph is named after the asset, so its steps are `memory_namespace.<op>` and their run
+config sits under `ops.memory_namespace.ops.<op>` (`step_run_config` builds it), in the asset
+job and the preview job alike.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import dagster as dg
 
+from curation_pipeline.defs.assets import (
+    DEFINITION_METADATA,
+    DESCRIPTION,
+    GROUP,
+    KINDS,
+    MEMORY_NAMESPACE,
+    OWNERS,
+    TAGS,
+)
+from curation_pipeline.defs.health_checks import CHECK_OUTPUTS, HEALTH_CHECK_SPECS
 from curation_pipeline.defs.ops import (
+    RESULT_OUTPUT,
     associate_concepts,
     consolidate_duplicates,
     log_curation_activity,
@@ -32,42 +51,75 @@ from curation_pipeline.defs.partitions import namespace_partitions
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME, PREVIEW_TAGS
 
 JOB_NAME = "curate_namespace"
+CYCLE_GRAPH = MEMORY_NAMESPACE.to_python_identifier()
 
 
-@dg.graph
+def step_key(op_name: str) -> str:
+    """The Dagster step key of a step op: the op inside the asset's graph."""
+    return f"{CYCLE_GRAPH}.{op_name}"
+
+
+def step_run_config(op_configs: Mapping[str, Mapping]) -> dict:
+    """Run config setting some steps' config, `{op name: {setting: value}}`, for either job."""
+    return {"ops": {CYCLE_GRAPH: {"ops": {op: {"config": dict(config)} for op, config in op_configs.items()}}}}
+
+
+@dg.graph(name=CYCLE_GRAPH, out={RESULT_OUTPUT: dg.GraphOut(),
+                                 **{output: dg.GraphOut() for output in CHECK_OUTPUTS.values()}})
 def curation_cycle():
     merged = consolidate_duplicates()
     summarized = summarize_verbose(after_merges=merged)
     embedded = revectorize(after_rewrites=summarized)
     synced = sync_graph(after_rewrites=summarized)
-    log_curation_activity(
+    return log_curation_activity(
         reclassified=reclassify_stale(),
         revectorized=embedded,
         confidence_marked=mark_stale_confidence(),
         graph_synced=synced,
         associated=associate_concepts(after_sync=synced, after_embedding=embedded),
-    )
+    )._asdict()
 
 
 _STEPS = ("1 reclassify_stale, 2 consolidate_duplicates, 3 summarize_verbose, 4 revectorize, "
           "5 mark_stale_confidence, 6 sync_graph, 6b associate_concepts, 7 log_curation_activity")
 
-curate_namespace = curation_cycle.to_job(
-    name=JOB_NAME,
+memory_namespace = dg.AssetsDefinition.from_graph(
+    curation_cycle,
+    keys_by_output_name={RESULT_OUTPUT: MEMORY_NAMESPACE},
+    check_specs=HEALTH_CHECK_SPECS,
+    partitions_def=namespace_partitions,
+    group_name=GROUP,
+    descriptions_by_output_name={RESULT_OUTPUT: DESCRIPTION},
+    metadata_by_output_name={RESULT_OUTPUT: DEFINITION_METADATA},
+    owners_by_output_name={RESULT_OUTPUT: OWNERS},
+    tags_by_output_name={RESULT_OUTPUT: {**TAGS, **{f"dagster/kind/{kind}": "" for kind in KINDS}}},
+)
+
+# An asset job: Materialize in the UI, backfills, the schedule, the sensors and the CLI all launch
+# it, and it runs the asset's checks with it.
+curate_namespace = dg.define_asset_job(
+    JOB_NAME,
+    selection=dg.AssetSelection.assets(MEMORY_NAMESPACE),
     partitions_def=namespace_partitions,
     # Steps are short and share one namespace lock: separate processes would only add seconds
     # of start-up per step.
     executor_def=dg.in_process_executor,
     description=(
-        f"One curation cycle of one tenant/namespace: {_STEPS}. Nothing is deleted; every change "
-        "is recorded in node_revisions and can be undone (curation-pipeline undo --run RUN_ID). "
-        "Each finished cycle records the namespace's health on the memory_namespace asset."
+        f"One curation cycle of one tenant/namespace, materializing its memory_namespace partition: "
+        f"{_STEPS}. Nothing is deleted; every change is recorded in node_revisions and can be "
+        "undone (curation-pipeline undo --run RUN_ID)."
     ),
 )
 
-# The same graph, writing nothing: a job of its own keeps previews off curate_namespace's
-# partition status and off the memory_namespace asset (defs/previews.py).
-preview_namespace = curation_cycle.to_job(
+
+@dg.graph(name="preview_cycle")
+def _preview_cycle():
+    curation_cycle()
+
+
+# The same graph, writing nothing, as an op job of its own: it never materializes the asset and
+# stays off curate_namespace's partition status (defs/previews.py).
+preview_namespace = _preview_cycle.to_job(
     name=PREVIEW_JOB_NAME,
     partitions_def=namespace_partitions,
     executor_def=dg.in_process_executor,

@@ -31,14 +31,12 @@ from curation_pipeline.core.render.changes import (
     cycle_rows,
     step_markdown,
 )
-from curation_pipeline.defs.assets import health_materialization
-from curation_pipeline.defs.health_checks import (
-    check_evaluations,
-    latest_materialization,
-)
+from curation_pipeline.defs.assets import cycle_metadata
+from curation_pipeline.defs.health_checks import CHECK_OUTPUTS, check_results
 from curation_pipeline.defs.llm_resource import LLMResource
 from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
 from curation_pipeline.defs.resources import cycle_run_info as _run_info
+from curation_pipeline.defs.run_tags import TRIGGER_TAG, inferred_trigger
 from curation_pipeline.service.step_run import (
     StepRun,
     record_interruption,
@@ -64,6 +62,24 @@ from curation_pipeline.service.steps.summarize import (
     summarize_verbose as summarize_step,
 )
 
+# Step 7's output that the asset job records as the memory_namespace materialization.
+RESULT_OUTPUT = "result"
+
+
+def label_trigger(context: dg.OpExecutionContext) -> None:
+    """Tag a run launched from the UI or by a backfill with its trigger, as the schedule, the
+    sensors and the CLI tag theirs, so the Runs list says who started every run. The first step
+    to run tags it; the others find the tag in the run's record."""
+    trigger = inferred_trigger(context.run.tags)
+    if trigger is None:
+        return
+    try:
+        stored = context.instance.get_run_by_id(context.run_id)
+        if stored is not None and TRIGGER_TAG not in stored.tags:
+            context.instance.add_run_tags(context.run_id, {TRIGGER_TAG: trigger})
+    except Exception as error:  # a missing label is not worth failing a step
+        context.log.warning(f"could not tag the run with {TRIGGER_TAG}={trigger}: {error}")
+
 
 def _metadata_value(value):
     return value if isinstance(value, (int, float, str, bool)) else str(value)
@@ -86,6 +102,7 @@ def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore,
     executing op ..." on the event's first line.
     """
     session = run = None
+    label_trigger(context)
     try:
         session = memory_store.session()
         run = StepRun(session, session.scope(context.op.name), _run_info(context.dagster_run))
@@ -191,28 +208,33 @@ def associate_concepts(context: dg.OpExecutionContext,
         "graph_synced": dg.In(dg.Nothing),
         "associated": dg.In(dg.Nothing),
     },
+    # The result is the memory_namespace materialization (in the asset job); each check has an
+    # output of its own, as Dagster wants for the checks of a graph-backed asset.
+    out={RESULT_OUTPUT: dg.Out(dg.Nothing),
+         **{output: dg.Out(dg.Nothing, is_required=False) for output in CHECK_OUTPUTS.values()}},
     tags={"step": "7"},
 )
 def log_curation_activity(context: dg.OpExecutionContext, memory_store: MemoryStore,
-                          embedder: EmbedderResource) -> dict:
-    """Step 7: close the cycle's activity row, show its counts, and record the namespace's health
-    on the `memory_namespace` asset with its checks (not for a preview: it wrote nothing)."""
+                          embedder: EmbedderResource):
+    """Step 7: close the cycle's activity row and record it with the namespace's health as the
+    memory_namespace materialization, with its checks (not for a preview: it wrote nothing)."""
+    label_trigger(context)
     try:
-        return _close_and_record(context, memory_store, embedder)
+        yield from _close_and_record(context, memory_store, embedder)
     except Exception as error:
         _record_failure(context, memory_store, None, error)  # as run_op does for steps 1 to 6b
         raise
 
 
 def _close_and_record(context: dg.OpExecutionContext, memory_store: MemoryStore,
-                      embedder: EmbedderResource) -> dict:
+                      embedder: EmbedderResource):
     session = memory_store.session()
     report = close_cycle(session, _run_info(context.dagster_run), embedding_model=embedder.get().name)
     cycle = report.cycle
-    context.add_output_metadata({
+    metadata = {
         "status": cycle.status,
         "outcome": dg.MetadataValue.text(cycle_outcome(cycle)),
-        "duration_s": float(cycle.duration_s),
+        "duration_s": dg.MetadataValue.float(round(float(cycle.duration_s), 2)),
         **_preview_metadata(session.dry_run),
         "counts": dg.MetadataValue.table(
             records=[dg.TableRecord(row) for row in cycle_rows(cycle, context.run_id)],
@@ -220,13 +242,10 @@ def _close_and_record(context: dg.OpExecutionContext, memory_store: MemoryStore,
                 dg.TableColumn(name, kind, description=meaning) for name, kind, meaning in CYCLE_COLUMNS
             ]),
         ),
-    })
-    if not session.dry_run:
-        partition = context.partition_key
-        context.log_event(health_materialization(partition, report.health, cycle_status=cycle.status,
-                                                 run_ids=cycle.run_ids))
-        # Logged events are stored at once: the checks can point at the materialization just made.
-        target = latest_materialization(context.instance, partition)
-        for evaluation in check_evaluations(partition, report.checks, target):
-            context.log_event(evaluation)
-    return {"status": cycle.status}
+    }
+    if session.dry_run:
+        yield dg.Output(None, RESULT_OUTPUT, metadata=metadata)
+        return
+    yield dg.Output(None, RESULT_OUTPUT, metadata={
+        **metadata, **cycle_metadata(report.health, cycle_status=cycle.status, run_ids=cycle.run_ids)})
+    yield from check_results(report.checks)

@@ -14,7 +14,7 @@ import dagster as dg
 
 from curation_pipeline.config.triggers import TriggerSettings
 from curation_pipeline.core.cron import interval_to_cron
-from curation_pipeline.core.trigger_policy import plan_scheduled_runs
+from curation_pipeline.core.trigger_policy import CEILING, plan_scheduled_runs
 from curation_pipeline.defs.job import curate_namespace
 from curation_pipeline.defs.partitions import register_partitions
 from curation_pipeline.defs.resources import MemoryStore
@@ -75,7 +75,9 @@ def build_curation_schedule(settings: TriggerSettings) -> dg.ScheduleDefinition:
             if (key := partition_key_or_warn(context.log, run.state.tenant_id, run.state.namespace)) is None:
                 continue
             requests.append(curation_run_request(
-                key, run.state.tenant_id, run.state.namespace, trigger="schedule",
+                key, run.state.tenant_id, run.state.namespace,
+                # A namespace past the ceiling is curated however busy it is: say so in the Runs list.
+                trigger=CEILING if run.reason == CEILING else "schedule",
                 reason=run.reason, run_key=f"schedule:{key}", priority=SCHEDULED_PRIORITY,
             ))
         if not requests:

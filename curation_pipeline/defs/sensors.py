@@ -91,6 +91,9 @@ def build_idle_sensor(settings: TriggerSettings) -> dg.SensorDefinition:
 def build_discovery_sensor(settings: TriggerSettings) -> dg.SensorDefinition:
     @dg.sensor(
         name=DISCOVERY_SENSOR_NAME,
+        # It requests no run, but it adds the partitions curate_namespace runs: naming the job
+        # lists it with the schedule and the idle sensor on the asset's Automation panel.
+        job=curate_namespace,
         minimum_interval_seconds=max(settings.sensor_interval_secs, 30),
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Registers every tenant/namespace of the memory store as a partition of curate_namespace.",

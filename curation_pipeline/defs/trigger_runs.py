@@ -8,12 +8,14 @@ import dagster as dg
 from curation_pipeline.core.partition_keys import InvalidNameError, parse_partition_key, partition_key
 from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.defs.partitions import PARTITION_TAG
+from curation_pipeline.defs.run_tags import (  # noqa: F401  (the schedule and sensors import them from here)
+    NAMESPACE_TAG,
+    PRIORITY_TAG,
+    REASON_TAG,
+    TENANT_TAG,
+    TRIGGER_TAG,
+)
 
-TENANT_TAG = "curation/tenant"
-NAMESPACE_TAG = "curation/namespace"
-TRIGGER_TAG = "curation/trigger"  # "schedule" or "idle"
-REASON_TAG = "curation/reason"  # triggers.ACTIVITY, NEVER_CURATED, CEILING or "idle"
-PRIORITY_TAG = "dagster/priority"  # the run queue dequeues higher numbers first
 SCHEDULED_PRIORITY = 0
 IDLE_PRIORITY = 10  # an idle namespace is the best moment to curate: ahead of routine runs
 

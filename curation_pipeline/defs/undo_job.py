@@ -7,8 +7,11 @@ Not partitioned: a run id already says which namespaces it touched; `namespace` 
 import dagster as dg
 from pydantic import Field
 
+from curation_pipeline.core.partition_keys import InvalidNameError, partition_key
 from curation_pipeline.core.render.tables import undo_table
 from curation_pipeline.core.render.undo import forced_lines, left_alone_lines
+from curation_pipeline.defs.assets import undo_observation
+from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
 from curation_pipeline.defs.resources import MemoryStore
 from curation_pipeline.service.undo import undo_run
 
@@ -44,6 +47,27 @@ def undo_run_op(context: dg.OpExecutionContext, config: UndoConfig, memory_store
         context.log.info(line)
     for line in left_alone_lines(reports):
         context.log.warning(line)
+    _observe_restored(context, reports)
+
+
+def _observe_restored(context: dg.OpExecutionContext, reports) -> None:
+    """Each namespace the undo restored rows in gets an observation on its memory_namespace
+    partition, so the asset's history shows the undo next to the cycles (a namespace whose
+    partition was retired, or whose names cannot be a partition key, has no partition to show it)."""
+    for report in reports:
+        if report.status == "nothing":
+            continue
+        try:
+            key = partition_key(report.tenant_id, report.namespace)
+        except InvalidNameError:
+            continue
+        if not context.instance.has_dynamic_partition(PARTITIONS_DEF_NAME, key):
+            continue
+        context.log_event(undo_observation(
+            key, undone_run_id=report.undone_run_id, status=report.status,
+            restored=len(report.nodes_restored),
+            left_alone=len(report.conflicts) + len(report.held) + len(report.moved),
+        ))
 
 
 @dg.job(executor_def=dg.in_process_executor, description="Undo a curation run (or an undo).")

@@ -13,6 +13,7 @@ import pytest
 
 from curation_pipeline.clients.embedders.lexical import LexicalEmbedder
 from curation_pipeline.core.steps.graph_sync import VERTEX_SUMMARY_CHARS
+from curation_pipeline.defs.job import step_run_config
 from curation_pipeline_tests.conftest import NOW, cycle_row, fetch_node, insert, node, run_cycle
 
 pytestmark = pytest.mark.slow
@@ -32,7 +33,7 @@ HUGE = " ".join(f"Sentence {n} of a memory an agent wrote far too long." for n i
 
 
 def _ops(**configs) -> dict:
-    return {"ops": {op: {"config": config} for op, config in configs.items()}}
+    return step_run_config(configs)
 
 
 def _steps(db, result) -> dict:

@@ -16,6 +16,7 @@ import pytest
 
 from curation_pipeline.cli.launcher import code_location_workspace, launch_partition_runs
 from curation_pipeline.core.partition_keys import partition_key
+from curation_pipeline.defs.job import step_run_config
 from curation_pipeline.defs.partitions import register_partitions
 from curation_pipeline.store.database import open_connection
 from curation_pipeline.store.triggers import set_curation_enabled
@@ -94,7 +95,7 @@ def test_a_worker_builds_each_runs_resources_and_settings_anew(fleet, db):
     first, second = (_namespace(db, "leak", triggers=False) for _ in range(2))
     # Run 1 overrides its config in the launchpad: no merges, and an LLM that cannot be reached.
     overrides = {
-        "ops": {"consolidate_duplicates": {"config": {"cap": 0}}},
+        **step_run_config({"consolidate_duplicates": {"cap": 0}}),
         "resources": {"llm": {"config": {"enabled": True, "base_url": "http://127.0.0.1:9/v1"}}},
     }
     tags = {QUEUE_TAG: SOLO_QUEUE}  # one worker of concurrency 1: the same pool process

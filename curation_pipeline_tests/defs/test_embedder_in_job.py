@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from curation_pipeline.defs.job import step_run_config
 from curation_pipeline_tests.conftest import (
     NOW,
     cycle_row,
@@ -42,7 +43,7 @@ def embeddings_server(monkeypatch):
 
 def test_nodes_are_embedded_through_the_endpoint_in_batches(db, instance, embeddings_server):
     ids = insert(db, *[node(text=f"Memory number {i} of the support team.", embed=False) for i in range(5)])
-    config = {**OPENAI, "ops": {"revectorize": {"config": {"batch_size": 2}}}}
+    config = {**OPENAI, **step_run_config({"revectorize": {"batch_size": 2}})}
     result = run_cycle(instance, run_config=config)
     assert result.success
     counts = cycle_row(db, result.run_id)["steps"]["revectorize"]

@@ -15,7 +15,7 @@ import curation_pipeline.service.steps.stale_confidence
 import curation_pipeline.service.steps.summarize
 from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.partition_keys import partition_key
-from curation_pipeline.defs.job import JOB_NAME
+from curation_pipeline.defs.job import JOB_NAME, step_run_config
 from curation_pipeline.demo.seeding import seed_store
 from curation_pipeline.store.database import open_connection
 from curation_pipeline_tests.conftest import (
@@ -143,7 +143,7 @@ def test_a_failed_step_leaves_the_others_done_and_reexecution_finishes_the_work(
         ) as failed:
             assert not failed.success
             step_status = {
-                e.step_key: e.event_type_value for e in failed.all_events
+                e.node_name: e.event_type_value for e in failed.all_events
                 if e.event_type_value in ("STEP_SUCCESS", "STEP_FAILURE")
             }
             parent_run_id = failed.run_id
@@ -169,7 +169,7 @@ def test_a_failed_step_leaves_the_others_done_and_reexecution_finishes_the_work(
         reexecution_options=dg.ReexecutionOptions.from_failure(parent_run_id, instance),
     ) as retried:
         assert retried.success
-        executed = {e.step_key for e in retried.all_events if e.event_type_value == "STEP_SUCCESS"}
+        executed = {e.node_name for e in retried.all_events if e.event_type_value == "STEP_SUCCESS"}
         retry_run_id = retried.run_id
     assert executed == {"revectorize", "associate_concepts", "log_curation_activity"}
     finished = cycle_row(db, retry_run_id)
@@ -221,7 +221,7 @@ def test_an_out_of_range_op_config_fails_that_step_only_and_is_recorded(db, inst
         node(text="Customer Dana Reyes prefers email to phone calls."),
     )
     result = run_cycle(
-        instance, run_config={"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 1.5}}}}
+        instance, run_config=step_run_config({"consolidate_duplicates": {"similarity_threshold": 1.5}})
     )
     assert not result.success
     metadata = cycle_row(db, result.run_id)

@@ -37,7 +37,7 @@ def _errors(result) -> list[str]:
 
 
 def _steps(result, event_type: str) -> set[str]:
-    return {event.step_key for event in result.all_events if event.event_type_value == event_type}
+    return {event.node_name for event in result.all_events if event.event_type_value == event_type}
 
 
 def test_a_run_whose_lease_was_taken_over_writes_nothing_more(db, instance, monkeypatch):

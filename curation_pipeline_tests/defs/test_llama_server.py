@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from curation_pipeline.core.fact_guard import missing_facts
+from curation_pipeline.defs.job import step_run_config
 from curation_pipeline_tests.conftest import cycle_row, insert, node, run_cycle
 from curation_pipeline_tests.support.llama_server import (
     ensure_built,
@@ -40,7 +41,7 @@ VERBOSE = [
 OUTPUT_CAP = 120  # tokens per answer: room for most merges of these texts, and a cap that must hold
 # Lexically these pairs are 0.88 and 0.92 similar; with 6 nodes the default archive share (10 %)
 # would allow one merge per cycle.
-RUN_CONFIG = {"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.8, "max_archive_fraction": 0.5}}}}
+RUN_CONFIG = step_run_config({"consolidate_duplicates": {"similarity_threshold": 0.8, "max_archive_fraction": 0.5}})
 
 
 @pytest.fixture(scope="module")

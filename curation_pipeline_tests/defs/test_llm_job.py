@@ -18,6 +18,7 @@ import pytest
 from curation_pipeline.core.fact_guard import missing_facts
 from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD
 from curation_pipeline.core.steps.consolidate import offline_merge
+from curation_pipeline.defs.job import step_run_config
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME
 from curation_pipeline_tests.conftest import (
     cycle_row,
@@ -60,7 +61,7 @@ GOOD_SUMMARY = ("Quarterly review with Globex on 2024-06-14 lasted 90 minutes; f
 OFFLINE_MERGE = offline_merge(KEEPER, ABSORBED).text
 
 # Pairs of this corpus are 0.75-0.9 similar with the lexical embedder: lower the threshold.
-RUN_CONFIG = {"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.7}}}}
+RUN_CONFIG = step_run_config({"consolidate_duplicates": {"similarity_threshold": 0.7}})
 STEPS = ["consolidate_duplicates", "summarize_verbose"]
 LLM_VARIABLES = ("CURATOR_LLM_ENABLED", "CURATOR_LLM_PROVIDER", "CURATOR_LLM_BASE_URL", "CURATOR_LLM_API",
                  "CURATOR_LLM_CONCURRENCY", "CURATOR_LLM_MAX_CALLS", "CURATOR_LLM_MAX_TOKENS",
@@ -504,7 +505,7 @@ _PRINT_LAUNCHPAD_DEFAULTS = """
 from dagster._core.snap.snap_to_yaml import default_values_yaml_from_type_snap
 from curation_pipeline.defs.definitions import defs
 from curation_pipeline.defs.job import JOB_NAME
-snapshot = defs.get_job_def(JOB_NAME).get_job_snapshot()
+snapshot = defs.resolve_job_def(JOB_NAME).get_job_snapshot()
 schema = snapshot.config_schema_snapshot
 print(default_values_yaml_from_type_snap(schema, schema.get_config_snap(snapshot.mode_def_snaps[0].root_config_key)))
 """

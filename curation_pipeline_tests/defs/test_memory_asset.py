@@ -1,5 +1,6 @@
-"""The `memory_namespace` asset as the UI shows it (read through Dagster's GraphQL API): one
-materialization per cycle and partition with the namespace's health, and its checks."""
+"""The `memory_namespace` asset as the UI shows it (read through Dagster's GraphQL API): a
+graph-backed asset whose ops are the curation steps, materialized once per cycle and partition
+with the namespace's health, failed when its cycle fails, with its checks and its automations."""
 
 from __future__ import annotations
 
@@ -7,19 +8,25 @@ import dagster as dg
 import pytest
 from dagster._core.test_utils import poll_for_finished_run
 
-from curation_pipeline.core.health import HEALTH_KEYS
+from curation_pipeline.core.health import HEALTH_FIELDS
 from curation_pipeline.core.health_checks import CHECK_RULES
+from curation_pipeline.defs.assets import metadata_label
+from curation_pipeline.defs.run_tags import TRIGGER_TAG
+from curation_pipeline.defs.schedules import SCHEDULE_NAME
+from curation_pipeline.defs.sensors import DISCOVERY_SENSOR_NAME, IDLE_SENSOR_NAME
 from curation_pipeline_tests.conftest import (
     cycle_row,
     fetch_node,
     insert,
     node,
+    refuse_vector_writes,
     run_cycle,
 )
 from curation_pipeline_tests.support.ui_graphql import (
     CHECK_EXECUTIONS,
+    asset_definition,
     check_statuses,
-    execute_checks,
+    materialize,
     materializations,
     ui_graphql,
 )
@@ -27,6 +34,8 @@ from curation_pipeline_tests.support.ui_graphql import (
 pytestmark = pytest.mark.slow
 
 CHECKS = {rule.name for rule in CHECK_RULES}
+STEP_OPS = {"reclassify_stale", "consolidate_duplicates", "summarize_verbose", "revectorize",
+            "mark_stale_confidence", "sync_graph", "associate_concepts", "log_curation_activity"}
 
 
 def _namespace_with_work(db, namespace: str) -> dict[str, str]:
@@ -38,6 +47,26 @@ def _namespace_with_work(db, namespace: str) -> dict[str, str]:
         node(namespace=namespace, text="No vector yet.", embed=False),
     )
     return {"keeper": keeper, "absorbed": absorbed, "pinned": pinned, "missing": missing}
+
+
+def test_the_asset_is_materializable_and_made_of_the_steps_with_its_automations(instance):
+    with ui_graphql(instance) as query:
+        asset = asset_definition(query)
+    # Not an external asset: Materialize is enabled, and lineage shows the steps as its ops.
+    assert asset["isMaterializable"] and asset["isExecutable"] and asset["isPartitioned"]
+    assert asset["graphName"] == "memory_namespace" and set(asset["opNames"]) == {f"memory_namespace.{op}" for op in STEP_OPS}
+    assert asset["jobNames"] == ["curate_namespace"]
+    # The Automation panel: the schedule and both sensors.
+    assert sorted(i["name"] for i in asset["targetingInstigators"]) == sorted(
+        [SCHEDULE_NAME, IDLE_SENSOR_NAME, DISCOVERY_SENSOR_NAME])
+    assert asset["owners"] == [{"__typename": "TeamAssetOwner", "team": "agent-memory"}]
+    assert {"postgres", "polars"} <= set(asset["kinds"]) and asset["groupName"] == "curation"
+    assert {"key": "domain", "value": "agent-memory"} in asset["tags"]
+    # A short description; every metadata key is explained in the definition's metrics table.
+    assert len(asset["description"]) < 400 and "Plots tab" not in asset["description"]
+    [metrics] = [entry["mdStr"] for entry in asset["metadataEntries"] if entry["label"] == "metrics"]
+    for field in HEALTH_FIELDS:
+        assert f"| `{metadata_label(field)}` | {field.meaning} |" in metrics
 
 
 def test_every_cycle_records_the_namespace_health_on_its_partition(db, instance):
@@ -53,10 +82,16 @@ def test_every_cycle_records_the_namespace_health_on_its_partition(db, instance)
             assert [e["run_id"] for e in events] == [r.run_id for r in reversed(results)]
             for event, result in zip(events, reversed(results)):
                 recorded = cycle_row(db, result.run_id)["health"]
-                numbers = {key: event["metadata"][key] for key in HEALTH_KEYS if key in event["metadata"]}
-                # Every number but the LLM's acceptance rate (the LLM is off) is plotted.
-                assert set(HEALTH_KEYS) - set(numbers) == {"llm_acceptance_rate"}
-                assert numbers == {key: value for key, value in recorded.items() if value is not None}
+                for field in HEALTH_FIELDS:
+                    shown, value = event["metadata"].get(metadata_label(field)), recorded[field.key]
+                    if value is None:  # the LLM's acceptance rate, with the LLM off: not plotted as 0
+                        assert shown is None, field.key
+                    elif field.unit == "share":
+                        assert shown == pytest.approx(100 * value, abs=0.05), field.key
+                    elif field.unit == "seconds":
+                        assert shown == pytest.approx(value, abs=0.0051), field.key
+                    else:
+                        assert shown == value, field.key
             newest, first = events[0]["metadata"], events[1]["metadata"]
             # The keeper already said what it absorbed: its text and vector stay, only "No vector yet." is embedded.
             assert (first["merged"], first["re_embedded"], first["active_nodes"], first["archived_nodes"]) == (1, 1, 3, 1)
@@ -75,6 +110,32 @@ def test_every_cycle_records_the_namespace_health_on_its_partition(db, instance)
         assert [second["runId"], first["runId"]] == [r.run_id for r in reversed(runs["sales"])]
         assert "first recorded cycle" in first["evaluation"]["description"]
         assert "stayed: 0 -> 0" in second["evaluation"]["description"]
+
+
+def test_a_failed_cycle_is_a_failed_materialization_of_its_partition(db, instance):
+    _namespace_with_work(db, "support")
+    _namespace_with_work(db, "sales")
+    assert run_cycle(instance, namespace="sales").success
+    with refuse_vector_writes(db):
+        failed = run_cycle(instance)
+    assert not failed.success
+
+    with ui_graphql(instance) as query:
+        statuses = asset_definition(query)["assetPartitionStatuses"]
+        assert statuses["failedPartitions"] == ["acme:support"]
+        assert statuses["materializedPartitions"] == ["acme:sales"]
+        # Its checks were not evaluated by the failed cycle: no green left over from it.
+        for name in CHECKS:
+            assert query(CHECK_EXECUTIONS, check=name, partition="acme:support")["assetCheckExecutions"] == [] \
+                or all(e["runId"] != failed.run_id or e["status"] != "SUCCEEDED"
+                       for e in query(CHECK_EXECUTIONS, check=name, partition="acme:support")["assetCheckExecutions"])
+
+    # The next good cycle materializes it again.
+    assert run_cycle(instance).success
+    with ui_graphql(instance) as query:
+        statuses = asset_definition(query)["assetPartitionStatuses"]
+        assert sorted(statuses["materializedPartitions"]) == ["acme:sales", "acme:support"]
+        assert statuses["failedPartitions"] == []
 
 
 def test_an_orphaned_archived_node_fails_the_orphan_check_on_its_partition_only(db, instance):
@@ -100,22 +161,43 @@ def test_an_orphaned_archived_node_fails_the_orphan_check_on_its_partition_only(
         assert earlier["status"] == "SUCCEEDED"
 
 
-def test_the_checks_run_on_their_own_see_an_orphan_fixed_by_hand(db, instance):
-    """What "Execute" on the asset's Checks tab does: the latest cycle's checks, orphans afresh."""
+def test_materialize_in_the_ui_runs_a_cycle_tagged_ui_and_checks_again(db, instance):
+    """What the asset page's Materialize does: a curation cycle of the partition, whose checks
+    see an orphan fixed by hand since the last cycle."""
     ids = _namespace_with_work(db, "support")
     assert run_cycle(instance).success
     db.execute("UPDATE memory_nodes SET archived_at = now() WHERE id = %s", (ids["keeper"],))
+    assert run_cycle(instance).success  # the orphan check fails on this cycle
 
     with ui_graphql(instance) as query:
-        def run_checks() -> dict[str, bool]:
-            run_id = execute_checks(query, "acme:support", sorted(CHECKS))
-            query.start_queued_run(run_id)
-            assert poll_for_finished_run(instance, run_id, timeout=120).status == dg.DagsterRunStatus.SUCCESS
-            return {name: query(CHECK_EXECUTIONS, check=name, partition="acme:support")
-                    ["assetCheckExecutions"][0]["evaluation"]["success"] for name in CHECKS}
-
-        assert run_checks() == {name: name != "no_orphaned_archives" for name in CHECKS}
         assert check_statuses(query, "acme:support")["no_orphaned_archives"]["failed"] == ["acme:support"]
         db.execute("UPDATE memory_nodes SET archived_at = NULL WHERE id = %s", (ids["keeper"],))
-        assert run_checks() == {name: True for name in CHECKS}
+        run_id = materialize(query, "acme:support")
+        query.start_queued_run(run_id)
+        run = poll_for_finished_run(instance, run_id, timeout=180)
+        assert run.status == dg.DagsterRunStatus.SUCCESS
+        assert instance.get_run_by_id(run_id).tags[TRIGGER_TAG] == "ui"
+        assert materializations(query, "acme:support")[0]["run_id"] == run_id
         assert check_statuses(query, "acme:support")["no_orphaned_archives"]["succeeded"] == ["acme:support"]
+    assert cycle_row(db, run_id)["status"] == "success"
+
+
+def test_an_undo_is_an_observation_on_the_partition_it_restored(db, instance):
+    ids = _namespace_with_work(db, "support")
+    curated = run_cycle(instance)
+    assert curated.success and fetch_node(db, ids["absorbed"])["merged_into"] is not None
+    from curation_pipeline.defs.definitions import defs
+
+    undo = defs.resolve_job_def("undo_curation_run").execute_in_process(
+        instance=instance, run_config={"ops": {"undo_run_op": {"config": {"run_id": curated.run_id}}}})
+    assert undo.success and fetch_node(db, ids["absorbed"])["merged_into"] is None
+
+    with ui_graphql(instance) as query:
+        asset = asset_definition(query)
+        [observation] = asset["assetObservations"]
+        assert (observation["runId"], observation["partition"]) == (undo.run_id, "acme:support")
+        assert observation["description"] == f"undo of run {curated.run_id}: success"
+        entries = {entry["label"]: entry for entry in observation["metadataEntries"]}
+        assert entries["rows_restored"]["intValue"] >= 2 and entries["rows_left_alone"]["intValue"] == 0
+        # An observation is not a cycle: the partition's latest materialization is still the cycle's.
+        assert materializations(query, "acme:support")[0]["run_id"] == curated.run_id

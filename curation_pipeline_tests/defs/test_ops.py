@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from curation_pipeline.defs.job import step_run_config
 from curation_pipeline_tests.conftest import (
     NOW,
     cycle_row,
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 def _step_metadata(result, op_name: str) -> dict:
     [event] = [
-        e for e in result.all_events if e.is_successful_output and e.step_key == op_name
+        e for e in result.all_events if e.is_successful_output and e.node_name == op_name
     ]
     return {key: value.value for key, value in event.event_specific_data.metadata.items()}
 
@@ -167,7 +168,7 @@ def test_mark_stale_confidence_respects_the_window_and_verified_nodes(db, instan
 
 def test_sync_graph_follows_changes_by_watermark_and_never_deletes(db, instance):
     ids = insert(db, *[node(text=f"Fact number {i} about Acme.", heat=0.1 * i) for i in range(5)])
-    config = {"ops": {"sync_graph": {"config": {"cap": 2, "backfill_cap": 0}}}}  # 2 a cycle, no catching up
+    config = step_run_config({"sync_graph": {"cap": 2, "backfill_cap": 0}})  # 2 a cycle, no catching up
     counts = []
     for _ in range(4):
         result = run_cycle(instance, op_selection=["sync_graph"], run_config=config)
@@ -211,7 +212,7 @@ def test_every_step_records_its_counts_in_one_cycle_row(db, instance):
 def _sync(instance, cap=100):
     # One batch of `cap` a cycle, no catching up (backfill: test_bounded_work.py).
     result = run_cycle(instance, op_selection=["sync_graph"],
-                       run_config={"ops": {"sync_graph": {"config": {"cap": cap, "backfill_cap": 0}}}})
+                       run_config=step_run_config({"sync_graph": {"cap": cap, "backfill_cap": 0}}))
     assert result.success
     return _step_metadata(result, "sync_graph")["nodes_considered"]
 
@@ -256,7 +257,7 @@ def test_one_cycle_archives_at_most_its_share_of_the_namespace(db, instance):
 
 def _consolidate(instance, **config):
     result = run_cycle(instance, op_selection=["consolidate_duplicates"],
-                       run_config={"ops": {"consolidate_duplicates": {"config": config}}} if config else None)
+                       run_config=step_run_config({"consolidate_duplicates": config}) if config else None)
     assert result.success
     return _step_metadata(result, "consolidate_duplicates")
 

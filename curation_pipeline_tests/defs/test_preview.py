@@ -92,7 +92,7 @@ def test_the_preview_is_shown_in_dagster_and_on_the_command_line(db, instance, c
     _store_with_work_for_every_step(db)
     result = run_cycle(instance, job_name=PREVIEW_JOB_NAME)
     metadata = {
-        e.step_key: e.event_specific_data.metadata
+        e.node_name: e.event_specific_data.metadata
         for e in result.all_events if e.is_successful_output
     }
     merges = metadata["consolidate_duplicates"]["changes"].value
@@ -134,7 +134,7 @@ def test_a_preview_tag_on_another_job_fails_instead_of_writing(db, instance):
         ("undo_curation_run", {"run_config": {"ops": {"undo_run_op": {"config": {"run_id": real.run_id}}}}}),
         ("curate_namespace", {"partition_key": "acme:support"}),
     ):
-        result = defs.get_job_def(job).execute_in_process(
+        result = defs.resolve_job_def(job).execute_in_process(
             tags={DRY_RUN_TAG: "true"}, instance=instance, raise_on_error=False, **kwargs,
         )
         assert not result.success, job

@@ -13,6 +13,7 @@ import pytest
 from curation_pipeline.config.settings import SettingsError
 from curation_pipeline.core.partition_keys import partition_key
 from curation_pipeline.defs.definitions import defs
+from curation_pipeline.defs.job import step_run_config
 from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
 from curation_pipeline.defs.resources import MemoryStore
 from curation_pipeline.defs.schedules import build_curation_schedule
@@ -102,8 +103,8 @@ def test_a_successful_run_counts_as_curated_and_a_failed_one_does_not(db, instan
     insert(db, node(namespace="support", text="The customer prefers email."))
     db.execute("UPDATE namespace_activity SET last_interaction_at = now() - interval '1 hour'")
 
-    failed = run_cycle(instance, run_config={
-        "ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 1.5}}}})
+    failed = run_cycle(instance, run_config=step_run_config(
+        {"consolidate_duplicates": {"similarity_threshold": 1.5}}))
     assert not failed.success
     assert requested_namespaces(tick(instance).run_requests) == ["support"]
 

@@ -8,6 +8,7 @@ from datetime import timedelta
 import psycopg
 import pytest
 
+from curation_pipeline.defs.job import step_run_config
 from curation_pipeline_tests.conftest import (
     NOW,
     cycle_row,
@@ -33,7 +34,7 @@ UNRELATED = "Vendor Northwind only ships orders on weekdays."
 
 
 def semantic(**ops) -> dict:
-    return {**SEMANTIC, "ops": {name: {"config": config} for name, config in ops.items()}}
+    return {**SEMANTIC, **step_run_config(ops)}
 
 
 def steps(db: psycopg.Connection, result) -> dict:
@@ -297,7 +298,7 @@ def test_a_dry_run_previews_the_links_and_writes_nothing(db, instance):
     assert preview["steps"]["associate_concepts"]["edges_added"] == 1
     low, high = sorted([dana, dana_again])
     assert f"link {low} and {high} (similarity 0.8" in preview_text("acme:support", preview)
-    table = next(e for e in result.all_events if e.step_key == "associate_concepts"
+    table = next(e for e in result.all_events if e.node_name == "associate_concepts"
                  and e.event_type_value == "STEP_OUTPUT")
     assert "| node | shares a concept with | similarity |" in table.event_specific_data.metadata["changes"].value
     # Nothing was written: no edge, no vertex, no vector.

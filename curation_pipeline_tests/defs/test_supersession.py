@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from curation_pipeline.core.prompts import VERDICT_FIELD, parse_data_block
+from curation_pipeline.defs.job import step_run_config
 from curation_pipeline.service.undo import undo_run
 from curation_pipeline_tests.conftest import NOW, cycle_row, fetch_node, insert, node, run_cycle
 from curation_pipeline_tests.defs.test_llm_job import LLM_VARIABLES
@@ -94,8 +95,8 @@ def test_a_merge_of_the_successor_hands_the_supersession_to_its_keeper(db, insta
     again = insert(db, node(text="The office printer for the Kestrel team is on floor 5, near the kitchen.",
                             created_at=NOW - timedelta(days=3), base_utility=0.9))[0]
     result = run_cycle(instance, op_selection=["consolidate_duplicates"],
-                       run_config={"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.9,
-                                                                                 "max_archive_fraction": 0.5}}}})
+                       run_config=step_run_config({"consolidate_duplicates": {"similarity_threshold": 0.9,
+                                                                                 "max_archive_fraction": 0.5}}))
     assert result.success and cycle_row(db, result.run_id)["steps"]["consolidate_duplicates"]["pairs_merged"] == 1
     assert str(fetch_node(db, newer)["merged_into"]) == again
     assert str(fetch_node(db, older)["superseded_by"]) == again  # re-pointed with the merge
@@ -162,7 +163,7 @@ def test_the_judge_decides_the_band_and_the_dates_decide_which_is_current(db, in
     stub = StubLLMServer(_judging({frozenset(RELATED): "related", frozenset(SAME): "same"}, seen))
     try:
         judge_env(stub.url)
-        result = run_cycle(instance, run_config={"ops": {"consolidate_duplicates": {"config": {"max_archive_fraction": 0.5}}}})
+        result = run_cycle(instance, run_config=step_run_config({"consolidate_duplicates": {"max_archive_fraction": 0.5}}))
     finally:
         stub.close()
     assert result.success

@@ -128,7 +128,7 @@ def test_without_skip_invalid_a_bad_line_means_nothing_is_written(db, database_u
 
 DUPLICATES = ("Customer Dana Reyes prefers email over phone calls.",
               "Customer Dana Reyes prefers email to phone calls.")
-MERGE_EVERYTHING = {"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.7}}}}
+MERGE_EVERYTHING = {"consolidate_duplicates": {"similarity_threshold": 0.7}}
 
 
 def _blocked_on_a_lock(db) -> bool:
@@ -156,7 +156,10 @@ def test_a_run_that_merges_an_imports_target_while_it_writes_leaves_no_broken_ch
     def run_merging_the_target() -> None:
         # The import has checked the target's chain and is about to write: a run merges the
         # target into its keeper now. It must wait for the import, or the import must see it.
-        thread = threading.Thread(target=lambda: results.append(run_cycle(instance, run_config=MERGE_EVERYTHING)))
+        from curation_pipeline.defs.job import step_run_config
+
+        merge_everything = step_run_config(MERGE_EVERYTHING)
+        thread = threading.Thread(target=lambda: results.append(run_cycle(instance, run_config=merge_everything)))
         thread.start()
         threads.append(thread)
         deadline = time.monotonic() + 120

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from curation_pipeline.defs.job import step_run_config
 from curation_pipeline.service.undo import NothingToUndoError, undo_run
 from curation_pipeline.store.database import open_connection
 from curation_pipeline_tests.conftest import fetch_node, insert, node, run_cycle
@@ -181,7 +182,7 @@ def test_cli_undo_lists_conflicts_and_exits_nonzero(db, curated, capsys):
 def test_an_operator_can_undo_a_run_from_dagster(db, curated, instance):
     from curation_pipeline.defs.definitions import defs
 
-    result = defs.get_job_def("undo_curation_run").execute_in_process(
+    result = defs.resolve_job_def("undo_curation_run").execute_in_process(
         run_config={"ops": {"undo_run_op": {"config": {"run_id": curated["run_id"]}}}},
         instance=instance,
     )
@@ -191,7 +192,7 @@ def test_an_operator_can_undo_a_run_from_dagster(db, curated, instance):
     assert db.execute(
         "SELECT count(*) FROM node_revisions WHERE run_id = %s AND step = 'undo'", (result.run_id,)
     ).fetchone()[0] > 0
-    redo = defs.get_job_def("undo_curation_run").execute_in_process(
+    redo = defs.resolve_job_def("undo_curation_run").execute_in_process(
         run_config={"ops": {"undo_run_op": {"config": {"run_id": result.run_id}}}}, instance=instance,
     )
     assert redo.success and _content(db) != curated["start"]
@@ -271,7 +272,7 @@ def test_graph_shows_a_nodes_keeper_and_the_nodes_merged_into_it(db, curated, ca
     assert main(["graph", "not-a-uuid"]) == 2
 
 
-MERGE_CONFIG = {"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.8}}}}
+MERGE_CONFIG = step_run_config({"consolidate_duplicates": {"similarity_threshold": 0.8}})
 DANA = "Customer Dana Reyes prefers email over phone calls. Her account manager is Sam Okafor."
 BADGE = "Her badge number is 4471."
 DESK = "Her desk is B7 on the third floor."
@@ -334,11 +335,11 @@ def test_a_forced_undo_lists_every_row_it_forced(db, curated, capsys, instance):
     # The Dagster undo job shows them too.
     [undo_id] = [row[0] for row in db.execute(
         "SELECT run_id FROM activity_log WHERE action = 'curation_undo'").fetchall()]
-    redo = defs.get_job_def("undo_curation_run").execute_in_process(
+    redo = defs.resolve_job_def("undo_curation_run").execute_in_process(
         run_config={"ops": {"undo_run_op": {"config": {"run_id": undo_id}}}}, instance=instance)
     assert redo.success
     db.execute("UPDATE memory_nodes SET pointer_summary = 'Agent again.' WHERE id = %s", (keeper,))
-    forced = defs.get_job_def("undo_curation_run").execute_in_process(
+    forced = defs.resolve_job_def("undo_curation_run").execute_in_process(
         run_config={"ops": {"undo_run_op": {"config": {"run_id": redo.run_id, "force": True}}}},
         instance=instance)
     assert forced.success

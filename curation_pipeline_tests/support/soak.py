@@ -52,6 +52,7 @@ from curation_pipeline.core.jsonl_rows import format_node_jsonl
 from curation_pipeline.core.partition_keys import validate_name
 from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD
 from curation_pipeline.core.text import split_sentences
+from curation_pipeline.defs.job import step_run_config
 from curation_pipeline.service.node_import import import_jsonl_file
 from curation_pipeline.service.undo import NothingToUndoError, undo_run
 from curation_pipeline.store.database import ensure_database, open_connection
@@ -71,7 +72,7 @@ from curation_pipeline_tests.support.step_faults import PAUSABLE_STEPS, MidStepF
 
 PARTITIONS = (("acme", "support"), ("acme", "sales"), ("globex", "support"))
 # The lexical embedder scores a near-duplicate (one sentence more or less) about 0.8-0.9.
-RUN_CONFIG = {"ops": {"consolidate_duplicates": {"config": {"similarity_threshold": 0.8}}}}
+RUN_CONFIG = step_run_config({"consolidate_duplicates": {"similarity_threshold": 0.8}})
 
 PEOPLE = ("Dana Reyes", "Sam Okafor", "Priya Nair", "Lena Fischer", "Tomás Ruiz", "Aiko Tanaka")
 TOPICS = ("the invoice", "the SSO rollout", "the renewal", "the webhook retries", "the CSV export",

@@ -59,7 +59,7 @@ def queue_run(instance: dg.DagsterInstance, namespace: str, *, tenant: str = "ac
         RemoteRepositoryOrigin(RegisteredCodeLocationOrigin(LOCATION_NAME), "__repository__"), JOB_NAME
     )
     return instance.create_run_for_job(
-        job_def=defs.get_job_def(JOB_NAME), tags={PARTITION_TAG: key}, status=status,
+        job_def=defs.resolve_job_def(JOB_NAME), tags={PARTITION_TAG: key}, status=status,
         remote_job_origin=origin,
     )
 

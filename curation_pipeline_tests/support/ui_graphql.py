@@ -178,14 +178,51 @@ mutation Launch($params: ExecutionParams!) {
 """
 
 
-def execute_checks(query: Query, partition: str, check_names: list[str]) -> str:
-    """Launch the asset's checks on one partition as the Checks tab's "Execute" does; the run id."""
+ASSET_DEFINITION = """
+query AssetDefinition {
+  assetNodeOrError(assetKey: {path: ["memory_namespace"]}) {
+    ... on AssetNode {
+      isMaterializable
+      isExecutable
+      isPartitioned
+      graphName
+      opNames
+      jobNames
+      description
+      groupName
+      kinds
+      owners { __typename ... on TeamAssetOwner { team } ... on UserAssetOwner { email } }
+      tags { key value }
+      metadataEntries { label ... on MarkdownMetadataEntry { mdStr } }
+      targetingInstigators { __typename ... on Schedule { name } ... on Sensor { name } }
+      assetPartitionStatuses {
+        ... on DefaultPartitionStatuses { materializedPartitions failedPartitions unmaterializedPartitions }
+      }
+      assetObservations {
+        runId
+        partition
+        description
+        metadataEntries { label ... on TextMetadataEntry { text } ... on IntMetadataEntry { intValue } }
+      }
+    }
+  }
+}
+"""
+
+
+def asset_definition(query: Query) -> dict:
+    """The memory_namespace asset node as the asset's page reads it."""
+    return query(ASSET_DEFINITION)["assetNodeOrError"]
+
+
+def materialize(query: Query, partition: str) -> str:
+    """Launch a materialization of one partition as the asset page's Materialize button does
+    (the asset job, the asset selected, the partition's tag); the run id."""
     params = {
         "selector": {
             "repositoryLocationName": "curation_pipeline", "repositoryName": "__repository__",
-            "pipelineName": "__ASSET_JOB", "assetSelection": [],
-            "assetCheckSelection": [{"assetKey": {"path": ["memory_namespace"]}, "name": name}
-                                    for name in check_names],
+            "pipelineName": "curate_namespace",
+            "assetSelection": [{"path": ["memory_namespace"]}],
         },
         "executionMetadata": {"tags": [{"key": "dagster/partition", "value": partition}]},
         "mode": "default",
