@@ -23,8 +23,8 @@ MEMORY_NAMESPACE = dg.AssetKey("memory_namespace")
 DESCRIPTION = (
     "The long-term memory of one tenant/namespace: memory_nodes in Postgres with pgvector. "
     "Materializing a partition runs one curation cycle of it (the seven steps of its graph); "
-    "nothing is deleted and every change can be undone. Each number of a materialization is "
-    "explained under Definition -> metrics."
+    "nothing is deleted and every change can be undone. What each number of a materialization "
+    "means: the `metrics` entry at the end of Metadata."
 )
 OWNERS = ["team:agent-memory"]
 TAGS = {"domain": "agent-memory", "store": "pgvector"}
@@ -39,8 +39,8 @@ def metadata_label(field: HealthField) -> str:
 
 def _metrics_markdown() -> str:
     rows = "\n".join(f"| `{metadata_label(f)}` | {f.meaning} |" for f in HEALTH_FIELDS)
-    return ("Every materialization (one curation cycle) records these numbers; the Plots under "
-            "Overview -> Metadata draw them per partition.\n\n| metadata key | meaning |\n|---|---|\n"
+    return ("Every materialization (one curation cycle) records these numbers; Metadata -> Plots "
+            "draws each one.\n\n| metadata key | meaning |\n|---|---|\n"
             f"{rows}\n| `cycle_status` | success, or partial with the failed step |\n"
             "| `cycle_runs` | the runs that made the cycle (more than one after a re-execution) |")
 

@@ -9,7 +9,8 @@ retry it (Dagster skips a repeated run key); the schedule's next tick does, sinc
 does not count as a curation.
 
 `namespace_discovery_sensor` registers every tenant/namespace of the store as a dynamic
-partition (the UI cannot add them for an op job), like `curation-pipeline namespaces sync`.
+partition as soon as it holds memory, like `curation-pipeline namespaces sync`, so an operator
+never has to add one by hand.
 """
 
 from __future__ import annotations
