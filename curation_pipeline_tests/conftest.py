@@ -119,6 +119,11 @@ def run_cycle(
     from curation_pipeline.defs.job import JOB_NAME, step_key
     from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
 
+    if op_selection and run_config:
+        # The asset job refuses config for a step the selection leaves out.
+        steps = run_config.get("ops", {}).get("memory_namespace", {}).get("ops", {})
+        run_config = {**run_config, "ops": {"memory_namespace": {"ops": {
+            op: config for op, config in steps.items() if op in op_selection}}}}
     key = partition_key(tenant_id, namespace)
     if not instance.has_dynamic_partition(PARTITIONS_DEF_NAME, key):
         instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, [key])

@@ -190,3 +190,35 @@ def launch_partition_runs(
             instance.launch_run(run.run_id, workspace)
         run_ids.append(run.run_id)
     return run_ids
+
+
+def launch_job_run(
+    instance: dg.DagsterInstance,
+    workspace: WorkspaceRequestContext,
+    job_name: str,
+    *,
+    run_config: Mapping | None = None,
+    tags: Mapping[str, str] | None = None,
+) -> str:
+    """Create and launch one run of an unpartitioned job (the undo job) as the UI's launchpad
+    would; returns its run id."""
+    location = workspace.get_code_location(LOCATION_NAME)
+    repository = next(iter(location.get_repositories().values()))
+    remote_job = repository.get_full_job(job_name)
+    execution_plan = location.get_execution_plan(
+        remote_job, dict(run_config or {}), step_keys_to_execute=None, known_state=None,
+        instance=instance,
+    ).execution_plan_snapshot
+    run = instance.create_run(
+        job_name=job_name, run_id=None, run_config=dict(run_config or {}),
+        resolved_op_selection=None, step_keys_to_execute=execution_plan.step_keys_to_execute,
+        op_selection=None, status=None, root_run_id=None, parent_run_id=None,
+        tags={**remote_job.tags, REPOSITORY_LABEL_TAG: f"{repository.name}@{location.name}", **(tags or {})},
+        job_snapshot=remote_job.job_snapshot, execution_plan_snapshot=execution_plan,
+        parent_job_snapshot=remote_job.parent_job_snapshot,
+        remote_job_origin=remote_job.get_remote_origin(), job_code_origin=remote_job.get_python_origin(),
+        asset_selection=None, asset_check_selection=None, asset_graph=repository.asset_graph,
+    )
+    instance.launch_run(run.run_id, workspace)
+    return run.run_id
+

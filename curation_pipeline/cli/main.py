@@ -439,6 +439,8 @@ def cmd_graph(args) -> int:
 
 
 def cmd_undo(args) -> int:
+    from curation_pipeline.cli.runner import require_workers
+    from curation_pipeline.cli.undo_runner import undo_through_dagster
     from curation_pipeline.core.render.tables import undo_table
     from curation_pipeline.core.render.undo import (
         forced_lines,
@@ -446,11 +448,14 @@ def cmd_undo(args) -> int:
         nothing_to_undo,
         status_line,
     )
-    from curation_pipeline.service.undo import undo_run, undone_by
+    from curation_pipeline.service.undo import undone_by
     from curation_pipeline.store.database import ensure_database
 
-    url = ensure_database(_settings())
-    reports = undo_run(url, args.run, partition_key=args.namespace, force=args.force)
+    settings = _settings_for_runs()
+    url = ensure_database(settings)
+    require_workers(settings)  # the undo is a run too: on Celery, a worker must take it
+    outcome = undo_through_dagster(settings, args.run, partition_key=args.namespace, force=args.force)
+    reports = outcome.reports
     if all(report.status == "nothing" for report in reports):
         # Nothing was recorded (no empty undo to list or undo later): say who did it before.
         print(nothing_to_undo(args.run, undone_by(url, args.run)))
@@ -598,6 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _user_errors() -> tuple[type[Exception], ...]:
     """Errors caused by input or setup, reported as one clear line instead of a traceback."""
+    from curation_pipeline.cli.undo_runner import UndoRunFailed
     from curation_pipeline.core.known_namespaces import UnknownNamespaceError
     from curation_pipeline.core.partition_keys import InvalidNameError
     from curation_pipeline.core.vectors import EmbeddingError
@@ -609,10 +615,11 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from curation_pipeline.store.nodes_io import ImportConflictError
 
     return (SettingsError, InvalidNameError, DatabaseError, MigrationError, ImportConflictError,
-            EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError, UnknownNamespaceError)
+            EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError, UnknownNamespaceError,
+            UndoRunFailed)
 
 
-NOTHING_TO_UNDO = 3  # `undo` of a run already undone: nothing done, nothing recorded
+NOTHING_TO_UNDO = 3  # `undo` of a run already undone: nothing done, no undo recorded in the store
 INTERRUPTED = 128 + 2  # what a shell reports for a command stopped by Ctrl-C (SIGINT)
 BROKEN_PIPE = 128 + 13  # ... and for one whose reader went away (SIGPIPE), as `export | head`
 

@@ -35,6 +35,7 @@ from curation_pipeline.core.partition_keys import parse_partition_key
 from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.defs.partitions import register_partitions
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME
+from curation_pipeline.defs.run_tags import TRIGGER_TAG
 from curation_pipeline.store import activity
 from curation_pipeline.store.database import ensure_database, open_connection
 
@@ -120,7 +121,7 @@ def run_partitions(
             with code_location_workspace(instance) as workspace:
                 def launch(key: str) -> str:
                     [run_id] = launch_partition_runs(instance, workspace, [key], run_config=run_config,
-                                                     job_name=job_name)
+                                                     job_name=job_name, tags={TRIGGER_TAG: "cli"})
                     if on_started is not None:
                         on_started(key, run_id)
                     return run_id

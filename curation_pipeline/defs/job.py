@@ -99,8 +99,7 @@ memory_namespace = dg.AssetsDefinition.from_graph(
 # it, and it runs the asset's checks with it.
 curate_namespace = dg.define_asset_job(
     JOB_NAME,
-    selection=dg.AssetSelection.assets(MEMORY_NAMESPACE),
-    partitions_def=namespace_partitions,
+    selection=dg.AssetSelection.assets(MEMORY_NAMESPACE),  # partitioned as the asset is
     # Steps are short and share one namespace lock: separate processes would only add seconds
     # of start-up per step.
     executor_def=dg.in_process_executor,

@@ -42,6 +42,8 @@ def undo_run_op(context: dg.OpExecutionContext, config: UndoConfig, memory_store
         "forced": dg.MetadataValue.json([row for report in reports for row in report.forced]),
         "held": dg.MetadataValue.json([row for report in reports for row in report.held]),
         "moved": dg.MetadataValue.json([row for report in reports for row in report.moved]),
+        # Every report whole: what `curation-pipeline undo` prints after launching this job.
+        "reports": dg.MetadataValue.json([report.as_dict() for report in reports]),
     })
     for line in forced_lines(reports):
         context.log.info(line)

@@ -29,6 +29,21 @@ def undone_by(url: str, run_id: str) -> list[str]:
         return _undone_by(conn, run_id)
 
 
+def namespaces_to_undo(url: str, run_id: str, *, partition_key: str | None = None) -> list[tuple[str, str]]:
+    """(tenant, namespace) of each namespace the run changed (only `partition_key`'s, if given);
+    NothingToUndoError if there is none, so a caller can refuse before recording anything."""
+    with open_connection(url) as conn:
+        namespaces = namespaces_changed_by(conn, run_id)
+        conn.rollback()
+    if partition_key is not None:
+        wanted = parse_partition_key(partition_key)
+        namespaces = [ns for ns in namespaces if ns == wanted]
+    if not namespaces:
+        where = f" in {partition_key}" if partition_key else ""
+        raise NothingToUndoError(f"run {run_id} changed nothing{where} that could be undone")
+    return namespaces
+
+
 def undo_run(
     url: str,
     run_id: str,
@@ -41,15 +56,7 @@ def undo_run(
     """Restore what `run_id` changed; one transaction (and one report) per namespace. A
     namespace where it had nothing to do (status `nothing`) records nothing."""
     undo_id = undo_id or f"undo-{uuid.uuid4()}"
-    with open_connection(url) as conn:
-        namespaces = namespaces_changed_by(conn, run_id)
-        conn.rollback()
-    if partition_key is not None:
-        wanted = parse_partition_key(partition_key)
-        namespaces = [ns for ns in namespaces if ns == wanted]
-    if not namespaces:
-        where = f" in {partition_key}" if partition_key else ""
-        raise NothingToUndoError(f"run {run_id} changed nothing{where} that could be undone")
+    namespaces = namespaces_to_undo(url, run_id, partition_key=partition_key)
     graph_backend = load_settings().graph_backend
     reports = []
     for tenant_id, namespace in namespaces:

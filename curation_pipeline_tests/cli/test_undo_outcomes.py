@@ -62,3 +62,33 @@ def test_undoing_an_undone_run_records_nothing_and_says_by_which_undo(db, curate
     assert main(["runs", "--partition", "acme:support"]) == 0
     [row] = [line for line in capsys.readouterr().out.splitlines() if line.startswith(undo_id)]
     assert row.split()[3] == "SUCCESS", row
+
+
+def test_an_undo_from_the_command_line_is_a_run_of_the_undo_job_in_dagster(db, curated, dagster_home, capsys):  # noqa: F811
+    import dagster as dg
+
+    from curation_pipeline.cli.dagster_home import prepare_dagster_home
+    from curation_pipeline.config.settings import load_settings
+    from curation_pipeline.defs.partitions import register_partitions
+
+    prepare_dagster_home(load_settings())
+    with dg.DagsterInstance.get() as instance:
+        register_partitions(instance, ["acme:support"])  # as `run` or the discovery sensor would
+    assert main(["undo", "--run", curated["run_id"]]) == 0
+    [undo_id] = _undo_rows(db)
+    assert f"undo id: {undo_id}" in capsys.readouterr().out
+    with dg.DagsterInstance.get() as instance:
+        run = instance.get_run_by_id(undo_id)  # the undo's id is its Dagster run's
+        assert run is not None and run.job_name == "undo_curation_run"
+        assert run.status == dg.DagsterRunStatus.SUCCESS and run.tags["curation/trigger"] == "cli"
+        [observation] = instance.fetch_observations(dg.AssetKey("memory_namespace"), limit=10).records
+        assert observation.run_id == undo_id and observation.partition_key == "acme:support"
+
+
+def test_an_undo_of_a_run_that_changed_nothing_launches_no_run(db, dagster_home, capsys):
+    import dagster as dg
+
+    assert main(["undo", "--run", "no-such-run"]) == 2  # a user error: one line, no traceback
+    assert "run no-such-run changed nothing that could be undone" in capsys.readouterr().err
+    with dg.DagsterInstance.get() as instance:
+        assert instance.get_runs(dg.RunsFilter(job_name="undo_curation_run")) == []

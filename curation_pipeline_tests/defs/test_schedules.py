@@ -62,6 +62,9 @@ def test_a_tick_requests_one_run_per_namespace_with_something_to_do(db, instance
         assert request.tags["curation/tenant"] == "acme"
         assert request.tags["dagster/schedule_name"] == "curation_schedule"
         assert request.tags["dagster/priority"] == "0"
+        # The Runs list says who started it: the schedule, or the ceiling for a starved namespace.
+        assert request.tags["curation/trigger"] == ("ceiling" if reasons[request.tags["curation/namespace"]]
+                                                    == "ceiling" else "schedule")
         # Dagster refuses a run for an unknown partition: the tick registered it.
         assert instance.has_dynamic_partition(PARTITIONS_DEF_NAME, key)
 
