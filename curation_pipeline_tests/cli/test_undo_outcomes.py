@@ -90,5 +90,9 @@ def test_an_undo_of_a_run_that_changed_nothing_launches_no_run(db, dagster_home,
 
     assert main(["undo", "--run", "no-such-run"]) == 2  # a user error: one line, no traceback
     assert "run no-such-run changed nothing that could be undone" in capsys.readouterr().err
+    from curation_pipeline.cli.dagster_home import prepare_dagster_home
+    from curation_pipeline.config.settings import load_settings
+
+    prepare_dagster_home(load_settings())
     with dg.DagsterInstance.get() as instance:
         assert instance.get_runs(dg.RunsFilter(job_name="undo_curation_run")) == []
