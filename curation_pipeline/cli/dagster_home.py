@@ -10,7 +10,7 @@ from pathlib import Path
 import dagster as dg
 
 from curation_pipeline.config.store import StoreSettings
-from curation_pipeline.store.database import dagster_storage_url, ensure_database
+from curation_pipeline.service.memory_store import dagster_storage_url, store_url
 
 STORAGE_URL_VARIABLE = "CURATION_DAGSTER_STORAGE_URL"
 MANAGED_MARKER = "# Managed by curation-pipeline"
@@ -23,7 +23,7 @@ def prepare_dagster_home(settings: StoreSettings, *, keep_storage_url: bool = Fa
     The storage is the `dagster` database of the memory store's server, unless `keep_storage_url`
     and CURATION_DAGSTER_STORAGE_URL is set: a worker on another machine is told where the
     fleet's storage is, and must not derive it from its own settings."""
-    app_url = ensure_database(settings)
+    app_url = store_url(settings)
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
     _install_instance_config(home / "dagster.yaml")

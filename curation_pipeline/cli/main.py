@@ -29,11 +29,11 @@ def _settings_for_runs() -> Settings:
 
 def cmd_init_db(args) -> int:
     from curation_pipeline.cli.dagster_home import prepare_dagster_home
-    from curation_pipeline.store.database import app_database_url, redact
+    from curation_pipeline.service.memory_store import shown_url
 
     settings = _settings()
     home = prepare_dagster_home(settings)
-    print(f"memory store ready: {redact(app_database_url(settings))}")
+    print(f"memory store ready: {shown_url(settings)}")
     print(f"Dagster home: {home}")
     return 0
 
@@ -45,8 +45,8 @@ PRINTED_PROBLEMS = 50
 def cmd_import(args) -> int:
     from curation_pipeline.cli.progress import Progress
     from curation_pipeline.core.partition_keys import validate_name
+    from curation_pipeline.service.memory_store import connect
     from curation_pipeline.service.node_import import import_jsonl_file
-    from curation_pipeline.store.database import ensure_database, open_connection
 
     settings = _settings()
     path = Path(args.file)
@@ -54,7 +54,7 @@ def cmd_import(args) -> int:
         reason = "it is a directory" if path.is_dir() else "no such file"
         print(f"error: cannot read {path}: {reason}", file=sys.stderr)
         return 2
-    with open_connection(ensure_database(settings)) as conn:
+    with connect(settings) as conn:
         try:
             report = import_jsonl_file(
                 conn, path, dimension=settings.embedding_dim, validate_name=validate_name,
@@ -97,8 +97,7 @@ def cmd_export(args) -> int:
 
     from curation_pipeline.cli.progress import Progress
     from curation_pipeline.core.jsonl_rows import format_node_jsonl
-    from curation_pipeline.store.database import ensure_database, open_connection
-    from curation_pipeline.store.nodes_io import count_nodes, iter_nodes
+    from curation_pipeline.service.inspection import nodes_to_export
 
     settings = _settings()
     target = Path(args.output) if args.output else None
@@ -118,11 +117,10 @@ def cmd_export(args) -> int:
     quiet = out is sys.stdout and sys.stdout.isatty()
     refused = UnexportableRows()
     try:
-        with open_connection(ensure_database(settings)) as conn, \
+        with nodes_to_export(settings, tenant_id=args.tenant, namespace=args.namespace) as (total, rows), \
                 open(os.devnull, "w") if quiet else nullcontext() as silenced:
-            total = count_nodes(conn, tenant_id=args.tenant, namespace=args.namespace)
             with Progress("exporting", total=total, unit="row", stream=silenced) as progress:
-                for row in iter_nodes(conn, tenant_id=args.tenant, namespace=args.namespace):
+                for row in rows:
                     if row["unexportable"]:
                         # Named, every one of them; nothing more is written, the rest is read
                         # only to name the others too.
@@ -245,17 +243,13 @@ def _remove_namespace(settings: Settings, key: str | None) -> int:
 
 def _switch_namespace(settings: Settings, key: str | None, *, enabled: bool) -> int:
     """The per-namespace off switch: the triggers request no runs for a disabled namespace."""
-    from curation_pipeline.core.partition_keys import parse_partition_key
-    from curation_pipeline.store.database import ensure_database, open_connection
-    from curation_pipeline.store.triggers import set_curation_enabled
+    from curation_pipeline.service.inspection import set_curation_enabled
 
     if key is None:
         print("error: name the namespace: curation-pipeline namespaces enable|disable TENANT:NAMESPACE",
               file=sys.stderr)
         return 2
-    tenant_id, namespace = parse_partition_key(key)
-    with open_connection(ensure_database(settings)) as conn, conn.transaction():
-        set_curation_enabled(conn, tenant_id, namespace, enabled)
+    set_curation_enabled(settings, key, enabled=enabled)
     print(f"curation {'enabled' if enabled else 'disabled'} for {key}")
     return 0
 
@@ -343,12 +337,12 @@ def cmd_run(args) -> int:
 
 def cmd_demo(args) -> int:
     from curation_pipeline.demo.seeding import seed_store
+    from curation_pipeline.service.memory_store import shown_url
     from curation_pipeline.service.namespaces import discover_partition_keys
-    from curation_pipeline.store.database import app_database_url, redact
 
     settings = _settings_for_runs()
     count = seed_store(settings)
-    print(f"memory store: {redact(app_database_url(settings))}")
+    print(f"memory store: {shown_url(settings)}")
     print(f"seeded {count} memory node(s)" if count else "demo corpus already seeded")
     keys, _ = discover_partition_keys(settings)
     return _run_and_report(settings, keys)
@@ -357,12 +351,10 @@ def cmd_demo(args) -> int:
 def cmd_health(args) -> int:
     from curation_pipeline.core.partition_keys import parse_partition_key, partition_key
     from curation_pipeline.core.render.tables import health_table
-    from curation_pipeline.store.database import ensure_database, open_connection
-    from curation_pipeline.store.health import recorded_cycles
+    from curation_pipeline.service.inspection import recorded_cycles
 
     tenant_id, namespace = parse_partition_key(args.partition) if args.partition else (None, None)
-    with open_connection(ensure_database(_settings())) as conn:
-        cycles = recorded_cycles(conn, tenant_id=tenant_id, namespace=namespace, last=args.last)
+    cycles = recorded_cycles(_settings(), tenant_id=tenant_id, namespace=namespace, last=args.last)
     if not cycles:
         print("no curation cycle recorded yet" + (f" for {args.partition}" if args.partition else ""))
         return 0
@@ -448,11 +440,11 @@ def cmd_undo(args) -> int:
         nothing_to_undo,
         status_line,
     )
+    from curation_pipeline.service.memory_store import store_url
     from curation_pipeline.service.undo import undone_by
-    from curation_pipeline.store.database import ensure_database
 
     settings = _settings_for_runs()
-    url = ensure_database(settings)
+    url = store_url(settings)
     require_workers(settings)  # the undo is a run too: on Celery, a worker must take it
     outcome = undo_through_dagster(settings, args.run, partition_key=args.namespace, force=args.force)
     reports = outcome.reports
@@ -608,11 +600,13 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from curation_pipeline.core.partition_keys import InvalidNameError
     from curation_pipeline.core.vectors import EmbeddingError
     from curation_pipeline.instance.embedded_broker import BrokerError
+    from curation_pipeline.service.errors import (
+        DatabaseError,
+        ImportConflictError,
+        MigrationError,
+        NamespaceBusyError,
+    )
     from curation_pipeline.service.undo import NothingToUndoError
-    from curation_pipeline.store.database import DatabaseError
-    from curation_pipeline.store.locking import NamespaceBusyError
-    from curation_pipeline.store.migrations import MigrationError
-    from curation_pipeline.store.nodes_io import ImportConflictError
 
     return (SettingsError, InvalidNameError, DatabaseError, MigrationError, ImportConflictError,
             EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError, UnknownNamespaceError,

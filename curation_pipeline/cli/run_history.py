@@ -21,18 +21,17 @@ from curation_pipeline.core.undo_outcome import undo_status
 from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.defs.partitions import PARTITION_TAG
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME, is_preview
-from curation_pipeline.store import activity
-from curation_pipeline.store.database import ensure_database, open_connection
+from curation_pipeline.service import inspection
+from curation_pipeline.service.inspection import CURATION_ACTION, PREVIEW_ACTION, UNDO_ACTION
 
-KINDS = {activity.ACTION: "curation", activity.PREVIEW_ACTION: "preview", "curation_undo": "undo"}
+KINDS = {CURATION_ACTION: "curation", PREVIEW_ACTION: "preview", UNDO_ACTION: "undo"}
 PARTITIONED_JOBS = (JOB_NAME, PREVIEW_JOB_NAME)
 
 
 def recent_runs(settings: Settings, *, partition: str | None = None, limit: int = 20) -> list[dict]:
     """The `limit` latest runs (of one partition, or all), newest first, as runs_table rows."""
     tenant_id, namespace = parse_partition_key(partition) if partition else (None, None)
-    with open_connection(ensure_database(settings)) as conn:
-        rows = activity.recent_runs(conn, tenant_id=tenant_id, namespace=namespace, limit=limit)
+    rows = inspection.recent_runs(settings, tenant_id=tenant_id, namespace=namespace, limit=limit)
     prepare_dagster_home(settings)
     with dg.DagsterInstance.get() as instance:
         records = {r.dagster_run.run_id: r for r in instance.get_run_records(
@@ -62,7 +61,7 @@ def _from_row(row: Mapping, record: dg.RunRecord | None) -> dict:
         "status": _status(row["action"], metadata, record),
         "started_at": started,
         "duration_s": round(duration, 1) if duration is not None else None,
-        "preview": row["action"] == activity.PREVIEW_ACTION,
+        "preview": row["action"] == PREVIEW_ACTION,
         "counts": run_counts(row["action"], metadata),
     }
 
@@ -87,7 +86,7 @@ def _status(action: str, metadata: Mapping, record: dg.RunRecord | None) -> str:
     """An undo's own outcome (PARTIAL when it left rows alone) before its Dagster run's status:
     an undo job that left a row alone still ends SUCCESS in Dagster. Without a Dagster run (an
     undo from the command line, a run whose record was pruned): what the row says."""
-    if action == "curation_undo":
+    if action == UNDO_ACTION:
         outcome = undo_status(metadata)
         if outcome == "partial" or record is None:
             return outcome.upper()

@@ -36,8 +36,7 @@ from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.defs.partitions import register_partitions
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME
 from curation_pipeline.defs.run_tags import TRIGGER_TAG
-from curation_pipeline.store import activity
-from curation_pipeline.store.database import ensure_database, open_connection
+from curation_pipeline.service.inspection import cycle_of_run
 
 QUIET_CONSOLE = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 FINISHED = frozenset({dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED})
@@ -208,8 +207,4 @@ def _act_on_stop(instance: dg.DagsterInstance, stop: _StopRequests, acted_on: in
 
 
 def _collect(settings: Settings, key: str, run_id: str, run_status: str, *, preview: bool) -> CycleResult:
-    tenant_id, namespace = parse_partition_key(key)
-    read = activity.preview_metadata if preview else activity.cycle_metadata
-    with open_connection(ensure_database(settings)) as conn:
-        metadata = read(conn, run_id, tenant_id, namespace)
-    return CycleResult(key, run_id, run_status, metadata)
+    return CycleResult(key, run_id, run_status, cycle_of_run(settings, key, run_id, preview=preview))

@@ -19,9 +19,8 @@ from curation_pipeline.cli.launcher import code_location_workspace, launch_job_r
 from curation_pipeline.cli.runner import FINISHED
 from curation_pipeline.config.settings import Settings
 from curation_pipeline.defs.run_tags import TRIGGER_TAG
-from curation_pipeline.service.undo import namespaces_to_undo
-from curation_pipeline.store.database import ensure_database
-from curation_pipeline.store.undo import UndoReport
+from curation_pipeline.service.memory_store import store_url
+from curation_pipeline.service.undo import UndoReport, namespaces_to_undo
 
 UNDO_JOB = "undo_curation_run"
 UNDO_OP = "undo_run_op"
@@ -41,7 +40,7 @@ def undo_through_dagster(settings: Settings, run_id: str, *, partition_key: str 
                          force: bool = False, timeout_s: float = 1800, poll_s: float = 0.2) -> UndoOutcome:
     """Undo `run_id` in a run of the undo job; NothingToUndoError (before any run) if it changed
     nothing, UndoRunFailed if the undo's run failed."""
-    namespaces_to_undo(ensure_database(settings), run_id, partition_key=partition_key)
+    namespaces_to_undo(store_url(settings), run_id, partition_key=partition_key)
     config = {"run_id": run_id, "force": force, **({"namespace": partition_key} if partition_key else {})}
     prepare_dagster_home(settings)
     with dg.DagsterInstance.get() as instance:

@@ -24,7 +24,7 @@ from curation_pipeline.cli.dagster_home import STORAGE_URL_VARIABLE, prepare_dag
 from curation_pipeline.config.runs import redacted_url
 from curation_pipeline.config.settings import Settings
 from curation_pipeline.instance.broker import check_broker, resolve_broker_url
-from curation_pipeline.store.database import app_database_url
+from curation_pipeline.service.memory_store import shown_url
 
 # A pool process that grew past this (a huge namespace's vectors) is replaced once its run ends:
 # the next run starts in a fresh process instead of inheriting a bloated one.
@@ -53,7 +53,7 @@ def serve_worker(settings: Settings, *, concurrency: int | None = None, queues: 
     name = worker_name()
     print(
         f"worker {name}: {concurrency} run(s) at a time from queue(s) {', '.join(queues)}; "
-        f"broker {redacted_url(url)}; memory store {redacted_url(app_database_url(settings))}; "
+        f"broker {redacted_url(url)}; memory store {shown_url(settings)}; "
         f"Dagster storage {redacted_url(os.environ[STORAGE_URL_VARIABLE])}",
         flush=True,
     )
