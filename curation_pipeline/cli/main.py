@@ -410,13 +410,29 @@ def _existing_node(raw_id: str):
 
 
 def cmd_history(args) -> int:
-    from curation_pipeline.core.render.history import format_history
-    from curation_pipeline.store.history import merged_into, node_history
+    from curation_pipeline.core.render.history import format_history, format_search
+    from curation_pipeline.service import history
+    from curation_pipeline.store.database import ensure_database
 
-    with _existing_node(args.node_id) as (conn, node_id):
-        if conn is None:
-            return 2
-        print(format_history(node_id, node_history(conn, node_id), merged_into(conn, node_id)))
+    if args.search is not None:
+        url = ensure_database(_settings())
+        print(format_search(args.search, history.search_nodes(url, args.search, args.partition)))
+        return 0
+    if args.node_id is None:
+        print("error: name a node id, or find one with: curation-pipeline history --search TEXT",
+              file=sys.stderr)
+        return 2
+    try:
+        node_id = str(uuid.UUID(args.node_id))
+    except ValueError:
+        print(f"error: {args.node_id!r} is not a node id (a UUID); find one with "
+              "`curation-pipeline history --search TEXT`", file=sys.stderr)
+        return 2
+    found = history.node_history(ensure_database(_settings()), node_id)
+    if found is None:
+        print(f"error: no memory node {node_id}", file=sys.stderr)
+        return 2
+    print(format_history(node_id, found.revisions, found.merged))
     return 0
 
 
@@ -567,7 +583,9 @@ def build_parser() -> argparse.ArgumentParser:
     runs.set_defaults(func=cmd_runs)
 
     history = commands.add_parser("history", help="every change the curator made to a node, and why")
-    history.add_argument("node_id")
+    history.add_argument("node_id", nargs="?", help="the node's id (find one with --search)")
+    history.add_argument("--search", metavar="TEXT", help="list the nodes whose text contains TEXT, with their ids")
+    history.add_argument("--partition", metavar="TENANT:NAMESPACE", help="search only this namespace")
     history.set_defaults(func=cmd_history)
 
     graph = commands.add_parser("graph", help="a node's graph neighbourhood: keeper, merged nodes, associations")
@@ -608,6 +626,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
     from curation_pipeline.core.partition_keys import InvalidNameError
     from curation_pipeline.core.vectors import EmbeddingError
     from curation_pipeline.instance.embedded_broker import BrokerError
+    from curation_pipeline.service.history import EmptySearchError
     from curation_pipeline.service.undo import NothingToUndoError
     from curation_pipeline.store.database import DatabaseError
     from curation_pipeline.store.locking import NamespaceBusyError
@@ -616,7 +635,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
 
     return (SettingsError, InvalidNameError, DatabaseError, MigrationError, ImportConflictError,
             EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError, UnknownNamespaceError,
-            UndoRunFailed)
+            UndoRunFailed, EmptySearchError)
 
 
 NOTHING_TO_UNDO = 3  # `undo` of a run already undone: nothing done, no undo recorded in the store
