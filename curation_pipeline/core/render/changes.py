@@ -101,7 +101,7 @@ def _column_changes(change: Mapping) -> str:
     parts = []
     for col, (old, new) in changed_columns(change).items():
         if col == "pointer_summary":
-            parts.append(full_cell(f"text was: {old}\nnow: {new}"))
+            parts.append(full_cell(f"pointer_summary: was: {old}\nnow: {new}"))
         else:
             parts.append(f"{col}: {_cell(old, 60)} → {_cell(new)}")
     return "; ".join(parts)
