@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 import uuid
-from contextlib import contextmanager
 from pathlib import Path
 
 from curation_pipeline.config.settings import (
@@ -381,48 +380,48 @@ def cmd_runs(args) -> int:
     return 0
 
 
-@contextmanager
-def _existing_node(raw_id: str):
-    """(connection, node id) for an existing node, or (None, None) after printing why not."""
-    from curation_pipeline.store.database import ensure_database, open_connection
-    from curation_pipeline.store.history import node_exists
-
-    try:
-        node_id = str(uuid.UUID(raw_id))
-    except ValueError:
-        print(f"error: {raw_id!r} is not a node id (a UUID)", file=sys.stderr)
-        yield None, None
-        return
-    with open_connection(ensure_database(_settings())) as conn:
-        if not node_exists(conn, node_id):
-            print(f"error: no memory node {node_id}", file=sys.stderr)
-            yield None, None
-            return
-        yield conn, node_id
-
-
 def cmd_history(args) -> int:
-    from curation_pipeline.core.render.history import format_history
-    from curation_pipeline.store.history import merged_into, node_history
+    from curation_pipeline.core.render.history import format_history, format_search
+    from curation_pipeline.service import history
+    from curation_pipeline.service.memory_store import store_url
 
-    with _existing_node(args.node_id) as (conn, node_id):
-        if conn is None:
-            return 2
-        print(format_history(node_id, node_history(conn, node_id), merged_into(conn, node_id)))
+    if args.search is not None:
+        url = store_url(_settings())
+        print(format_search(args.search, history.search_nodes(url, args.search, args.partition)))
+        return 0
+    if args.node_id is None:
+        print("error: name a node id, or find one with: curation-pipeline history --search TEXT",
+              file=sys.stderr)
+        return 2
+    try:
+        node_id = str(uuid.UUID(args.node_id))
+    except ValueError:
+        print(f"error: {args.node_id!r} is not a node id (a UUID); find one with "
+              "`curation-pipeline history --search TEXT`", file=sys.stderr)
+        return 2
+    found = history.node_history(store_url(_settings()), node_id)
+    if found is None:
+        print(f"error: no memory node {node_id}", file=sys.stderr)
+        return 2
+    print(format_history(node_id, found.revisions, found.merged))
     return 0
 
 
 def cmd_graph(args) -> int:
     from curation_pipeline.core.render.graph import format_neighbourhood
-    from curation_pipeline.store.graph import neighbourhood
-    from curation_pipeline.store.graph_age import age_neighbourhood, choose_backend
+    from curation_pipeline.service.inspection import NoSuchNodeError, graph_neighbourhood
 
-    with _existing_node(args.node_id) as (conn, node_id):
-        if conn is None:
-            return 2
-        # Both backends hold the same graph; read it where the configured backend keeps it.
-        backend = choose_backend(conn, _settings().graph_backend)
-        view = (age_neighbourhood if backend == "age" else neighbourhood)(conn, node_id)
+    try:
+        node_id = str(uuid.UUID(args.node_id))
+    except ValueError:
+        print(f"error: {args.node_id!r} is not a node id (a UUID); find one with "
+              "`curation-pipeline history --search TEXT`", file=sys.stderr)
+        return 2
+    try:
+        view = graph_neighbourhood(_settings(), node_id)
+    except NoSuchNodeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if view is None:
         print(f"node {node_id} is not in the graph yet (step 6 syncs it on the next cycle)")
         return 0
@@ -559,7 +558,9 @@ def build_parser() -> argparse.ArgumentParser:
     runs.set_defaults(func=cmd_runs)
 
     history = commands.add_parser("history", help="every change the curator made to a node, and why")
-    history.add_argument("node_id")
+    history.add_argument("node_id", nargs="?", help="the node's id (find one with --search)")
+    history.add_argument("--search", metavar="TEXT", help="list the nodes whose text contains TEXT, with their ids")
+    history.add_argument("--partition", metavar="TENANT:NAMESPACE", help="search only this namespace")
     history.set_defaults(func=cmd_history)
 
     graph = commands.add_parser("graph", help="a node's graph neighbourhood: keeper, merged nodes, associations")
@@ -606,11 +607,12 @@ def _user_errors() -> tuple[type[Exception], ...]:
         MigrationError,
         NamespaceBusyError,
     )
+    from curation_pipeline.service.history import EmptySearchError
     from curation_pipeline.service.undo import NothingToUndoError
 
     return (SettingsError, InvalidNameError, DatabaseError, MigrationError, ImportConflictError,
             EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError, UnknownNamespaceError,
-            UndoRunFailed)
+            UndoRunFailed, EmptySearchError)
 
 
 NOTHING_TO_UNDO = 3  # `undo` of a run already undone: nothing done, no undo recorded in the store

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from curation_pipeline.config.settings import Settings
 from curation_pipeline.core.partition_keys import parse_partition_key
 from curation_pipeline.service.memory_store import connect
-from curation_pipeline.store import activity, health, nodes_io, triggers
+from curation_pipeline.store import activity, graph, graph_age, health, history, nodes_io, triggers
 
 CURATION_ACTION, PREVIEW_ACTION, UNDO_ACTION = activity.ACTION, activity.PREVIEW_ACTION, "curation_undo"
 
@@ -47,3 +47,17 @@ def set_curation_enabled(settings: Settings, key: str, *, enabled: bool) -> None
     tenant_id, namespace = parse_partition_key(key)
     with connect(settings) as conn, conn.transaction():
         triggers.set_curation_enabled(conn, tenant_id, namespace, enabled)
+
+
+class NoSuchNodeError(LookupError):
+    """No memory node has that id."""
+
+
+def graph_neighbourhood(settings: Settings, node_id: str):
+    """The node's neighbourhood in the graph, read where the configured backend keeps it (both
+    hold the same graph); None if step 6 has not synced it yet. NoSuchNodeError for an unknown id."""
+    with connect(settings) as conn:
+        if not history.node_exists(conn, node_id):
+            raise NoSuchNodeError(f"no memory node {node_id}")
+        backend = graph_age.choose_backend(conn, settings.graph_backend)
+        return (graph_age.age_neighbourhood if backend == "age" else graph.neighbourhood)(conn, node_id)

@@ -35,3 +35,31 @@ def merged_into(conn: psycopg.Connection, node_id: str) -> list[dict]:
 
 def node_exists(conn: psycopg.Connection, node_id: str) -> bool:
     return conn.execute("SELECT 1 FROM memory_nodes WHERE id = %s::uuid", (node_id,)).fetchone() is not None
+
+
+def search_nodes(conn: psycopg.Connection, text: str, tenant_id: str | None = None,
+                 namespace: str | None = None, limit: int = 50) -> list[dict]:
+    """Nodes whose text contains `text` (case-insensitive, LIKE wildcards taken literally),
+    live ones first, then newest first: how a user finds the id `history` and `graph` need."""
+    pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    cursor = conn.execute(
+        """
+        SELECT id::text AS id, tenant_id, namespace, pointer_summary AS text,
+               CASE WHEN merged_into IS NOT NULL THEN 'merged'
+                    WHEN superseded_by IS NOT NULL THEN 'superseded'
+                    WHEN archived_at IS NOT NULL THEN 'archived' ELSE 'live' END AS status
+        FROM memory_nodes
+        WHERE pointer_summary ILIKE %(pattern)s
+          AND (%(tenant)s::text IS NULL OR (tenant_id = %(tenant)s AND namespace = %(namespace)s))
+        ORDER BY archived_at IS NOT NULL, created_at DESC, id
+        LIMIT %(limit)s
+        """,
+        {"pattern": pattern, "tenant": tenant_id, "namespace": namespace, "limit": limit},
+    )
+    names = [column.name for column in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def namespace_has_nodes(conn: psycopg.Connection, tenant_id: str, namespace: str) -> bool:
+    return conn.execute("SELECT 1 FROM memory_nodes WHERE tenant_id = %s AND namespace = %s LIMIT 1",
+                        (tenant_id, namespace)).fetchone() is not None

@@ -154,7 +154,7 @@ def test_history_explains_every_change_and_the_nodes_merged_in(db, curated, caps
     assert f"run {curated['run_id']}  step consolidate_duplicates" in out
     assert "similarity=0.9" in out and "method=offline" in out
     # The absorbed text says the keeper's and more: it took the keeper sentence's place.
-    assert f"pointer_summary: {PARAPHRASES[0]} -> {PARAPHRASES[1]}" in out
+    assert f"      + {PARAPHRASES[1]}\n      - {PARAPHRASES[0]}\n      now: {PARAPHRASES[1]}" in out
     assert f"replaced: {PARAPHRASES[0]!r} by {PARAPHRASES[1]!r}" in out
     assert "step revectorize" in out and "embedding: computed" in out
     assert f"merged into it:\n  {absorbed} run {curated['run_id']}: {PARAPHRASES[1]}" in out

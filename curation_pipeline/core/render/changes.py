@@ -30,6 +30,26 @@ def _cell(value, limit: int = 200) -> str:
     return clip(text, limit).replace("|", "\\|").replace("\n", " ")
 
 
+def full_cell(value) -> str:
+    """A markdown table cell holding the whole text: `|` escaped, line breaks as <br>."""
+    text = "∅" if value is None else str(value)
+    return text.replace("|", "\\|").replace("\r\n", "\n").replace("\n", "<br>")
+
+
+def history_command(node_id: str) -> str:
+    """The CLI command that shows a node's changes whole, for when the event log cuts a long row."""
+    return f"`curation-pipeline history {node_id}`"
+
+
+def merge_texts(changes: Sequence[Mapping]) -> list[tuple[str, str, float, str, str, str]]:
+    """(keeper, absorbed, similarity, keeper's old text, absorbed text, merged text) per merged
+    pair, every text whole (the row's before holds the old texts)."""
+    before = {c["node_id"]: c["before"].get("pointer_summary") for c in changes
+              if c["step"] == "consolidate_duplicates"}
+    return [(keeper, absorbed, sim, before.get(keeper) or "", before.get(absorbed) or "", text)
+            for keeper, absorbed, sim, text in merge_rows(changes)]
+
+
 def merge_rows(changes: Sequence[Mapping]) -> list[tuple[str, str, float, str]]:
     """(keeper, absorbed, similarity, merged text or '(unchanged)') per merged pair. The text is
     the merge's own: a preview's changes also hold the later steps' (a summary of the keeper)."""
@@ -76,6 +96,17 @@ def vertex_change(vertex: Mapping) -> str:
                      for col in VERTEX_COLUMNS if before.get(col) != after.get(col))
 
 
+def _column_changes(change: Mapping) -> str:
+    """Each changed column, old → new; a text change shows both texts whole."""
+    parts = []
+    for col, (old, new) in changed_columns(change).items():
+        if col == "pointer_summary":
+            parts.append(full_cell(f"pointer_summary: was: {old}\nnow: {new}"))
+        else:
+            parts.append(f"{col}: {_cell(old, 60)} → {_cell(new)}")
+    return "; ".join(parts)
+
+
 PREVIEW_NOTE = "preview, nothing written"
 
 
@@ -100,17 +131,18 @@ def _step_table(step: str, changes: Sequence[Mapping], signals: Sequence[Mapping
         rows = [(s["memory_id"], _cell(s["content_snapshot"], 120)) for s in signals]
         header = ("node", "signal reclassify_pending for")
     elif step == "consolidate_duplicates":
-        rows = [("merged into", keeper, absorbed, f"{sim:.4f}", _cell(text)) for keeper, absorbed, sim, text in merge_rows(changes)]
-        rows += [("superseded by", successor, old, f"{sim:.4f}", _cell(f"{what}: {text}"))
+        rows = [("merged into", keeper, absorbed, f"{sim:.4f}",
+                 full_cell(f"keeper was: {kept}\nabsorbed: {gone}\nmerged: {text}"), history_command(keeper))
+                for keeper, absorbed, sim, kept, gone, text in merge_texts(changes)]
+        newer = {c["node_id"]: c["before"].get("pointer_summary") for c in changes}
+        rows += [("superseded by", successor, old, f"{sim:.4f}",
+                  full_cell(f"old: {text}\nnewer: {newer.get(successor) or '(not changed by this run)'}"
+                            + (f"\nchanged: {what}" if what else "")), history_command(old))
                  for old, successor, sim, what, text in supersession_rows(changes)]
-        header = ("change", "kept / current", "absorbed / superseded", "similarity", "text")
+        header = ("change", "kept / current", "absorbed / superseded", "similarity", "text", "whole history")
     else:
-        rows = [
-            (c["node_id"], "; ".join(f"{col}: {_cell(old, 60)} → {_cell(new)}"
-                                    for col, (old, new) in changed_columns(c).items()))
-            for c in changes
-        ]
-        header = ("node", "change")
+        rows = [(c["node_id"], _column_changes(c), history_command(c["node_id"])) for c in changes]
+        header = ("node", "change", "whole history")
     if not rows:
         return "_no changes_"
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from curation_pipeline.core.text import clip
+from curation_pipeline.core.partition_keys import partition_key
+from curation_pipeline.core.text import clip, normalise_sentence, split_sentences
 
 # Columns worth showing in a change; bookkeeping (row_version, updated_at) is left out.
 SHOWN_COLUMNS = (
@@ -33,11 +34,49 @@ def describe_change(before: Mapping, after: Mapping) -> list[str]:
         old, new = before.get(column), after.get(column)
         if old == new:
             continue
-        if column == "embedding":
+        if column == "pointer_summary" and old is not None and new is not None:
+            lines.extend(describe_rewrite(old, new))
+        elif column == "embedding":
             lines.append(f"    embedding: {'cleared' if new is None else 'computed' if old is None else 'replaced'}")
         else:
             lines.append(f"    {column}: {_short(old)!s} -> {_short(new)!s}")
     return lines
+
+
+def sentence_diff(old: str, new: str) -> tuple[list[str], list[str]]:
+    """(sentences added, sentences dropped) by a rewrite, whole; compared as the merge compares
+    them (case, spacing and trailing punctuation ignored), in the order they appear."""
+    old_sentences, new_sentences = split_sentences(old), split_sentences(new)
+    old_keys = {normalise_sentence(s) for s in old_sentences}
+    new_keys = {normalise_sentence(s) for s in new_sentences}
+    added = [s for s in new_sentences if normalise_sentence(s) not in old_keys]
+    dropped = [s for s in old_sentences if normalise_sentence(s) not in new_keys]
+    return added, dropped
+
+
+def describe_rewrite(old: str, new: str) -> list[str]:
+    """A text rewrite in full: the sentences it added and dropped, then the whole new text. Never
+    cut, since the sentence a merge added is what a reader is looking for."""
+    added, dropped = sentence_diff(old, new)
+    lines = ["    pointer_summary:"]
+    lines += [f"      + {sentence}" for sentence in added]
+    lines += [f"      - {sentence}" for sentence in dropped]
+    if not added and not dropped:
+        lines.append("      (same sentences, reworded spacing or punctuation)")
+    lines.append(f"      now: {new}")
+    return lines
+
+
+def format_search(text: str, nodes: Sequence[Mapping]) -> str:
+    """`history --search`: one line per matching node, its id first, so a user can copy it."""
+    if not nodes:
+        return f"no memory node's text contains {text!r}"
+    lines = [f"{len(nodes)} node(s) whose text contains {text!r}:"]
+    for found in nodes:
+        key = partition_key(found["tenant_id"], found["namespace"])
+        lines.append(f"  {found['id']}  {found['status']:<10}  {key}  {_short(found['text'], 100)}")
+    lines.append("see one with: curation-pipeline history NODE_ID")
+    return "\n".join(lines)
 
 
 def describe_reason(reason: Mapping) -> str:
@@ -87,7 +126,7 @@ def format_history(node_id: str, revisions: Sequence[Mapping], merged: Sequence[
             now = entry["merged_into_now"]
             state = "" if now == node_id else " (merge since undone)" if now is None else f" (now merged into {now})"
             why = describe_reason(entry.get("reason") or {})
-            lines.append(f"  {entry['id']} run {entry['run_id']}{state}: {_short(entry['text'])}")
+            lines.append(f"  {entry['id']} run {entry['run_id']}{state}: {entry['text']}")
             if why:
                 lines.append(f"    why: {why}")
     return "\n".join(lines)
