@@ -21,6 +21,7 @@ from curation_pipeline.core.undo_outcome import undo_status
 from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.defs.partitions import PARTITION_TAG
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME, is_preview
+from curation_pipeline.service.steps.registry import STEPS
 from curation_pipeline.store import activity
 from curation_pipeline.store.database import ensure_database, open_connection
 
@@ -63,7 +64,7 @@ def _from_row(row: Mapping, record: dg.RunRecord | None) -> dict:
         "started_at": started,
         "duration_s": round(duration, 1) if duration is not None else None,
         "preview": row["action"] == activity.PREVIEW_ACTION,
-        "counts": run_counts(row["action"], metadata),
+        "counts": run_counts(row["action"], metadata, STEPS),
     }
 
 
