@@ -26,8 +26,8 @@ from curation_pipeline_tests.support.ui_graphql import (
     CHECK_EXECUTIONS,
     asset_definition,
     check_statuses,
-    materialize,
     materializations,
+    materialize,
     ui_graphql,
 )
 
