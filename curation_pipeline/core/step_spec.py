@@ -184,7 +184,9 @@ def sentence(spec: StepSpec, counts: StepCounts) -> str:
     if not values:
         return "reported no counts"
     lead = "".join(f"{column.title} {counts.total(*column.counts)}; " for column in spec.summary)
-    detail = ", ".join(f"{key.replace('_', ' ')} {value}" for key, value in values.items())
+    # A list (the LLM's notes on what it left alone) is in the metadata; the log says how many.
+    detail = ", ".join(f"{key.replace('_', ' ')} {len(value) if isinstance(value, list) else value}"
+                       for key, value in values.items())
     return lead + detail
 
 

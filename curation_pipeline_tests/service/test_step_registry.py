@@ -150,3 +150,25 @@ def test_the_toy_steps_counts_go_through_its_record_into_the_activity_row_and_ba
     cycle = combine_cycles(activity.cycle_rows(db, run_id, "acme", "support"), WITH_TOY)
     assert cycle.steps[TOY.name].status == "succeeded"
     assert cycle.counts(TOY.name) == ToyCounts(polished=2, looked_at=5)  # the refused one wrote nothing
+
+
+def test_the_real_graph_keeps_the_cycles_order_op_names_tags_and_config():
+    from curation_pipeline.defs.job import curate_namespace, curation_cycle
+
+    waits_for = {invocation.name: {dep.node for dep in inputs.values()}
+                 for invocation, inputs in curation_cycle.dependencies.items()}
+    assert waits_for == {
+        "reclassify_stale": set(), "consolidate_duplicates": set(), "mark_stale_confidence": set(),
+        "summarize_verbose": {"consolidate_duplicates"},
+        "revectorize": {"summarize_verbose"}, "sync_graph": {"summarize_verbose"},
+        "associate_concepts": {"sync_graph", "revectorize"},
+        "log_curation_activity": {"reclassify_stale", "mark_stale_confidence", "associate_concepts"},
+    }
+    for step in STEPS:
+        op = curation_cycle.node_named(step.name).definition
+        assert op.tags == {"step": step.number} and op.description.startswith(f"Step {step.number}: ")
+        assert set(op.config_schema.config_type.fields) == set(step.config.model_fields)
+    assert curation_cycle.node_named(CLOSING.name).definition.tags == {"step": "7"}
+    assert ("1 reclassify_stale, 2 consolidate_duplicates, 3 summarize_verbose, 4 revectorize, "
+            "5 mark_stale_confidence, 6 sync_graph, 6b associate_concepts, 7 log_curation_activity"
+            in curate_namespace.description)

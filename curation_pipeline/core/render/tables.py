@@ -25,8 +25,8 @@ def headline(spec: StepSpec, counts: StepCounts) -> str:
     return f"{column.title}: {counts.total(*column.counts)}"
 
 
-def _entry_cell(spec: StepSpec, entry: Mapping | None) -> str | None:
-    """None for a step not run or off (6b with a lexical embedder), FAILED, or its record."""
+def _entry_cell(entry: Mapping | None) -> str | None:
+    """None for a step not run or off (6b with a lexical embedder), "FAILED", or "" (its counts)."""
     if entry is None or "skipped" in entry:
         return None
     return "FAILED" if entry.get("status") == "failed" else ""
@@ -47,7 +47,7 @@ def cycle_table(cycles: Sequence[tuple[str, str, str, Mapping | None]], specs: S
         cells = [key, run_status, (metadata or {}).get("status", "-")]
         for spec, column in columns:
             entry = steps.get(spec.name)
-            state = _entry_cell(spec, entry)
+            state = _entry_cell(entry)
             if state is None:
                 cells.append("-")
             elif state:
@@ -118,7 +118,7 @@ def run_counts(action: str, metadata: Mapping, specs: Sequence[StepSpec]) -> str
     cells = []
     for spec, column in summary_columns(specs):
         entry = steps.get(spec.name)
-        state = _entry_cell(spec, entry)
+        state = _entry_cell(entry)
         if state is None:
             continue
         cells.append(f"{column.title}={state or _counts(spec, entry).total(*column.counts)}")
