@@ -178,16 +178,20 @@ def check_registry(steps: Sequence[StepSpec]) -> None:
 
 
 def sentence(spec: StepSpec, counts: StepCounts) -> str:
-    """The step's counts as one line for the run's log, led by its main number, e.g.
-    "merged 2; pairs merged 2, superseded 0, nodes archived 2"."""
+    """The step's counts as one line for the run's log: its main numbers, then the rest in the
+    order a reader wants them, e.g. "merged 4, superseded 2 (nodes archived 4, pass full, ...)"."""
     values = counts.as_dict()
     if not values:
         return "reported no counts"
-    lead = "".join(f"{column.title} {counts.total(*column.counts)}; " for column in spec.summary)
+    if "skipped" in values:  # off this cycle (6b with a lexical embedder)
+        return f"off: {values['skipped']}"
+    lead = ", ".join(f"{column.title} {counts.total(*column.counts)}" for column in spec.summary)
+    shown = {key for column in spec.summary for key in column.counts}
+    order = [*(key for key in spec.count_order if key in values), *values]
     # A list (the LLM's notes on what it left alone) is in the metadata; the log says how many.
-    detail = ", ".join(f"{key.replace('_', ' ')} {len(value) if isinstance(value, list) else value}"
-                       for key, value in values.items())
-    return lead + detail
+    detail = ", ".join(f"{key.replace('_', ' ')} {len(values[key]) if isinstance(values[key], list) else values[key]}"
+                       for key in dict.fromkeys(order) if key not in shown)
+    return f"{lead} ({detail})" if lead and detail else lead or detail
 
 
 # Count groups several steps report (the LLM's tally, the AGE mirror): declared once, mixed

@@ -103,7 +103,11 @@ def test_the_toy_step_is_in_the_cli_and_markdown_tables():
     changes = [{"step": TOY.name, "node_id": "n1", "reason": {},
                 "before": {"confidence": "verified"}, "after": {"confidence": "stale"}}]
     assert "| n1 | confidence: verified → stale |" in step_markdown(TOY, changes)
-    assert sentence(TOY, cycle.counts(TOY.name)) == "polished 2; polished 2, looked at 5"
+    assert sentence(TOY, cycle.counts(TOY.name)) == "polished 2 (looked at 5)"
+    merged = consolidate.SPEC.counts.from_counts({"pass": "full", "superseded": 1, "pairs_merged": 3,
+                                                  "llm_fallbacks": [{"reason": "guard"}]})
+    # The run's log line: a sentence, not a dict repr.
+    assert sentence(consolidate.SPEC, merged) == "merged 3, superseded 1 (pass full, llm fallbacks 1)"
 
 
 def test_the_toy_step_feeds_the_health_record_its_plots_and_the_namespace_change_check():
