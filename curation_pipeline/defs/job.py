@@ -62,18 +62,16 @@ def build_cycle_graph(name: str, specs: Sequence[StepSpec] = STEPS) -> dg.GraphD
     it names), then step 7, whose result and check outputs are the graph's outputs."""
     ops = {spec.name: step_op(spec) for spec in specs}
     closing = closing_op(specs)
-    outputs = [RESULT_OUTPUT, *CHECK_OUTPUTS.values()]
-    dependencies = {
-        **{spec.name: {after_input(step): dg.DependencyDefinition(step) for step in spec.after} for spec in specs},
-        CLOSING.name: {after_input(step): dg.DependencyDefinition(step) for step in last_steps(specs)},
-    }
-    return dg.GraphDefinition(
-        name=name,
-        node_defs=[*ops.values(), closing],
-        dependencies=dependencies,
-        output_mappings=[dg.OutputMapping(graph_output_name=output, mapped_node_name=CLOSING.name,
-                                          mapped_node_output_name=output) for output in outputs],
-    )
+
+    # Composed as a hand-written @graph body would be, in registry order.
+    @dg.graph(name=name, out={output: dg.GraphOut() for output in (RESULT_OUTPUT, *CHECK_OUTPUTS.values())})
+    def cycle():
+        done = {}
+        for spec in specs:  # the registry lists a step after the steps it runs after
+            done[spec.name] = ops[spec.name](**{after_input(step): done[step] for step in spec.after})
+        return closing(**{after_input(step): done[step] for step in last_steps(specs)})._asdict()
+
+    return cycle
 
 
 curation_cycle = build_cycle_graph(CYCLE_GRAPH)

@@ -76,7 +76,7 @@ def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore, spec: Step
            work: Callable[[StepRun, dg.Config | None], Mapping]) -> None:
     """Run one step's service function in the run's namespace session; show what it did.
 
-    The op's config is built here (`config_class` from the op's raw config), not by Dagster
+    The op's config is built here (`spec.config` from the op's raw config), not by Dagster
     before the op starts, so that a config its rules refuse fails inside this `try` like any
     other cause. A failure is recorded on the cycle here (no failure hook: a hook logs
     HOOK_SKIPPED after every step that succeeds) and raised again as a Dagster `Failure` whose
