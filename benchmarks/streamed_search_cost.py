@@ -105,7 +105,7 @@ def reference(conn, namespace: str, model: str) -> dict:
         with conn.transaction():
             state = conn.execute(f"SELECT {params}_params FROM namespace_activity WHERE tenant_id = %s"
                                  " AND namespace = %s", (TENANT, namespace)).fetchone()[0]
-            start = passes.begin_pass(conn, scope, state, max_changed=10**9)  # every changed node
+            start = passes.begin_pass(conn, scope, params, state, max_changed=10**9)  # every changed node
             streamed = search_pairs(conn, scope, start, model=model, threshold=threshold,
                                     in_database_max_changed=0, same_memory_type=same_type)
             before = scale_data.own_peak_rss_mib()
@@ -141,7 +141,7 @@ def timed_searches(conn, namespace: str, model: str) -> dict:
             params = conn.execute(f"SELECT {prefix}_params FROM namespace_activity WHERE tenant_id = %s"
                                   " AND namespace = %s", (TENANT, namespace)).fetchone()[0]
             began = time.perf_counter()
-            search_pairs(conn, scope, passes.begin_pass(conn, scope, params, max_changed=10**9), model=model,
+            search_pairs(conn, scope, passes.begin_pass(conn, scope, prefix, params, max_changed=10**9), model=model,
                          threshold=threshold, in_database_max_changed=0, same_memory_type=same_type)
             seconds[step] = time.perf_counter() - began
     return seconds

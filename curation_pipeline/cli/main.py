@@ -268,6 +268,7 @@ def _run_and_report(
         unique_keys,
     )
     from curation_pipeline.core.render.tables import cycle_table, failures
+    from curation_pipeline.service.steps.registry import STEPS
 
     keys = unique_keys(keys)  # a namespace named twice is curated (and counted) once
     if not keys:
@@ -297,8 +298,8 @@ def _run_and_report(
 
         print("DRY RUN: nothing was written; this is what a real run would do now.\n")
         for result in results:
-            print(preview_text(result.partition_key, result.metadata or {}) + "\n")
-    print(cycle_table(cycles))
+            print(preview_text(result.partition_key, result.metadata or {}, STEPS) + "\n")
+    print(cycle_table(cycles, STEPS))
     for line in failures(cycles):
         print(f"failed: {line}", file=sys.stderr)
     print(f"\nruns are recorded in Dagster ({settings.dagster_home}); `curation-pipeline ui` shows them"
@@ -351,13 +352,14 @@ def cmd_health(args) -> int:
     from curation_pipeline.core.partition_keys import parse_partition_key, partition_key
     from curation_pipeline.core.render.tables import health_table
     from curation_pipeline.service.inspection import recorded_cycles
+    from curation_pipeline.service.steps.registry import STEPS
 
     tenant_id, namespace = parse_partition_key(args.partition) if args.partition else (None, None)
     cycles = recorded_cycles(_settings(), tenant_id=tenant_id, namespace=namespace, last=args.last)
     if not cycles:
         print("no curation cycle recorded yet" + (f" for {args.partition}" if args.partition else ""))
         return 0
-    print(health_table(cycles))
+    print(health_table(cycles, STEPS))
     # The latest cycle of each namespace decides the exit code: a failed check is worth an alert.
     latest = {(c["tenant_id"], c["namespace"]): c for c in cycles}
     failing = [(c, check) for c in latest.values() for check in c["checks"] if not check.get("passed")]

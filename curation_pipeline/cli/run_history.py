@@ -23,6 +23,7 @@ from curation_pipeline.defs.partitions import PARTITION_TAG
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME, is_preview
 from curation_pipeline.service import inspection
 from curation_pipeline.service.inspection import CURATION_ACTION, PREVIEW_ACTION, UNDO_ACTION
+from curation_pipeline.service.steps.registry import STEPS
 
 KINDS = {CURATION_ACTION: "curation", PREVIEW_ACTION: "preview", UNDO_ACTION: "undo"}
 PARTITIONED_JOBS = (JOB_NAME, PREVIEW_JOB_NAME)
@@ -62,7 +63,7 @@ def _from_row(row: Mapping, record: dg.RunRecord | None) -> dict:
         "started_at": started,
         "duration_s": round(duration, 1) if duration is not None else None,
         "preview": row["action"] == PREVIEW_ACTION,
-        "counts": run_counts(row["action"], metadata),
+        "counts": run_counts(row["action"], metadata, STEPS),
     }
 
 

@@ -18,10 +18,10 @@ from curation_pipeline.config.environment import EnvironmentSettings
 
 
 class StepSettings(EnvironmentSettings):
-    # Step 1: reclassify_stale.
+    # Step 1: reclassify stale nodes.
     reclassify_min_epoch_lag: Count = Field(100, validation_alias="CURATOR_RECLASSIFY_MIN_EPOCH_LAG")
     reclassify_cap: Cap = Field(50, validation_alias="CURATOR_RECLASSIFY_CAP")
-    # Step 2: consolidate_duplicates.
+    # Step 2: consolidate duplicates.
     similarity_threshold: Threshold = Field(0.92, validation_alias="CURATOR_SIMILARITY_THRESHOLD")
     consolidate_cap: Cap = Field(20, validation_alias="CURATOR_CONSOLIDATE_CAP")
     merge_max_chars: AtLeastOne = Field(2000, validation_alias="CURATOR_MERGE_MAX_CHARS")
@@ -44,12 +44,12 @@ class StepSettings(EnvironmentSettings):
     # (oldest writes first, the rest the next cycles): a bulk load of a large namespace is
     # compared a bounded slice a cycle (k x N products), not all at once.
     search_max_changed: AtLeastOne = Field(5000, validation_alias="CURATOR_SEARCH_MAX_CHANGED")
-    # Step 3: summarize_verbose.
+    # Step 3: summarize verbose nodes.
     verbose_min_chars: Count = Field(500, validation_alias="CURATOR_VERBOSE_MIN_CHARS")
     verbose_recall_below: Count = Field(3, validation_alias="CURATOR_VERBOSE_RECALL_BELOW")
     summarize_cap: Cap = Field(30, validation_alias="CURATOR_SUMMARIZE_CAP")
     summary_chars: TextLimit = Field(200, validation_alias="CURATOR_SUMMARY_CHARS")
-    # Step 4: revectorize.
+    # Step 4: embed (re-embed) nodes.
     embed_batch_size: AtLeastOne = Field(256, validation_alias="CURATOR_EMBED_BATCH_SIZE")
     # Nodes without a vector embedded per cycle at most (oldest first): a namespace loaded without
     # vectors is embedded over several cycles, each bounded in time and memory.
@@ -57,17 +57,17 @@ class StepSettings(EnvironmentSettings):
     # Nodes whose vector came from another model than the configured one are re-embedded, at
     # most this many per cycle: a model switch is a migration spread over cycles, not one bill.
     reembed_cap: Cap = Field(1000, validation_alias="CURATOR_REEMBED_CAP")
-    # Step 5: mark_stale_confidence.
+    # Step 5: mark stale confidence.
     stale_after_days: Count = Field(30, validation_alias="CURATOR_STALE_AFTER_DAYS")
     # Marked stale per cycle at most (oldest first; the reference has no cap, and a normal cycle
     # never reaches this one).
     stale_cap: Cap = Field(10_000, validation_alias="CURATOR_STALE_CAP")
-    # Step 6: sync_graph.
+    # Step 6: graph sync.
     graph_sync_cap: Cap = Field(100, validation_alias="CURATOR_GRAPH_SYNC_CAP")
     # While more nodes than that wait (a bulk load, a first sync), the step goes on in batches of
     # 1,000 up to this many nodes a cycle: the graph catches up in cycles, not weeks.
     graph_backfill_cap: Cap = Field(20_000, validation_alias="CURATOR_GRAPH_BACKFILL_CAP")
-    # Step 6b: associate_concepts. Nodes at least this similar (but not similar enough to merge)
+    # Step 6b: concept associations. Nodes at least this similar (but not similar enough to merge)
     # are linked by a `shares_concept_with` edge; never with the lexical embedder.
     association_threshold: Threshold = Field(0.80, validation_alias="CURATOR_ASSOCIATION_THRESHOLD")
     association_cap: Cap = Field(200, validation_alias="CURATOR_ASSOCIATION_CAP")

@@ -10,17 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-# The steps of a cycle in the order an operator reads them (step 7 closes it and is not listed).
-CYCLE_STEPS = (
-    "reclassify_stale",
-    "consolidate_duplicates",
-    "summarize_verbose",
-    "revectorize",
-    "mark_stale_confidence",
-    "sync_graph",
-    "associate_concepts",
-)
-STEP_NUMBERS = dict(zip(CYCLE_STEPS, ("1", "2", "3", "4", "5", "6", "6b")))
+from curation_pipeline.core.step_spec import StepCounts, StepSpec
 
 NOT_RUN = "not run"
 
@@ -32,7 +22,7 @@ class StepResult:
     step: str
     status: str  # succeeded, failed or "not run"
     run_id: str | None = None
-    counts: Mapping = field(default_factory=dict)
+    counts: StepCounts = field(default_factory=StepCounts)  # the step's record, read from the row
     error: str | None = None
 
 
@@ -40,7 +30,7 @@ class StepResult:
 class Cycle:
     status: str  # success, partial (a step's last attempt failed) or running (not closed yet)
     run_ids: tuple[str, ...]  # oldest first; the last one closed the cycle
-    steps: Mapping[str, StepResult]  # every step of CYCLE_STEPS, in that order
+    steps: Mapping[str, StepResult]  # every step of the registry, in its order (step 7 closes it)
     duration_s: float  # time spent in the runs themselves, not the wait between them
 
     @property
@@ -51,20 +41,22 @@ class Cycle:
     def reexecuted(self) -> bool:
         return len(self.run_ids) > 1
 
-    def counts(self, step: str) -> Mapping:
-        """The step's counts, empty if it did not succeed."""
+    def counts(self, step: str) -> StepCounts:
+        """The step's counts, none reported if it did not succeed."""
         result = self.steps[step]
-        return result.counts if result.status == "succeeded" else {}
+        return result.counts if result.status == "succeeded" else type(result.counts)()
 
     def errors(self) -> dict[str, str]:
         return {s.step: s.error or "" for s in self.steps.values() if s.status == "failed"}
 
 
-def combine_cycles(rows: Sequence[Mapping]) -> Cycle:
-    """The cycle made by `rows`, the cycle rows of one root run and its re-executions, oldest first."""
+def combine_cycles(rows: Sequence[Mapping], specs: Sequence[StepSpec]) -> Cycle:
+    """The cycle made by `rows`, the cycle rows of one root run and its re-executions, oldest
+    first, over the steps `specs` (the registry's, in order)."""
     if not rows:
         raise ValueError("a cycle needs at least one run's row")
-    steps = {step: StepResult(step, NOT_RUN) for step in CYCLE_STEPS}
+    by_name = {spec.name: spec for spec in specs}
+    steps = {spec.name: StepResult(spec.name, NOT_RUN, counts=spec.counts()) for spec in specs}
     for row in rows:
         for step, entry in (row.get("steps") or {}).items():
             if step not in steps:
@@ -72,7 +64,7 @@ def combine_cycles(rows: Sequence[Mapping]) -> Cycle:
             entry = dict(entry)
             status = entry.pop("status", "succeeded")
             error = entry.pop("error", None)
-            steps[step] = StepResult(step, status, row.get("run_id"), entry, error)
+            steps[step] = StepResult(step, status, row.get("run_id"), by_name[step].read(entry), error)
     failed = any(result.status == "failed" for result in steps.values())
     last_status = rows[-1].get("status", "running")
     return Cycle(

@@ -3,17 +3,17 @@
 `cycle_health` turns the store's counts after the cycle (a snapshot) and the cycle's own step
 counts into one ordered record. The same record is kept in the cycle's activity row, recorded
 on the `memory_namespace` asset in Dagster (which plots it) and printed by `curation-pipeline
-health`, so the three always agree.
+health`, so the three always agree. The numbers taken from the steps' counts are declared by the
+steps themselves (`StepSpec.health`, `StepSpec.uses_llm`); the functions here take the specs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from curation_pipeline.core.cycles import Cycle
-
-LLM_STEPS = ("consolidate_duplicates", "summarize_verbose")
+from curation_pipeline.core.step_spec import StepSpec
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,13 @@ HEALTH_FIELDS = (
 HEALTH_KEYS = tuple(f.key for f in HEALTH_FIELDS)
 
 
+def health_fields(specs: Sequence[StepSpec]) -> tuple[HealthField, ...]:
+    """HEALTH_FIELDS, then the numbers a step declares that they do not list (a new step's)."""
+    extra = tuple(HealthField(h.key, h.title or h.key, h.meaning or f"{h.key} this cycle (step {spec.number})")
+                  for spec in specs for h in spec.health if h.key not in HEALTH_KEYS)
+    return HEALTH_FIELDS + extra
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """The namespace's state in the store right after the cycle (store/health.py reads it)."""
@@ -71,72 +78,66 @@ class Snapshot:
         return cls(**{**values, "orphan_examples": tuple(values.get("orphan_examples") or ())})
 
 
-# What steps 2 to 6b report when they changed nothing in the namespace.
-_UNCHANGED_COUNTS = {
-    "consolidate_duplicates": ("pairs_merged", "nodes_archived", "keepers_rewritten", "repointed", "superseded"),
-    "summarize_verbose": ("summarized",),
-    "revectorize": ("embedded", "reembedded"),
-    "mark_stale_confidence": ("marked_stale",),
-    "sync_graph": ("nodes_considered",),
-    "associate_concepts": ("edges_added", "vertices_created"),
-}
-
-
-def namespace_unchanged(cycle: Cycle) -> bool:
+def namespace_unchanged(cycle: Cycle, specs: Sequence[StepSpec]) -> bool:
     """Nothing in the namespace changed since the previous cycle, as far as this cycle can tell:
     no step changed a node or an edge, and the graph sync (which sees every node written since
-    the previous sync, by anyone) found none and left none for later. Then the previous cycle's
-    snapshot still holds, and a cycle where nothing changed reads nothing to take its health."""
-    for step, keys in _UNCHANGED_COUNTS.items():
-        result = cycle.steps[step]
-        if result.status != "succeeded" or any(result.counts.get(key) for key in keys):
+    the previous sync, by anyone) found none and left none for later (each step names the counts
+    that say so: `StepSpec.changes_namespace`). Then the previous cycle's snapshot still holds,
+    and a cycle where nothing changed reads nothing to take its health."""
+    for spec in specs:
+        if not spec.changes_namespace:
+            continue
+        result = cycle.steps[spec.name]
+        if result.status != "succeeded" or any(result.counts.value(key) for key in spec.changes_namespace):
             return False
-    return not cycle.counts("sync_graph").get("remaining")
+    return True
 
 
-def _sum(cycle: Cycle, steps: tuple[str, ...], *keys: str) -> int:
-    return sum(int(cycle.counts(step).get(key) or 0) for step in steps for key in keys)
+def _llm_specs(specs: Sequence[StepSpec]) -> list[StepSpec]:
+    return [spec for spec in specs if spec.uses_llm]
 
 
-def llm_was_on(cycle: Cycle) -> bool:
+def _sum(cycle: Cycle, specs: Sequence[StepSpec], *keys: str) -> int:
+    return sum(cycle.counts(spec.name).total(*keys) for spec in specs)
+
+
+def llm_was_on(cycle: Cycle, specs: Sequence[StepSpec]) -> bool:
     """The LLM path was on in the cycle: a step that can use it reported its LLM counts."""
-    return any("llm_requests" in cycle.counts(step) for step in LLM_STEPS)
+    return any(cycle.counts(spec.name).reported("llm_requests") for spec in _llm_specs(specs))
 
 
-def acceptance_rate(cycle: Cycle) -> float | None:
+def acceptance_rate(cycle: Cycle, specs: Sequence[StepSpec]) -> float | None:
     """Accepted answers over judged ones (accepted + rejected); None when none was judged."""
-    accepted = _sum(cycle, LLM_STEPS, "llm_accepted")
-    judged = accepted + _sum(cycle, LLM_STEPS, "llm_rejected")
+    llm = _llm_specs(specs)
+    accepted = _sum(cycle, llm, "llm_accepted")
+    judged = accepted + _sum(cycle, llm, "llm_rejected")
     return round(accepted / judged, 4) if judged else None
 
 
-def cycle_health(snapshot: Snapshot, cycle: Cycle) -> dict:
-    """The health record, keyed and ordered as HEALTH_FIELDS; a rate without data is None."""
+def cycle_health(snapshot: Snapshot, cycle: Cycle, specs: Sequence[StepSpec]) -> dict:
+    """The health record, keyed and ordered as `health_fields(specs)`; a rate without data is None."""
     active = snapshot.active_nodes
+    llm = _llm_specs(specs)
     values = {
         "active_nodes": active,
         "archived_nodes": snapshot.archived_nodes,
         "pinned_nodes": snapshot.pinned_nodes,
-        "merged": _sum(cycle, ("consolidate_duplicates",), "pairs_merged"),
-        "superseded": _sum(cycle, ("consolidate_duplicates",), "superseded"),
         "superseded_nodes": snapshot.superseded_nodes,
-        "judged": _sum(cycle, ("consolidate_duplicates",), "judged"),
-        "summarized": _sum(cycle, ("summarize_verbose",), "summarized"),
-        "re_embedded": _sum(cycle, ("revectorize",), "embedded", "reembedded"),
-        "marked_stale": _sum(cycle, ("mark_stale_confidence",), "marked_stale"),
         "stale_share": round(snapshot.stale_nodes / active, 4) if active else 0.0,
         "embedding_backlog": snapshot.embedding_backlog,
-        "duplicate_pairs_left": _sum(cycle, ("consolidate_duplicates",), "pairs_left_over"),
         "association_edges": snapshot.association_edges,
-        "llm_calls": _sum(cycle, LLM_STEPS, "llm_requests"),
-        "llm_acceptance_rate": acceptance_rate(cycle),
-        "llm_tokens": _sum(cycle, LLM_STEPS, "llm_input_tokens", "llm_output_tokens"),
+        "llm_calls": _sum(cycle, llm, "llm_requests"),
+        "llm_acceptance_rate": acceptance_rate(cycle, specs),
+        "llm_tokens": _sum(cycle, llm, "llm_input_tokens", "llm_output_tokens"),
         "duration_s": cycle.duration_s,
     }
-    return {key: values[key] for key in HEALTH_KEYS}
+    for spec in specs:
+        for number in spec.health:
+            values[number.key] = values.get(number.key, 0) + cycle.counts(spec.name).total(*number.counts)
+    return {f.key: values.get(f.key, 0) for f in health_fields(specs)}
 
 
 def numeric_metadata(health: Mapping) -> dict[str, int | float]:
-    """The record's numbers, for Dagster to plot; a rate that has no data this cycle is left
-    out rather than plotted as 0 (which would read as "every answer rejected")."""
-    return {key: health[key] for key in HEALTH_KEYS if health.get(key) is not None}
+    """The record's numbers (in its order), for Dagster to plot; a rate that has no data this
+    cycle is left out rather than plotted as 0 (which would read as "every answer rejected")."""
+    return {key: value for key, value in health.items() if value is not None}

@@ -1,12 +1,13 @@
 """The curation cycle as the graph behind the `memory_namespace` asset; `curate_namespace`
 materializes it for one partition, and `preview_namespace` runs the same graph as a preview that
-writes nothing.
+writes nothing. The graph is built from the step registry (service/steps/registry.py): each
+step's op waits for the steps its spec runs after, and step 7 for the steps nothing waits for.
 
-    reclassify_stale ────────────────────────────────────────────────────────────────────┐
-    consolidate_duplicates ─> summarize_verbose ─┬─> revectorize ─┬──────────────────────┤
-                                                 │                ├─> associate_concepts ┼─> log_curation_activity
-                                                 └─> sync_graph ──┴──────────────────────┤
-    mark_stale_confidence ───────────────────────────────────────────────────────────────┘
+    1 reclassify ──────────────────────────────────────────────────────┐
+    2 consolidate ─> 3 summarize ─┬─> 4 embed ──────┬──────────────────┤
+                                  │                 ├─> 6b associate ──┼─> 7 log activity
+                                  └─> 6 graph sync ─┴──────────────────┤
+    5 stale confidence ────────────────────────────────────────────────┘
 
 Merging may leave long merged text, so summarizing follows it; both clear embeddings, so
 revectorizing follows them; the graph mirrors text and archive state, so it syncs after them.
@@ -22,10 +23,11 @@ job and the preview job alike.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import dagster as dg
 
+from curation_pipeline.core.step_spec import StepSpec
 from curation_pipeline.defs.assets import (
     DEFINITION_METADATA,
     DESCRIPTION,
@@ -36,19 +38,10 @@ from curation_pipeline.defs.assets import (
     TAGS,
 )
 from curation_pipeline.defs.health_checks import CHECK_OUTPUTS, HEALTH_CHECK_SPECS
-from curation_pipeline.defs.ops import (
-    RESULT_OUTPUT,
-    associate_concepts,
-    consolidate_duplicates,
-    log_curation_activity,
-    mark_stale_confidence,
-    reclassify_stale,
-    revectorize,
-    summarize_verbose,
-    sync_graph,
-)
+from curation_pipeline.defs.ops import RESULT_OUTPUT, after_input, closing_op, last_steps, step_op
 from curation_pipeline.defs.partitions import namespace_partitions
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME, PREVIEW_TAGS
+from curation_pipeline.service.steps.registry import CLOSING, STEPS
 
 JOB_NAME = "curate_namespace"
 CYCLE_GRAPH = MEMORY_NAMESPACE.to_python_identifier()
@@ -64,24 +57,26 @@ def step_run_config(op_configs: Mapping[str, Mapping]) -> dict:
     return {"ops": {CYCLE_GRAPH: {"ops": {op: {"config": dict(config)} for op, config in op_configs.items()}}}}
 
 
-@dg.graph(name=CYCLE_GRAPH, out={RESULT_OUTPUT: dg.GraphOut(),
-                                 **{output: dg.GraphOut() for output in CHECK_OUTPUTS.values()}})
-def curation_cycle():
-    merged = consolidate_duplicates()
-    summarized = summarize_verbose(after_merges=merged)
-    embedded = revectorize(after_rewrites=summarized)
-    synced = sync_graph(after_rewrites=summarized)
-    return log_curation_activity(
-        reclassified=reclassify_stale(),
-        revectorized=embedded,
-        confidence_marked=mark_stale_confidence(),
-        graph_synced=synced,
-        associated=associate_concepts(after_sync=synced, after_embedding=embedded),
-    )._asdict()
+def build_cycle_graph(name: str, specs: Sequence[StepSpec] = STEPS) -> dg.GraphDefinition:
+    """The cycle's graph named `name`: an op per step of `specs` (in order; each after the steps
+    it names), then step 7, whose result and check outputs are the graph's outputs."""
+    ops = {spec.name: step_op(spec) for spec in specs}
+    closing = closing_op(specs)
+
+    # Composed as a hand-written @graph body would be, in registry order.
+    @dg.graph(name=name, out={output: dg.GraphOut() for output in (RESULT_OUTPUT, *CHECK_OUTPUTS.values())})
+    def cycle():
+        done = {}
+        for spec in specs:  # the registry lists a step after the steps it runs after
+            done[spec.name] = ops[spec.name](**{after_input(step): done[step] for step in spec.after})
+        return closing(**{after_input(step): done[step] for step in last_steps(specs)})._asdict()
+
+    return cycle
 
 
-_STEPS = ("1 reclassify_stale, 2 consolidate_duplicates, 3 summarize_verbose, 4 revectorize, "
-          "5 mark_stale_confidence, 6 sync_graph, 6b associate_concepts, 7 log_curation_activity")
+curation_cycle = build_cycle_graph(CYCLE_GRAPH)
+
+_STEPS = ", ".join(spec.label for spec in (*STEPS, CLOSING))
 
 memory_namespace = dg.AssetsDefinition.from_graph(
     curation_cycle,

@@ -1,8 +1,10 @@
 """The seven curation steps (and 6b) as thin Dagster ops: each calls one service function.
 
 A step's work is plain Python in `curation_pipeline.service.steps` (load -> plan -> LLM ->
-guarded apply); an op adds only what Dagster needs: its config, its resources, and the step's
-counts and changes as output metadata. Ops hand each other nothing but ordering (Nothing
+guarded apply), declared by its `StepSpec` (service/steps/registry.py); `step_op` makes its op
+from the spec: name, number tag, description, config schema, the Nothing inputs of the steps it
+runs after, and the counts and changes as output metadata. `_CLIENTS` says which resources a
+step's function takes and how. Ops hand each other nothing but ordering (Nothing
 dependencies): every step reads the fresh state of the database, so re-executing one failed step
 alone needs nothing from the failed run. Step 7 also records the cycle on the `memory_namespace`
 asset (defs/assets.py) with its checks (defs/health_checks.py).
@@ -14,15 +16,6 @@ from collections.abc import Callable, Mapping
 import dagster as dg
 from dagster._core.errors import DagsterExecutionInterruptedError
 
-from curation_pipeline.config.op_config import (
-    AssociateConfig,
-    ConsolidateConfig,
-    GraphSyncConfig,
-    ReclassifyConfig,
-    RevectorizeConfig,
-    StaleConfidenceConfig,
-    SummarizeConfig,
-)
 from curation_pipeline.core.partition_keys import display_key
 from curation_pipeline.core.render.changes import (
     CYCLE_COLUMNS,
@@ -31,9 +24,9 @@ from curation_pipeline.core.render.changes import (
     cycle_rows,
     step_markdown,
 )
+from curation_pipeline.core.step_spec import StepSpec, sentence
 from curation_pipeline.defs.assets import cycle_metadata
 from curation_pipeline.defs.health_checks import CHECK_OUTPUTS, check_results
-from curation_pipeline.defs.llm_resource import LLMResource
 from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
 from curation_pipeline.defs.resources import cycle_run_info as _run_info
 from curation_pipeline.defs.run_tags import TRIGGER_TAG, inferred_trigger
@@ -43,24 +36,14 @@ from curation_pipeline.service.step_run import (
     record_step_failure,
     run_step,
 )
-from curation_pipeline.service.steps.associate import (
-    associate_concepts as associate_step,
-)
-from curation_pipeline.service.steps.consolidate import (
-    consolidate_duplicates as consolidate_step,
+from curation_pipeline.service.steps import (
+    associate,
+    consolidate,
+    revectorize,
+    summarize,
 )
 from curation_pipeline.service.steps.cycle import close_cycle
-from curation_pipeline.service.steps.graph_sync import sync_graph as sync_graph_step
-from curation_pipeline.service.steps.reclassify import (
-    reclassify_stale as reclassify_step,
-)
-from curation_pipeline.service.steps.revectorize import revectorize as revectorize_step
-from curation_pipeline.service.steps.stale_confidence import (
-    mark_stale_confidence as stale_step,
-)
-from curation_pipeline.service.steps.summarize import (
-    summarize_verbose as summarize_step,
-)
+from curation_pipeline.service.steps.registry import CLOSING, STEPS
 
 # Step 7's output that the asset job records as the memory_namespace materialization.
 RESULT_OUTPUT = "result"
@@ -89,12 +72,11 @@ def _preview_metadata(dry_run: bool) -> dict:
     return {"dry_run": dry_run, **({"preview": dg.MetadataValue.text(PREVIEW_NOTE)} if dry_run else {})}
 
 
-def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore,
-           work: Callable[[StepRun, dg.Config | None], Mapping],
-           config_class: type[dg.Config] | None = None) -> None:
+def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore, spec: StepSpec,
+           work: Callable[[StepRun, dg.Config | None], Mapping]) -> None:
     """Run one step's service function in the run's namespace session; show what it did.
 
-    The op's config is built here (`config_class` from the op's raw config), not by Dagster
+    The op's config is built here (`spec.config` from the op's raw config), not by Dagster
     before the op starts, so that a config its rules refuse fails inside this `try` like any
     other cause. A failure is recorded on the cycle here (no failure hook: a hook logs
     HOOK_SKIPPED after every step that succeeds) and raised again as a Dagster `Failure` whose
@@ -105,8 +87,8 @@ def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore,
     label_trigger(context)
     try:
         session = memory_store.session()
-        run = StepRun(session, session.scope(context.op.name), _run_info(context.dagster_run))
-        config = config_class(**context.op_config) if config_class is not None else None
+        run = StepRun(session, session.scope(spec.name), _run_info(context.dagster_run), spec=spec)
+        config = spec.config(**(context.op_config or {})) if spec.config is not None else None
         outcome = run_step(run, lambda step_run: work(step_run, config))
     except Exception as error:
         failure = dg.Failure(description=f"{context.op.name} failed: {type(error).__name__}: {error}")
@@ -122,11 +104,12 @@ def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore,
         **{key: _metadata_value(value) for key, value in outcome.counts.items()},
         **_preview_metadata(session.dry_run),
         "changes": dg.MetadataValue.md(step_markdown(
-            outcome.step, outcome.changes, outcome.signals, outcome.edges, outcome.vertices,
+            spec, outcome.changes, outcome.signals, outcome.edges, outcome.vertices,
             preview=session.dry_run,
         )),
     })
-    context.log.info(f"{outcome.step} {display_key(session.tenant_id, session.namespace)}: {outcome.counts}")
+    context.log.info(f"{spec.label} in {display_key(session.tenant_id, session.namespace)}: "
+                     f"{sentence(spec, outcome.record)}")
 
 
 def _record_failure(context: dg.OpExecutionContext, memory_store: MemoryStore, session,
@@ -140,84 +123,74 @@ def _record_failure(context: dg.OpExecutionContext, memory_store: MemoryStore, s
         context.log.error(f"could not record the failure of {context.op.name}: {secondary}")
 
 
-@dg.op(out=dg.Out(dg.Nothing), config_schema=ReclassifyConfig.to_config_schema(), tags={"step": "1"})
-def reclassify_stale(context: dg.OpExecutionContext, memory_store: MemoryStore) -> None:
-    """Step 1: queue a `reclassify_pending` training signal for never-recalled, long-idle nodes."""
-    run_op(context, memory_store, lambda run, config: reclassify_step(run, config), ReclassifyConfig)
+# The clients a step's service function takes beyond (run, config), from the op's resources;
+# a step not listed takes none and its op needs only the memory store.
+_EMBEDDER, _LLM = "embedder", "llm"
+_CLIENTS: dict[str, tuple[tuple[str, ...], Callable[[dg.OpExecutionContext, StepRun], dict]]] = {
+    consolidate.SPEC.name: ((_LLM, _EMBEDDER), lambda context, run: {
+        "model": context.resources.embedder.get().name, "llm": context.resources.llm.client_for(run),
+        "semantic": context.resources.embedder.semantic()}),
+    summarize.SPEC.name: ((_LLM, _EMBEDDER), lambda context, run: {
+        "llm": context.resources.llm.client_for(run), "semantic": context.resources.embedder.semantic()}),
+    revectorize.SPEC.name: ((_EMBEDDER,), lambda context, run: {"embedder": context.resources.embedder.get()}),
+    associate.SPEC.name: ((_EMBEDDER,), lambda context, run: {
+        "model": context.resources.embedder.semantic_model_name(),
+        "association_model": context.resources.embedder.get().name}),
+}
 
 
-@dg.op(out=dg.Out(dg.Nothing), config_schema=ConsolidateConfig.to_config_schema(), tags={"step": "2"})
-def consolidate_duplicates(context: dg.OpExecutionContext, memory_store: MemoryStore, llm: LLMResource,
-                           embedder: EmbedderResource) -> None:
-    """Step 2: supersede memories a newer one updates, merge near-duplicate pairs (cosine >
-    threshold) within a namespace, memory type and embedding model; with the LLM on, it judges
-    the similar pairs below the threshold and merges the texts where the fact guard accepts."""
-    run_op(context, memory_store, lambda run, config: consolidate_step(
-        run, config, model=embedder.get().name, llm=llm.client_for(run), semantic=embedder.semantic()),
-        ConsolidateConfig)
+def after_input(step: str) -> str:
+    """The Nothing input by which an op waits for `step`."""
+    return f"after_{step}"
 
 
-@dg.op(ins={"after_merges": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing),
-       config_schema=SummarizeConfig.to_config_schema(), tags={"step": "3"})
-def summarize_verbose(context: dg.OpExecutionContext,
-                      memory_store: MemoryStore, llm: LLMResource, embedder: EmbedderResource) -> None:
-    """Step 3: condense verbose nodes (an LLM summary the fact guard accepted; without the LLM
-    path: cut at a word boundary). The full text is kept in revisions."""
-    run_op(context, memory_store, lambda run, config: summarize_step(
-        run, config, llm=llm.client_for(run), semantic=embedder.semantic()), SummarizeConfig)
+def step_op(spec: StepSpec) -> dg.OpDefinition:
+    """The op of a step: "Step N: ..." described, tagged with its number, configured by its
+    config class, waiting (Nothing inputs) for the steps it runs after."""
+    resources, clients = _CLIENTS.get(spec.name, ((), lambda context, run: {}))
+
+    @dg.op(
+        name=spec.name,
+        description=spec.op_description,
+        ins={after_input(step): dg.In(dg.Nothing) for step in spec.after},
+        out=dg.Out(dg.Nothing),
+        config_schema=spec.config.to_config_schema() if spec.config is not None else None,
+        required_resource_keys={"memory_store", *resources},
+        tags={"step": spec.number},
+    )
+    def _step(context: dg.OpExecutionContext) -> None:
+        run_op(context, context.resources.memory_store, spec,
+               lambda run, config: spec.run(run, config, **clients(context, run)))
+
+    return _step
 
 
-@dg.op(ins={"after_rewrites": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing),
-       config_schema=RevectorizeConfig.to_config_schema(), tags={"step": "4"})
-def revectorize(context: dg.OpExecutionContext,
-                memory_store: MemoryStore, embedder: EmbedderResource) -> None:
-    """Step 4: embed active nodes without a vector, re-embed (capped) those of another model."""
-    run_op(context, memory_store, lambda run, config: revectorize_step(run, config, embedder=embedder.get()),
-           RevectorizeConfig)
+STEP_OPS: dict[str, dg.OpDefinition] = {spec.name: step_op(spec) for spec in STEPS}
 
 
-@dg.op(out=dg.Out(dg.Nothing), config_schema=StaleConfidenceConfig.to_config_schema(), tags={"step": "5"})
-def mark_stale_confidence(context: dg.OpExecutionContext, memory_store: MemoryStore) -> None:
-    """Step 5: confidence := stale for nodes not recalled within the window (never verified ones)."""
-    run_op(context, memory_store, lambda run, config: stale_step(run, config), StaleConfidenceConfig)
+def last_steps(specs) -> list[str]:
+    """The steps no other step runs after: step 7 waits for these (and so for all)."""
+    waited_for = {name for spec in specs for name in spec.after}
+    return [spec.name for spec in specs if spec.name not in waited_for]
 
 
-@dg.op(ins={"after_rewrites": dg.In(dg.Nothing)}, out=dg.Out(dg.Nothing),
-       config_schema=GraphSyncConfig.to_config_schema(), tags={"step": "6"})
-def sync_graph(context: dg.OpExecutionContext, memory_store: MemoryStore) -> None:
-    """Step 6: upsert graph vertices for every node changed since the last sync (capped)."""
-    run_op(context, memory_store, lambda run, config: sync_graph_step(run, config), GraphSyncConfig)
+def closing_op(specs=STEPS) -> dg.OpDefinition:
+    """Step 7's op, waiting for the last steps of `specs`."""
+    return dg.op(
+        name=CLOSING.name,
+        description=CLOSING.op_description,
+        ins={after_input(step): dg.In(dg.Nothing) for step in last_steps(specs)},
+        # The result is the memory_namespace materialization (in the asset job); each check has an
+        # output of its own, as Dagster wants for the checks of a graph-backed asset.
+        out={RESULT_OUTPUT: dg.Out(dg.Nothing),
+             **{output: dg.Out(dg.Nothing, is_required=False) for output in CHECK_OUTPUTS.values()}},
+        required_resource_keys={"memory_store", _EMBEDDER},
+        tags={"step": CLOSING.number},
+    )(_close_op)
 
 
-@dg.op(ins={"after_sync": dg.In(dg.Nothing), "after_embedding": dg.In(dg.Nothing)},
-       out=dg.Out(dg.Nothing), config_schema=AssociateConfig.to_config_schema(), tags={"step": "6b"})
-def associate_concepts(context: dg.OpExecutionContext,
-                       memory_store: MemoryStore, embedder: EmbedderResource) -> None:
-    """Step 6b: link similar nodes that step 2 will not merge with `shares_concept_with` edges
-    (never with the lexical embedder: its similarity is shared words, not meaning)."""
-    run_op(context, memory_store, lambda run, config: associate_step(
-        run, config, model=embedder.semantic_model_name(), association_model=embedder.get().name),
-        AssociateConfig)
-
-
-@dg.op(
-    ins={
-        "reclassified": dg.In(dg.Nothing),
-        "revectorized": dg.In(dg.Nothing),
-        "confidence_marked": dg.In(dg.Nothing),
-        "graph_synced": dg.In(dg.Nothing),
-        "associated": dg.In(dg.Nothing),
-    },
-    # The result is the memory_namespace materialization (in the asset job); each check has an
-    # output of its own, as Dagster wants for the checks of a graph-backed asset.
-    out={RESULT_OUTPUT: dg.Out(dg.Nothing),
-         **{output: dg.Out(dg.Nothing, is_required=False) for output in CHECK_OUTPUTS.values()}},
-    tags={"step": "7"},
-)
-def log_curation_activity(context: dg.OpExecutionContext, memory_store: MemoryStore,
-                          embedder: EmbedderResource):
-    """Step 7: close the cycle's activity row and record it with the namespace's health as the
-    memory_namespace materialization, with its checks (not for a preview: it wrote nothing)."""
+def _close_op(context: dg.OpExecutionContext):
+    memory_store, embedder = context.resources.memory_store, context.resources.embedder
     label_trigger(context)
     try:
         yield from _close_and_record(context, memory_store, embedder)
@@ -237,7 +210,7 @@ def _close_and_record(context: dg.OpExecutionContext, memory_store: MemoryStore,
         "duration_s": dg.MetadataValue.float(round(float(cycle.duration_s), 2)),
         **_preview_metadata(session.dry_run),
         "counts": dg.MetadataValue.table(
-            records=[dg.TableRecord(row) for row in cycle_rows(cycle, context.run_id)],
+            records=[dg.TableRecord(row) for row in cycle_rows(cycle, context.run_id, STEPS)],
             schema=dg.TableSchema(columns=[
                 dg.TableColumn(name, kind, description=meaning) for name, kind, meaning in CYCLE_COLUMNS
             ]),

@@ -1,7 +1,7 @@
 """Running one curation step: its work, its counts in the cycle row, and what it changed.
 
 A step's work is plain Python over a `StepRun` (load -> plan -> slow work -> apply, see
-`run_phases`). Its counts are merged into the cycle's activity row in the same transaction as
+`run_phases`). Its counts, checked against its spec's counts record (core/step_spec.py), are merged into the cycle's activity row in the same transaction as
 its writes, so the row always tells exactly what was committed; a failed step is recorded by
 `record_step_failure` instead and its transaction rolls back whole.
 """
@@ -15,6 +15,7 @@ from typing import TypeVar
 import psycopg
 
 from curation_pipeline.core.scope import Scope
+from curation_pipeline.core.step_spec import StepCounts, StepSpec
 from curation_pipeline.service.session import NamespaceSession
 from curation_pipeline.store import activity
 from curation_pipeline.store.revisions import run_changes, run_edges, run_signals, run_vertices
@@ -27,11 +28,12 @@ class StepOutcome:
     """What one step did: its counts, and the rows it changed (for the UI and the CLI)."""
 
     step: str
-    counts: dict
+    counts: dict  # the reported counts, as recorded (StepCounts.as_dict)
     changes: list[dict] = field(default_factory=list)
     signals: list[dict] = field(default_factory=list)
     edges: list[dict] = field(default_factory=list)
     vertices: list[dict] = field(default_factory=list)
+    record: StepCounts | None = None  # the typed counts, when the run knew its step's spec
 
 
 @dataclass
@@ -41,6 +43,10 @@ class StepRun:
     session: NamespaceSession
     scope: Scope
     run_info: Mapping = field(default_factory=dict)  # partition and re-execution ids, for the cycle row
+    # The step's declaration: its counts are checked against its record, and a step that
+    # records training signals lists them in its outcome. None (a test calling a step's
+    # function alone): the counts are recorded as reported.
+    spec: StepSpec | None = None
     _outcome: StepOutcome | None = None
 
     def transaction(self):
@@ -48,13 +54,16 @@ class StepRun:
 
     def finish(self, conn: psycopg.Connection, counts: Mapping) -> StepOutcome:
         """Record the step's counts in `conn`'s transaction (the one holding its last writes)."""
-        activity.record_step_result(conn, self.scope, counts, self.run_info)
         step, run_id = self.scope.step, self.scope.run_id
+        record = self.spec.counts.from_counts(counts, step=step) if self.spec is not None else None
+        counts = record.as_dict() if record is not None else dict(counts)
+        activity.record_step_result(conn, self.scope, counts, self.run_info)
         self._outcome = StepOutcome(
-            step, dict(counts), run_changes(conn, run_id, step),
-            run_signals(conn, run_id) if step == "reclassify_stale" else [],
+            step, counts, run_changes(conn, run_id, step),
+            run_signals(conn, run_id) if self.spec is not None and self.spec.records_signals else [],
             run_edges(conn, run_id, step),
             run_vertices(conn, run_id, step),
+            record,
         )
         return self._outcome
 

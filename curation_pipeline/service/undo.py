@@ -9,6 +9,7 @@ import uuid
 
 from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.partition_keys import parse_partition_key
+from curation_pipeline.service.steps import consolidate
 from curation_pipeline.store.database import open_connection
 from curation_pipeline.store.locking import namespace_lease
 from curation_pipeline.store.undo import (
@@ -65,6 +66,6 @@ def undo_run(
             lease.verify(conn)  # fenced like a run's step (store/locking.py)
             reports.append(undo_in_namespace(
                 conn, run_id=run_id, undo_id=undo_id, tenant_id=tenant_id, namespace=namespace,
-                force=force, graph_backend=graph_backend,
+                merge_step=consolidate.SPEC.name, force=force, graph_backend=graph_backend,
             ))
     return reports

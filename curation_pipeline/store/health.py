@@ -58,16 +58,17 @@ def orphans(conn: psycopg.Connection, scope: Scope) -> tuple[int, list[str]]:
     return (rows[0][1] if rows else 0), [row[0] for row in rows]
 
 
-def archived_by_runs(conn: psycopg.Connection, scope: Scope, run_ids: Sequence[str]) -> int:
-    """Nodes the runs' merges archived, counted from their revisions (what really happened)."""
+def archived_by_runs(conn: psycopg.Connection, scope: Scope, run_ids: Sequence[str], merge_step: str) -> int:
+    """Nodes the runs' merges (by `merge_step`) archived, counted from their revisions (what
+    really happened)."""
     return conn.execute(
         """
         SELECT count(DISTINCT node_id) FROM node_revisions
         WHERE run_id = ANY(%s) AND tenant_id = %s AND namespace = %s
-          AND step = 'consolidate_duplicates'
+          AND step = %s
           AND before->>'archived_at' IS NULL AND after->>'archived_at' IS NOT NULL
         """,
-        (list(run_ids), scope.tenant_id, scope.namespace),
+        (list(run_ids), scope.tenant_id, scope.namespace, merge_step),
     ).fetchone()[0]
 
 

@@ -1,7 +1,8 @@
 """The incremental passes' bookkeeping (steps 2 and 6b): their saved state and what changed since.
 
 Decisions are pure (core/steps/incremental.py); this module only reads and writes them. Each step
-keeps its state in `namespace_activity` columns named by its prefix.
+keeps its state in `namespace_activity` columns named by its prefix (`columns`, from the step's
+service module: "consolidate", "associate").
 """
 
 from __future__ import annotations
@@ -16,17 +17,18 @@ from curation_pipeline.core.scope import Scope
 from curation_pipeline.core.steps.graph_sync import SyncPosition
 from curation_pipeline.core.steps.incremental import PassStart, PassState, start_pass
 
-_PASS_PREFIXES = {"consolidate_duplicates": "consolidate", "associate_concepts": "associate"}
+_PREFIXES = ("consolidate", "associate")  # the migrations made these columns
 
 
-def _columns(scope: Scope) -> dict[str, sql.Identifier]:
-    prefix = _PASS_PREFIXES[scope.step]
+def _columns(prefix: str) -> dict[str, sql.Identifier]:
+    if prefix not in _PREFIXES:
+        raise ValueError(f"no pass-state columns {prefix}_* in namespace_activity (known: {', '.join(_PREFIXES)})")
     return {name: sql.Identifier(f"{prefix}_{name}")
             for name in ("txid", "node_id", "pending", "complete", "params")}
 
 
-def load_pass_state(conn: psycopg.Connection, scope: Scope) -> PassState:
-    c = _columns(scope)
+def load_pass_state(conn: psycopg.Connection, scope: Scope, columns: str) -> PassState:
+    c = _columns(columns)
     row = conn.execute(
         sql.SQL("SELECT {txid}::text::bigint, {node_id}::text, {pending}::text[]::bigint[], {complete}, {params}"
                 " FROM namespace_activity WHERE tenant_id = %s AND namespace = %s").format(**c),
@@ -75,16 +77,17 @@ def changed_active_ids(
     return sorted(set(ids[:limit]) | set(from_pending)), xmax, list(in_progress), capped_at
 
 
-def begin_pass(conn: psycopg.Connection, scope: Scope, params: Mapping, *, max_changed: int) -> PassStart:
+def begin_pass(conn: psycopg.Connection, scope: Scope, columns: str, params: Mapping, *,
+               max_changed: int) -> PassStart:
     """Read the saved state and what changed since (one snapshot), and decide how to search:
     at most `max_changed` changed nodes this pass (the oldest writes), the rest the next."""
-    state = load_pass_state(conn, scope)
+    state = load_pass_state(conn, scope, columns)
     changed, xmax, in_progress, capped_at = changed_active_ids(conn, scope, state.position, max_changed)
     return start_pass(state, params, changed, snapshot_xmax=xmax, in_progress=in_progress, capped_at=capped_at)
 
 
-def save_pass_state(conn: psycopg.Connection, scope: Scope, state: PassState) -> None:
-    c = _columns(scope)
+def save_pass_state(conn: psycopg.Connection, scope: Scope, columns: str, state: PassState) -> None:
+    c = _columns(columns)
     conn.execute(
         sql.SQL("""
         INSERT INTO namespace_activity (tenant_id, namespace, {txid}, {node_id}, {pending}, {complete}, {params})

@@ -82,15 +82,17 @@ def namespaces_changed_by(conn: psycopg.Connection, run_id: str) -> list[tuple[s
 
 def undo_in_namespace(
     conn: psycopg.Connection, *, run_id: str, undo_id: str, tenant_id: str, namespace: str,
-    force: bool = False, graph_backend: str = "auto",
+    merge_step: str, force: bool = False, graph_backend: str = "auto",
 ) -> UndoReport:
+    """Undo what run `run_id` changed in the namespace; the merges and supersessions it made
+    (revisions of `merge_step`) that are undone are vetoed."""
     report = UndoReport(run_id, undo_id, tenant_id, namespace)
     scope = Scope(run_id=undo_id, tenant_id=tenant_id, namespace=namespace, step=UNDO_STEP)
     _undo_nodes(conn, scope, run_id, force, report)
     _undo_signals(conn, scope, run_id, force, report)
     _undo_vertices(conn, scope, run_id, report)
     _undo_edges(conn, scope, run_id, force, report)
-    _update_vetoes(conn, scope, run_id, report)
+    _update_vetoes(conn, scope, run_id, merge_step, report)
     follow_step(conn, undo_id, UNDO_STEP, tenant_id, namespace, graph_backend)  # the AGE graph, if that is the backend
     if report.status == "nothing":
         return report  # an undo with nothing to do is no undo: no record to list, or to undo
@@ -378,7 +380,7 @@ def _set_signals(
     return [row[0] for row in rows]
 
 
-def _update_vetoes(conn, scope: Scope, run_id: str, report: UndoReport) -> None:
+def _update_vetoes(conn, scope: Scope, run_id: str, merge_step: str, report: UndoReport) -> None:
     """An undone merge or supersession is vetoed, so the next cycle does not simply make it
     again; vetoes the undone run made are lifted, and those it lifted are in force again."""
     vetoed = conn.execute(
@@ -388,7 +390,7 @@ def _update_vetoes(conn, scope: Scope, run_id: str, report: UndoReport) -> None:
                    coalesce(r.reason->>'keeper_id', r.reason->>'superseded_by')::uuid AS partner
             FROM node_revisions r
             WHERE r.run_id = %(run)s AND r.tenant_id = %(t)s AND r.namespace = %(n)s
-              AND r.step = 'consolidate_duplicates' AND r.node_id = ANY(%(restored)s::uuid[])
+              AND r.step = %(merge_step)s AND r.node_id = ANY(%(restored)s::uuid[])
               AND ((r.reason->>'absorbed_id')::uuid = r.node_id OR r.reason ? 'superseded_by')
         )
         INSERT INTO merge_vetoes (tenant_id, namespace, node_a, node_b, created_by)
@@ -397,7 +399,7 @@ def _update_vetoes(conn, scope: Scope, run_id: str, report: UndoReport) -> None:
         RETURNING id
         """,
         {"undo": scope.run_id, "run": run_id, "t": scope.tenant_id, "n": scope.namespace,
-         "restored": report.nodes_restored},
+         "restored": report.nodes_restored, "merge_step": merge_step},
     ).fetchall()
     report.merges_vetoed = len(vetoed)
     lifted = conn.execute(

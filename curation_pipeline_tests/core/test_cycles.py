@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from curation_pipeline.core.cycles import CYCLE_STEPS, combine_cycles
+from curation_pipeline.core.cycles import combine_cycles
+from curation_pipeline.service.steps.registry import STEPS
+
+CYCLE_STEPS = [spec.name for spec in STEPS]
 
 
 def _row(run_id: str, status: str, steps: dict, duration: float = 1.0, **extra) -> dict:
@@ -18,7 +21,7 @@ def test_a_reexecution_takes_the_steps_its_parent_finished_and_redoes_the_failed
     child = _row("child", "success", {"revectorize": {"status": "succeeded", "embedded": 3}},
                  duration=1.25, parent_run_id="parent", root_run_id="parent")
 
-    cycle = combine_cycles([parent, child])
+    cycle = combine_cycles([parent, child], STEPS)
 
     assert cycle.status == "success" and cycle.reexecuted
     assert cycle.run_ids == ("parent", "child") and cycle.run_id == "child"
@@ -28,19 +31,19 @@ def test_a_reexecution_takes_the_steps_its_parent_finished_and_redoes_the_failed
          {"consolidate_duplicates": "parent", "revectorize": "child", "sync_graph": "parent"}.get(step))
         for step in CYCLE_STEPS
     ]
-    assert cycle.counts("revectorize") == {"embedded": 3}
-    assert cycle.counts("consolidate_duplicates") == {"pairs_merged": 2}
+    assert cycle.counts("revectorize").as_dict() == {"embedded": 3}
+    assert cycle.counts("consolidate_duplicates").as_dict() == {"pairs_merged": 2}
     assert cycle.errors() == {} and cycle.duration_s == 3.75
 
 
 def test_a_step_whose_last_attempt_failed_leaves_the_cycle_partial_with_its_error():
     cycle = combine_cycles([_row("only", "partial", {
         "revectorize": {"status": "failed", "error": "RaiseException: refused"},
-    })])
+    })], STEPS)
     assert cycle.status == "partial" and not cycle.reexecuted
     assert cycle.errors() == {"revectorize": "RaiseException: refused"}
-    assert cycle.counts("revectorize") == {}
+    assert cycle.counts("revectorize").as_dict() == {}
 
 
 def test_a_cycle_not_closed_yet_is_running():
-    assert combine_cycles([_row("only", "running", {})]).status == "running"
+    assert combine_cycles([_row("only", "running", {})], STEPS).status == "running"

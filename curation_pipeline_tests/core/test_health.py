@@ -16,6 +16,7 @@ from curation_pipeline.core.health_checks import (
     CheckInputs,
     evaluate_checks,
 )
+from curation_pipeline.service.steps.registry import STEPS
 
 SNAPSHOT = Snapshot(active_nodes=40, archived_nodes=6, pinned_nodes=2, stale_nodes=10,
                     embedding_backlog=3, association_edges=7)
@@ -23,7 +24,7 @@ SNAPSHOT = Snapshot(active_nodes=40, archived_nodes=6, pinned_nodes=2, stale_nod
 
 def _cycle(**steps):
     return combine_cycles([{"run_id": "r", "status": "success", "duration_s": 4.5,
-                            "steps": {step: {"status": "succeeded", **counts} for step, counts in steps.items()}}])
+                            "steps": {step: {"status": "succeeded", **counts} for step, counts in steps.items()}}], STEPS)
 
 
 LLM_CYCLE = _cycle(
@@ -38,7 +39,7 @@ LLM_CYCLE = _cycle(
 
 
 def test_the_health_record_reads_the_store_and_the_cycle_in_a_fixed_order():
-    health = cycle_health(SNAPSHOT, LLM_CYCLE)
+    health = cycle_health(SNAPSHOT, LLM_CYCLE, STEPS)
     assert tuple(health) == HEALTH_KEYS
     assert health == {
         "active_nodes": 40, "archived_nodes": 6, "pinned_nodes": 2, "merged": 3, "superseded": 0,
@@ -50,7 +51,7 @@ def test_the_health_record_reads_the_store_and_the_cycle_in_a_fixed_order():
 
 
 def test_without_judged_answers_there_is_no_rate_to_plot():
-    health = cycle_health(Snapshot(0, 0, 0, 0, 0, 0), _cycle(revectorize={"embedded": 0}))
+    health = cycle_health(Snapshot(0, 0, 0, 0, 0, 0), _cycle(revectorize={"embedded": 0}), STEPS)
     assert health["llm_acceptance_rate"] is None and health["stale_share"] == 0.0
     assert "llm_acceptance_rate" not in numeric_metadata(health)
 
@@ -69,7 +70,7 @@ def _outcomes(health, inputs) -> dict:
 
 
 def test_a_healthy_cycle_passes_every_check():
-    outcomes = _outcomes(cycle_health(SNAPSHOT, LLM_CYCLE), _inputs())
+    outcomes = _outcomes(cycle_health(SNAPSHOT, LLM_CYCLE, STEPS), _inputs())
     assert all(o.passed for o in outcomes.values()), outcomes
     assert outcomes["embedding_backlog_not_growing"].description == (
         "embedding backlog shrank: 5 -> 3 node(s) without a current vector")
@@ -90,14 +91,14 @@ def test_a_healthy_cycle_passes_every_check():
     ],
 )
 def test_each_check_fails_saying_why(check, changes, reason):
-    outcomes = _outcomes(cycle_health(SNAPSHOT, LLM_CYCLE), _inputs(**changes))
+    outcomes = _outcomes(cycle_health(SNAPSHOT, LLM_CYCLE, STEPS), _inputs(**changes))
     assert not outcomes[check].passed
     assert reason in outcomes[check].description
     assert all(o.passed for name, o in outcomes.items() if name != check)
 
 
 def test_the_llm_check_passes_when_the_llm_is_off_or_judged_nothing():
-    health = cycle_health(SNAPSHOT, LLM_CYCLE)
+    health = cycle_health(SNAPSHOT, LLM_CYCLE, STEPS)
     off = _outcomes(health, _inputs(llm_on=False, llm_min_acceptance_rate=1.0))["llm_acceptance_above_floor"]
     assert off.passed and off.description == "the LLM path is off"
     quiet = _outcomes({**health, "llm_acceptance_rate": None}, _inputs(llm_min_acceptance_rate=1.0))
@@ -105,7 +106,7 @@ def test_the_llm_check_passes_when_the_llm_is_off_or_judged_nothing():
 
 
 def test_the_first_cycle_has_no_backlog_to_compare_with():
-    outcome = _outcomes(cycle_health(SNAPSHOT, LLM_CYCLE), _inputs(previous_backlog=None))["embedding_backlog_not_growing"]
+    outcome = _outcomes(cycle_health(SNAPSHOT, LLM_CYCLE, STEPS), _inputs(previous_backlog=None))["embedding_backlog_not_growing"]
     assert outcome.passed and "first recorded cycle" in outcome.description
 
 
@@ -133,8 +134,8 @@ def test_a_cycle_knows_when_nothing_changed_since_the_previous_one(change, uncha
 
     steps = {**UNCHANGED, **change}
     cycle = combine_cycles([{"run_id": "r", "status": "success", "steps": {
-        step: {"status": "succeeded", **counts} for step, counts in steps.items()}}])
-    assert namespace_unchanged(cycle) is unchanged
+        step: {"status": "succeeded", **counts} for step, counts in steps.items()}}], STEPS)
+    assert namespace_unchanged(cycle, STEPS) is unchanged
     without_sync = combine_cycles([{"run_id": "r", "status": "success", "steps": {
-        step: {"status": "succeeded", **counts} for step, counts in steps.items() if step != "sync_graph"}}])
-    assert namespace_unchanged(without_sync) is False  # not run: nothing is known
+        step: {"status": "succeeded", **counts} for step, counts in steps.items() if step != "sync_graph"}}], STEPS)
+    assert namespace_unchanged(without_sync, STEPS) is False  # not run: nothing is known

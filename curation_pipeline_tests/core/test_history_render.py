@@ -7,6 +7,7 @@ import re
 
 from curation_pipeline.core.render.changes import full_cell, step_markdown
 from curation_pipeline.core.render.history import describe_change, format_search, sentence_diff
+from curation_pipeline.service.steps import consolidate
 
 LONG = "The customer prefers email over phone calls for every billing question they raise. " * 4
 
@@ -36,7 +37,7 @@ def test_merge_row_shows_the_keepers_old_text_the_absorbed_text_and_the_merge():
         {"node_id": "a1", "step": "consolidate_duplicates", "reason": reason,
          "before": {"pointer_summary": "Also | pipes."}, "after": {"pointer_summary": "Also | pipes.", "merged_into": "k1"}},
     ]
-    table = step_markdown("consolidate_duplicates", changes)
+    table = step_markdown(consolidate.SPEC, changes)
     [row] = [line for line in table.splitlines() if line.startswith("| merged into")]
     assert f"keeper was: {LONG}" in row and "absorbed: Also \\| pipes." in row
     assert f"merged: {LONG}Also \\| pipes." in row

@@ -103,8 +103,9 @@ def test_the_preview_is_shown_in_dagster_and_on_the_command_line(db, instance, c
     assert metadata["consolidate_duplicates"]["dry_run"].value is True
 
     from curation_pipeline.core.render.changes import preview_text
+    from curation_pipeline.service.steps.registry import STEPS
 
-    text = preview_text("acme:support", preview_metadata(db, result.run_id, "acme", "support"))
+    text = preview_text("acme:support", preview_metadata(db, result.run_id, "acme", "support"), STEPS)
     assert "merge " in text and "summarize " in text and "mark stale " in text
     assert "signal reclassify_pending for" in text and "embed " in text
 

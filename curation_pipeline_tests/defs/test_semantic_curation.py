@@ -289,6 +289,7 @@ def test_a_node_moved_to_another_namespace_takes_no_edge_along(db, instance):
 def test_a_dry_run_previews_the_links_and_writes_nothing(db, instance):
     from curation_pipeline.core.render.changes import preview_text
     from curation_pipeline.defs.previews import PREVIEW_JOB_NAME
+    from curation_pipeline.service.steps.registry import STEPS
     from curation_pipeline.store.activity import preview_metadata
 
     dana, dana_again = insert(db, raw(ASSOCIATED[0][0]), raw(ASSOCIATED[0][1]))
@@ -297,7 +298,7 @@ def test_a_dry_run_previews_the_links_and_writes_nothing(db, instance):
     preview = preview_metadata(db, result.run_id, "acme", "support")
     assert preview["steps"]["associate_concepts"]["edges_added"] == 1
     low, high = sorted([dana, dana_again])
-    assert f"link {low} and {high} (similarity 0.8" in preview_text("acme:support", preview)
+    assert f"link {low} and {high} (similarity 0.8" in preview_text("acme:support", preview, STEPS)
     table = next(e for e in result.all_events if e.node_name == "associate_concepts"
                  and e.event_type_value == "STEP_OUTPUT")
     assert "| node | shares a concept with | similarity |" in table.event_specific_data.metadata["changes"].value

@@ -2,15 +2,18 @@
 for the CLI preview.
 
 Input is what `store.revisions` returns (embeddings reduced to present/absent) and the cycle of
-core/cycles.py.
+core/cycles.py. Which table shows a step's changes is the step's own choice (`StepSpec.changes_view`);
+the functions take the specs and name no step.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from curation_pipeline.core.cycles import CYCLE_STEPS, STEP_NUMBERS, Cycle
+from curation_pipeline.core import step_spec as views
+from curation_pipeline.core.cycles import Cycle
 from curation_pipeline.core.render.tables import headline
+from curation_pipeline.core.step_spec import StepSpec
 from curation_pipeline.core.steps.associate import ASSOCIATION_LABEL
 from curation_pipeline.core.text import clip
 
@@ -41,21 +44,27 @@ def history_command(node_id: str) -> str:
     return f"`curation-pipeline history {node_id}`"
 
 
-def merge_texts(changes: Sequence[Mapping]) -> list[tuple[str, str, float, str, str, str]]:
+def _showing(specs: Sequence[StepSpec], view: str) -> set[str]:
+    """The names of the steps whose changes are shown as `view`."""
+    return {spec.name for spec in specs if spec.changes_view == view}
+
+
+def merge_texts(changes: Sequence[Mapping], specs: Sequence[StepSpec]) -> list[tuple[str, str, float, str, str, str]]:
     """(keeper, absorbed, similarity, keeper's old text, absorbed text, merged text) per merged
     pair, every text whole (the row's before holds the old texts)."""
-    before = {c["node_id"]: c["before"].get("pointer_summary") for c in changes
-              if c["step"] == "consolidate_duplicates"}
+    merging = _showing(specs, views.MERGES)
+    before = {c["node_id"]: c["before"].get("pointer_summary") for c in changes if c["step"] in merging}
     return [(keeper, absorbed, sim, before.get(keeper) or "", before.get(absorbed) or "", text)
-            for keeper, absorbed, sim, text in merge_rows(changes)]
+            for keeper, absorbed, sim, text in merge_rows(changes, specs)]
 
 
-def merge_rows(changes: Sequence[Mapping]) -> list[tuple[str, str, float, str]]:
+def merge_rows(changes: Sequence[Mapping], specs: Sequence[StepSpec]) -> list[tuple[str, str, float, str]]:
     """(keeper, absorbed, similarity, merged text or '(unchanged)') per merged pair. The text is
     the merge's own: a preview's changes also hold the later steps' (a summary of the keeper)."""
+    merging = _showing(specs, views.MERGES)
     texts = {
         c["node_id"]: c["after"]["pointer_summary"]
-        for c in changes if c["step"] == "consolidate_duplicates" and "pointer_summary" in changed_columns(c)
+        for c in changes if c["step"] in merging and "pointer_summary" in changed_columns(c)
     }
     pairs = {}
     for change in changes:
@@ -66,12 +75,13 @@ def merge_rows(changes: Sequence[Mapping]) -> list[tuple[str, str, float, str]]:
     return [(keeper, absorbed, sim, text) for (keeper, absorbed), (sim, text) in pairs.items()]
 
 
-def supersession_rows(changes: Sequence[Mapping]) -> list[tuple[str, str, float, str, str]]:
+def supersession_rows(changes: Sequence[Mapping], specs: Sequence[StepSpec]) -> list[tuple[str, str, float, str, str]]:
     """(superseded node, its successor, similarity, what changed, its text) per supersession."""
+    merging = _showing(specs, views.MERGES)
     rows = []
     for change in changes:
         reason = change["reason"] or {}
-        if change["step"] == "consolidate_duplicates" and "superseded_by" in reason:
+        if change["step"] in merging and "superseded_by" in reason:
             changed = "; ".join(", ".join(u.get("changed", [])) for u in reason.get("changes") or []) or reason.get("method", "")
             rows.append((change["node_id"], reason["superseded_by"], reason.get("similarity") or 0.0, changed,
                          change["before"].get("pointer_summary") or ""))
@@ -110,35 +120,36 @@ def _column_changes(change: Mapping) -> str:
 PREVIEW_NOTE = "preview, nothing written"
 
 
-def step_markdown(step: str, changes: Sequence[Mapping], signals: Sequence[Mapping] = (),
+def step_markdown(spec: StepSpec, changes: Sequence[Mapping], signals: Sequence[Mapping] = (),
                   edges: Sequence[Mapping] = (), vertices: Sequence[Mapping] = (), *,
                   preview: bool = False) -> str:
     """What one step changed (or, in a preview, would change), as a markdown table."""
-    table = _step_table(step, changes, signals, edges, vertices)
+    table = _step_table(spec, changes, signals, edges, vertices)
     return f"**{PREVIEW_NOTE.capitalize()}:** what a real run would change.\n\n{table}" if preview else table
 
 
-def _step_table(step: str, changes: Sequence[Mapping], signals: Sequence[Mapping],
+def _step_table(spec: StepSpec, changes: Sequence[Mapping], signals: Sequence[Mapping],
                 edges: Sequence[Mapping], vertices: Sequence[Mapping]) -> str:
-    if step == "sync_graph":
+    view = spec.changes_view
+    if view == views.GRAPH:
         rows = [(v["node_id"], vertex_change(v)) for v in vertices]
         rows += [(e["source"], f"edge {e['label']} → {e['target']}") for e in edges]
         header = ("node", "graph change")
-    elif step == "associate_concepts":
+    elif view == views.ASSOCIATIONS:
         rows = [(e["source"], e["target"], _similarity(e)) for e in edges]
         header = ("node", "shares a concept with", "similarity")
-    elif step == "reclassify_stale":
+    elif view == views.SIGNALS:
         rows = [(s["memory_id"], _cell(s["content_snapshot"], 120)) for s in signals]
         header = ("node", "signal reclassify_pending for")
-    elif step == "consolidate_duplicates":
+    elif view == views.MERGES:
         rows = [("merged into", keeper, absorbed, f"{sim:.4f}",
                  full_cell(f"keeper was: {kept}\nabsorbed: {gone}\nmerged: {text}"), history_command(keeper))
-                for keeper, absorbed, sim, kept, gone, text in merge_texts(changes)]
+                for keeper, absorbed, sim, kept, gone, text in merge_texts(changes, [spec])]
         newer = {c["node_id"]: c["before"].get("pointer_summary") for c in changes}
         rows += [("superseded by", successor, old, f"{sim:.4f}",
                   full_cell(f"old: {text}\nnewer: {newer.get(successor) or '(not changed by this run)'}"
                             + (f"\nchanged: {what}" if what else "")), history_command(old))
-                 for old, successor, sim, what, text in supersession_rows(changes)]
+                 for old, successor, sim, what, text in supersession_rows(changes, [spec])]
         header = ("change", "kept / current", "absorbed / superseded", "similarity", "text", "whole history")
     else:
         rows = [(c["node_id"], _column_changes(c), history_command(c["node_id"])) for c in changes]
@@ -152,22 +163,23 @@ def _step_table(step: str, changes: Sequence[Mapping], signals: Sequence[Mapping
     return "\n".join(lines)
 
 
-def preview_text(key: str, preview: Mapping) -> str:
-    """The CLI's rendering of a namespace's preview."""
+def preview_text(key: str, preview: Mapping, specs: Sequence[StepSpec]) -> str:
+    """The CLI's rendering of a namespace's preview (`specs`: the registry's steps)."""
     changes, signals = preview.get("changes", []), preview.get("signals", [])
+    summarizing, marking, embedding = (_showing(specs, view) for view in (views.SUMMARIES, views.STALE, views.EMBEDDINGS))
     lines = [f"== {key}: what a real run would do"]
-    for keeper, absorbed, sim, text in merge_rows(changes):
+    for keeper, absorbed, sim, text in merge_rows(changes, specs):
         lines.append(f"  merge {absorbed} into {keeper} (similarity {sim:.4f})")
         lines.append(f"    -> {_cell(text, 160)}")
-    for old, successor, sim, what, _ in supersession_rows(changes):
+    for old, successor, sim, what, _ in supersession_rows(changes, specs):
         lines.append(f"  supersede {old} by {successor} (similarity {sim:.4f}): {what}")
     for change in changes:
-        if change["step"] == "summarize_verbose":
+        if change["step"] in summarizing:
             old, new = changed_columns(change)["pointer_summary"]
             lines.append(f"  summarize {change['node_id']} ({len(old)} -> {len(new)} chars): {_cell(new, 120)}")
-        elif change["step"] == "mark_stale_confidence":
+        elif change["step"] in marking:
             lines.append(f"  mark stale {change['node_id']}")
-    embedded = sum(1 for c in changes if c["step"] == "revectorize")
+    embedded = sum(1 for c in changes if c["step"] in embedding)
     if embedded:
         lines.append(f"  embed {embedded} node(s)")
     for signal in signals:
@@ -180,33 +192,17 @@ def preview_text(key: str, preview: Mapping) -> str:
     return "\n".join(lines)
 
 
-# Each step's counts in the order a reader wants them: what it did first, then what it looked
-# at. Counts not listed follow, the LLM's in LLM_COUNT_ORDER, then the rest alphabetically.
-COUNT_ORDER = {
-    "reclassify_stale": ("signals_created", "candidates", "skipped_concurrent"),
-    "consolidate_duplicates": ("pairs_merged", "superseded", "nodes_archived", "keepers_rewritten", "repointed",
-                               "omitted_sentences", "updates_partial", "updates_held", "judged",
-                               "judge_same", "judge_update", "judge_related", "judge_distinct",
-                               "judge_updates_refused", "judge_same_refused", "judge_no_verdict", "pairs_left_over",
-                               "archive_allowance", "pass", "pairs_compared", "nodes_compared",
-                               "focus_nodes", "skipped_concurrent"),
-    "summarize_verbose": ("summarized", "candidates", "skipped_concurrent"),
-    "revectorize": ("embedded", "reembedded", "still_missing", "outdated_remaining", "candidates",
-                    "skipped_concurrent", "embedder"),
-    "mark_stale_confidence": ("marked_stale", "candidates", "skipped_concurrent"),
-    "sync_graph": ("nodes_considered", "vertices_created", "vertices_updated", "vertices_archived",
-                   "edges_created", "remaining"),
-    "associate_concepts": ("edges_added", "vertices_created", "pairs_in_band", "pairs_left_over",
-                           "pass", "nodes_compared", "skipped_concurrent", "skipped"),
-}
+# A step's counts in the order a reader wants them: what it did first, then what it looked at
+# (`StepSpec.count_order`). Counts not listed follow, the LLM's in LLM_COUNT_ORDER, then the rest
+# alphabetically.
 LLM_COUNT_ORDER = ("llm_model", "llm_requests", "llm_accepted", "llm_rejected", "llm_unavailable",
                    "llm_cache_hits", "llm_input_tokens", "llm_output_tokens", "llm_waited_secs",
                    "llm_breaker_open")
 
 
-def ordered_counts(step: str, counts: Mapping) -> list[tuple[str, object]]:
-    """The step's counts as (name, value) in a stable order (see COUNT_ORDER)."""
-    listed = [key for key in (*COUNT_ORDER.get(step, ()), *LLM_COUNT_ORDER) if key in counts]
+def ordered_counts(spec: StepSpec, counts: Mapping) -> list[tuple[str, object]]:
+    """The step's reported counts as (name, value) in a stable order (see `StepSpec.count_order`)."""
+    listed = [key for key in dict.fromkeys((*spec.count_order, *LLM_COUNT_ORDER)) if key in counts]
     rest = sorted(key for key in counts if key not in listed)
     return [(key, counts[key]) for key in (*listed, *rest)]
 
@@ -221,20 +217,20 @@ CYCLE_COLUMNS = (
 )
 
 
-def cycle_rows(cycle: Cycle, this_run_id: str) -> list[dict]:
-    """One row per step of the cycle (see CYCLE_COLUMNS), in the job's order."""
+def cycle_rows(cycle: Cycle, this_run_id: str, specs: Sequence[StepSpec]) -> list[dict]:
+    """One row per step of the cycle (see CYCLE_COLUMNS), in the registry's order."""
     rows = []
-    for step in CYCLE_STEPS:
-        result = cycle.steps[step]
+    for spec in specs:
+        result = cycle.steps[spec.name]
         run = result.run_id or "–"
         if cycle.reexecuted and result.run_id == this_run_id:
             run += " (this run)"
-        details = ", ".join(f"{key}={value}" for key, value in ordered_counts(step, result.counts))
+        details = ", ".join(f"{key}={value}" for key, value in ordered_counts(spec, result.counts.as_dict()))
         rows.append({
-            "step": f"{STEP_NUMBERS[step]} {step}",
+            "step": spec.label,
             "status": result.status,
             "run": run,
-            "result": headline(step, result.counts) if result.status == "succeeded" else (result.error or "–"),
+            "result": headline(spec, result.counts) if result.status == "succeeded" else (result.error or "–"),
             "counts": details or "–",
         })
     return rows

@@ -5,53 +5,55 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from curation_pipeline.core.health import HEALTH_FIELDS
+from curation_pipeline.core.health import health_fields
 from curation_pipeline.core.partition_keys import display_key, partition_key
-
-# (column title, step, count keys, summed): the one number per step an operator looks at first.
-SUMMARY_COLUMNS: tuple[tuple[str, str, str | tuple[str, ...]], ...] = (
-    ("signals", "reclassify_stale", "signals_created"),
-    ("merged", "consolidate_duplicates", "pairs_merged"),
-    ("superseded", "consolidate_duplicates", "superseded"),
-    ("summarized", "summarize_verbose", "summarized"),
-    ("embedded", "revectorize", ("embedded", "reembedded")),  # new vectors and a model switch's
-    ("stale", "mark_stale_confidence", "marked_stale"),
-    ("graph", "sync_graph", "nodes_considered"),
-    ("linked", "associate_concepts", "edges_added"),
-)
+from curation_pipeline.core.step_spec import StepCounts, StepSpec, SummaryColumn
 
 
-def _main_count(counts: Mapping, count: str | tuple[str, ...]) -> int:
-    keys = (count,) if isinstance(count, str) else count
-    return sum(int(counts.get(key) or 0) for key in keys)
+def summary_columns(specs: Sequence[StepSpec]) -> list[tuple[StepSpec, SummaryColumn]]:
+    """The one number per step an operator looks at first (`StepSpec.summary`), in step order."""
+    return [(spec, column) for spec in specs for column in spec.summary]
 
 
-def headline(step: str, counts: Mapping) -> str:
-    """The step's one number an operator looks at first (SUMMARY_COLUMNS), e.g. "merged: 2"."""
-    if counts.get("skipped"):
-        return f"off: {counts['skipped']}"
-    for title, column_step, count in SUMMARY_COLUMNS:
-        if column_step == step:
-            return f"{title}: {_main_count(counts, count)}"
-    return "–"
+def headline(spec: StepSpec, counts: StepCounts) -> str:
+    """The step's first summary number, e.g. "merged: 2" (or why it was off)."""
+    if "skipped" in counts.names() and counts.value("skipped"):
+        return f"off: {counts.value('skipped')}"
+    if not spec.summary:
+        return "–"
+    column = spec.summary[0]
+    return f"{column.title}: {counts.total(*column.counts)}"
 
 
-def cycle_table(cycles: Sequence[tuple[str, str, str, Mapping | None]]) -> str:
+def _entry_cell(entry: Mapping | None) -> str | None:
+    """None for a step not run or off (6b with a lexical embedder), "FAILED", or "" (its counts)."""
+    if entry is None or "skipped" in entry:
+        return None
+    return "FAILED" if entry.get("status") == "failed" else ""
+
+
+def _counts(spec: StepSpec, entry: Mapping) -> StepCounts:
+    return spec.read({key: value for key, value in entry.items() if key not in ("status", "error")})
+
+
+def cycle_table(cycles: Sequence[tuple[str, str, str, Mapping | None]], specs: Sequence[StepSpec]) -> str:
     """One line per (partition key, run id, run status, cycle metadata); failed steps show as
     FAILED. The run id is last: it is what `undo --run` takes."""
-    header = ["namespace", "run", "cycle", *(title for title, _, _ in SUMMARY_COLUMNS), "run id"]
+    columns = summary_columns(specs)
+    header = ["namespace", "run", "cycle", *(column.title for _, column in columns), "run id"]
     lines = [header]
     for key, run_id, run_status, metadata in cycles:
         steps = (metadata or {}).get("steps", {})
         cells = [key, run_status, (metadata or {}).get("status", "-")]
-        for _, step, count in SUMMARY_COLUMNS:
-            entry = steps.get(step)
-            if entry is None or "skipped" in entry:  # not run, or off (6b with a lexical embedder)
+        for spec, column in columns:
+            entry = steps.get(spec.name)
+            state = _entry_cell(entry)
+            if state is None:
                 cells.append("-")
-            elif entry.get("status") == "failed":
-                cells.append("FAILED")
+            elif state:
+                cells.append(state)
             else:
-                cells.append(str(_main_count(entry, count)))
+                cells.append(str(_counts(spec, entry).total(*column.counts)))
         lines.append([*cells, run_id])
     return _table(lines[0], lines[1:])
 
@@ -73,10 +75,11 @@ def _number(value) -> str:
     return str(value)
 
 
-def health_table(cycles: Sequence[Mapping]) -> str:
+def health_table(cycles: Sequence[Mapping], specs: Sequence[StepSpec]) -> str:
     """One line per recorded cycle (store.health.recorded_cycles): its health numbers in the
-    order of HEALTH_FIELDS, and the checks that failed."""
-    header = ["namespace", "finished", *(f.title for f in HEALTH_FIELDS), "failed checks", "run id"]
+    order of `health_fields(specs)`, and the checks that failed."""
+    fields = health_fields(specs)
+    header = ["namespace", "finished", *(f.title for f in fields), "failed checks", "run id"]
     rows = []
     for cycle in cycles:
         health = cycle["health"] or {}
@@ -84,7 +87,7 @@ def health_table(cycles: Sequence[Mapping]) -> str:
         rows.append([
             partition_key(cycle["tenant_id"], cycle["namespace"]),
             _when(cycle.get("finished_at")),
-            *(_number(health.get(f.key)) for f in HEALTH_FIELDS),
+            *(_number(health.get(f.key)) for f in fields),
             ", ".join(failed) or "none",
             cycle["run_id"],
         ])
@@ -103,7 +106,7 @@ UNDO_COUNTS = (("restored", "nodes_restored"), ("conflicts", "conflicts"),
                ("signals", "signals_withdrawn"), ("edges", "edges_retracted"))
 
 
-def run_counts(action: str, metadata: Mapping) -> str:
+def run_counts(action: str, metadata: Mapping, specs: Sequence[StepSpec]) -> str:
     """A run's key counts in one cell: a cycle's main count per step, an undo's restored rows."""
     if action == "curation_undo":
         cells = []
@@ -113,14 +116,12 @@ def run_counts(action: str, metadata: Mapping) -> str:
         return " ".join(cells)
     steps = metadata.get("steps") or {}
     cells = []
-    for title, step, count in SUMMARY_COLUMNS:
-        entry = steps.get(step)
-        if entry is None or "skipped" in entry:
+    for spec, column in summary_columns(specs):
+        entry = steps.get(spec.name)
+        state = _entry_cell(entry)
+        if state is None:
             continue
-        if entry.get("status") == "failed":
-            cells.append(f"{title}=FAILED")
-            continue
-        cells.append(f"{title}={_main_count(entry, count)}")
+        cells.append(f"{column.title}={state or _counts(spec, entry).total(*column.counts)}")
     return " ".join(cells) or "-"
 
 

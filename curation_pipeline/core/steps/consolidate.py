@@ -1,4 +1,4 @@
-"""Step 2, ``consolidate_duplicates``: plan which near-duplicate memories merge this cycle.
+"""Step 2 (consolidation): plan which near-duplicate memories merge this cycle.
 
 Pure planning, no IO. The pieces, in the order :func:`plan_consolidation` uses them:
 

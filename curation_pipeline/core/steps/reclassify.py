@@ -1,4 +1,4 @@
-"""Step 1, ``reclassify_stale``: plan which never-recalled memories get a reclassify signal.
+"""Step 1 (reclassification): plan which never-recalled memories get a reclassify signal.
 
 A memory that has not been recalled once while the namespace moved on by more than
 ``min_epoch_lag`` epochs is probably misfiled; the curator does not change it, it records a

@@ -1,4 +1,4 @@
-"""Step 5, ``mark_stale_confidence``: plan which memories lose their confidence.
+"""Step 5 (stale confidence): plan which memories lose their confidence.
 
 A memory nobody has recalled for ``stale_after_days`` days (or, if never recalled, created
 that long ago) may describe a world that has moved on: its confidence becomes ``stale``.

@@ -1,4 +1,4 @@
-"""Step 3, ``summarize_verbose``: plan which long, little-used memories get condensed.
+"""Step 3 (summaries): plan which long, little-used memories get condensed.
 
 A memory is verbose when its text is longer than ``min_chars`` and it is either rarely
 recalled or carries ``[merged: ...]`` artifacts of earlier merges. Pinned memories are never

@@ -10,8 +10,12 @@ are not.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 
+from curation_pipeline.config.op_config import AssociateConfig
+from curation_pipeline.core.step_spec import ASSOCIATIONS, GraphMirrorCounts, StepSpec, SummaryColumn, count
 from curation_pipeline.core.steps.associate import (
     EDGE_SCHEMA,
     candidate_edges,
@@ -48,9 +52,9 @@ def associate_concepts(run: StepRun, config, *, model: str | None, association_m
     params = {"threshold": config.threshold, "upper": config.merge_threshold, "model": model}
 
     def work(conn, _):
-        start = passes.begin_pass(conn, run.scope, params, max_changed=config.search_max_changed)
+        start = passes.begin_pass(conn, run.scope, PASS_COLUMNS, params, max_changed=config.search_max_changed)
         if start.nothing_changed:
-            passes.save_pass_state(conn, run.scope, start.finished(complete=True))
+            passes.save_pass_state(conn, run.scope, PASS_COLUMNS, start.finished(complete=True))
             return {"pass": "unchanged", "nodes_compared": 0, "edges_added": 0}
         search = search_pairs(
             conn, run.scope, start, model=model, threshold=config.threshold,
@@ -70,9 +74,9 @@ def associate_concepts(run: StepRun, config, *, model: str | None, association_m
         if plan.left_over and start.incremental:
             # Capped: the same changed nodes are searched again next cycle (their added edges are
             # found and skipped), so the backlog drains without a full pass of the namespace.
-            passes.save_pass_state(conn, run.scope, start.searched_again())
+            passes.save_pass_state(conn, run.scope, PASS_COLUMNS, start.searched_again())
         else:
-            passes.save_pass_state(conn, run.scope, start.finished(complete=plan.left_over == 0))
+            passes.save_pass_state(conn, run.scope, PASS_COLUMNS, start.finished(complete=plan.left_over == 0))
         return {"pass": search.how, "nodes_compared": search.compared,
                 "pairs_in_band": pairs.height, "pairs_left_over": plan.left_over, **counts}
 
@@ -88,3 +92,34 @@ def _judged_edges_only(conn, run: StepRun, config, model: str) -> dict:
     plan = plan_associations(related, existing=associations.existing_pairs(conn, run.scope, related), cap=config.cap)
     counts = {**associations.add_edges(conn, run.scope, plan.edges, model), **follow_in_graph_backend(conn, run)}
     return {"pass": "judged pairs only", "pairs_in_band": related.height, "pairs_left_over": plan.left_over, **counts}
+
+
+@dataclass(frozen=True, kw_only=True)
+class AssociateCounts(GraphMirrorCounts):
+    edges_added: int | None = count("shares_concept_with edges added")
+    vertices_created: int | None = count("vertices created for edge ends the sync had not reached")
+    pairs_in_band: int | None = count("similar pairs found between the association and merge thresholds")
+    pairs_left_over: int | None = count("pairs found but left to the next cycle by the cap")
+    pass_: str | None = count("how the pairs were searched (full, incremental, unchanged)", key="pass")
+    nodes_compared: int | None = count("nodes compared")
+    skipped_concurrent: int | None = count("edges whose ends an agent changed meanwhile (not added)")
+    skipped: str | None = count("why the step did nothing (the lexical embedder)")
+
+
+SPEC = StepSpec(
+    name="associate_concepts",
+    number="6b",
+    description=("link similar nodes that step 2 will not merge with `shares_concept_with` edges "
+                 "(never with the lexical embedder: its similarity is shared words, not meaning)."),
+    counts=AssociateCounts,
+    config=AssociateConfig,
+    after=("sync_graph", "revectorize"),
+    summary=(SummaryColumn("linked", ("edges_added",)),),
+    count_order=("edges_added", "vertices_created", "pairs_in_band", "pairs_left_over",
+                 "pass", "nodes_compared", "skipped_concurrent", "skipped"),
+    changes_namespace=("edges_added", "vertices_created"),
+    changes_view=ASSOCIATIONS,
+    run=associate_concepts,
+)
+# Its incremental pass keeps its state in namespace_activity's associate_* columns.
+PASS_COLUMNS = "associate"

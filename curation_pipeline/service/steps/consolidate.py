@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from curation_pipeline.clients.llm import LLMClient, StepTally
+from curation_pipeline.config.op_config import ConsolidateConfig
 from curation_pipeline.core.coverage import Semantic
+from curation_pipeline.core.step_spec import MERGES, HealthCount, LLMCounts, StepSpec, SummaryColumn, count
 from curation_pipeline.core.steps.consolidate import CONSOLIDATION_SCHEMA, archive_allowance
 from curation_pipeline.core.steps.graph_sync import SyncPosition
 from curation_pipeline.core.steps.incremental import PassStart
@@ -61,7 +63,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
               "update_min_similarity": lowest, "model": model}
 
     def load(conn) -> _Planned:
-        start = passes.begin_pass(conn, run.scope, params, max_changed=config.search_max_changed)
+        start = passes.begin_pass(conn, run.scope, PASS_COLUMNS, params, max_changed=config.search_max_changed)
         if start.nothing_changed:
             return _Planned(start)
         allowance = archive_allowance(candidates.count_active(conn, run.scope), config.max_archive_fraction)
@@ -111,7 +113,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
     def apply(conn, planned: _Planned) -> dict:
         if planned.search is None:
             repaired = _repair_chains(conn, run, planned.start)
-            passes.save_pass_state(conn, run.scope, planned.start.finished(complete=True))
+            passes.save_pass_state(conn, run.scope, PASS_COLUMNS, planned.start.finished(complete=True))
             return {"pass": "unchanged", "nodes_compared": 0, "focus_nodes": 0, **actions.no_merges(),
                     "chains_repaired": repaired}
         decisions, search = planned.decisions, planned.search
@@ -124,9 +126,9 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
         if decisions.left_over and planned.start.incremental:
             # Capped: the same changed nodes are searched again next cycle (a full pass of the
             # namespace would cost its whole k x N product to find what these already hold).
-            passes.save_pass_state(conn, run.scope, planned.start.searched_again())
+            passes.save_pass_state(conn, run.scope, PASS_COLUMNS, planned.start.searched_again())
         else:
-            passes.save_pass_state(conn, run.scope, planned.start.finished(complete=decisions.left_over == 0))
+            passes.save_pass_state(conn, run.scope, PASS_COLUMNS, planned.start.finished(complete=decisions.left_over == 0))
         return {"pass": search.how, "nodes_compared": search.compared, "focus_nodes": search.focus_nodes,
                 "pairs_compared": search.pairs.height, "archive_allowance": planned.allowance,
                 "pairs_left_over": decisions.left_over, "updates_partial": decisions.partial_updates,
@@ -164,3 +166,60 @@ def _verdict_rows(judged: pl.DataFrame, verdicts: dict, nodes: pl.DataFrame, out
                      "newer_version": versions[pair[1]], "similarity": row["similarity"],
                      "verdict": verdict, "outcome": result})
     return rows
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConsolidateCounts(LLMCounts):
+    pairs_merged: int | None = count("near-duplicate pairs merged")
+    superseded: int | None = count("memories marked superseded by a newer one")
+    nodes_archived: int | None = count("nodes archived by the merges")
+    keepers_rewritten: int | None = count("keepers whose text the merge changed")
+    repointed: int | None = count("archived nodes re-pointed at their keeper's keeper")
+    omitted_sentences: int | None = count("sentences of an absorbed text the offline merge left out")
+    updates_partial: int | None = count("updates found that change only part of the older memory")
+    updates_held: int | None = count("updates held back (the caps, or a guard)")
+    look_alikes: int | None = count("similar pairs that look alike but say different things")
+    judged: int | None = count("similar pairs the LLM judged")
+    judge_same: int | None = count("pairs the LLM judged to say the same")
+    judge_update: int | None = count("pairs the LLM judged an update")
+    judge_related: int | None = count("pairs the LLM judged related (linked by step 6b)")
+    judge_distinct: int | None = count("pairs the LLM judged distinct")
+    judge_updates_refused: int | None = count("updates the LLM found that the guards refused")
+    judge_same_refused: int | None = count("'same' verdicts whose merge the guards refused")
+    judge_no_verdict: int | None = count("pairs the LLM gave no verdict for")
+    pairs_left_over: int | None = count("duplicate pairs found but left to the next cycle by the caps")
+    archive_allowance: int | None = count("at most this many nodes could be archived this cycle")
+    pass_: str | None = count("how the pairs were searched (full, incremental, unchanged)", key="pass")
+    pairs_compared: int | None = count("similar pairs found")
+    nodes_compared: int | None = count("nodes compared")
+    focus_nodes: int | None = count("changed nodes the search started from")
+    skipped_concurrent: int | None = count("planned pairs an agent changed meanwhile (left alone)")
+    chains_repaired: int | None = count("archived nodes whose keeper was archived, re-pointed to the chain's end")
+    llm_fallbacks: list | None = count("a few merges the LLM did not write, with why")
+
+
+SPEC = StepSpec(
+    name="consolidate_duplicates",
+    number="2",
+    description=("supersede memories a newer one updates, merge near-duplicate pairs (cosine > "
+                 "threshold) within a namespace, memory type and embedding model; with the LLM on, "
+                 "it judges the similar pairs below the threshold and merges the texts where the "
+                 "fact guard accepts."),
+    counts=ConsolidateCounts,
+    config=ConsolidateConfig,
+    summary=(SummaryColumn("merged", ("pairs_merged",)), SummaryColumn("superseded", ("superseded",))),
+    count_order=("pairs_merged", "superseded", "nodes_archived", "keepers_rewritten", "repointed",
+                 "omitted_sentences", "updates_partial", "updates_held", "judged",
+                 "judge_same", "judge_update", "judge_related", "judge_distinct",
+                 "judge_updates_refused", "judge_same_refused", "judge_no_verdict", "pairs_left_over",
+                 "archive_allowance", "pass", "pairs_compared", "nodes_compared",
+                 "focus_nodes", "skipped_concurrent"),
+    health=(HealthCount("merged", ("pairs_merged",)), HealthCount("superseded", ("superseded",)),
+            HealthCount("judged", ("judged",)), HealthCount("duplicate_pairs_left", ("pairs_left_over",))),
+    uses_llm=True,
+    changes_namespace=("pairs_merged", "nodes_archived", "keepers_rewritten", "repointed", "superseded"),
+    changes_view=MERGES,
+    run=consolidate_duplicates,
+)
+# Its incremental pass keeps its state in namespace_activity's consolidate_* columns.
+PASS_COLUMNS = "consolidate"

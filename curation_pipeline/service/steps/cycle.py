@@ -10,7 +10,7 @@ of the namespace is kept instead of counting the namespace again.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import psycopg
@@ -28,17 +28,32 @@ from curation_pipeline.core.health_checks import (
     evaluate_checks,
 )
 from curation_pipeline.core.scope import Scope
+from curation_pipeline.core.step_spec import StepCounts, StepSpec
 from curation_pipeline.service.session import NamespaceSession
+from curation_pipeline.service.steps import consolidate
 from curation_pipeline.store import activity, health
 
-STEP = "log_curation_activity"
+SPEC = StepSpec(
+    name="log_curation_activity",
+    number="7",
+    description=("close the cycle's activity row and record it with the namespace's health as the "
+                 "memory_namespace materialization, with its checks (not for a preview: it wrote nothing)."),
+    counts=StepCounts,  # it records the cycle's health, not counts of its own
+)
+STEP = SPEC.name
+
+
+def _steps() -> Sequence[StepSpec]:
+    # The registry lists this module's SPEC too, so it is read when a cycle closes, not at import.
+    from curation_pipeline.service.steps.registry import STEPS
+    return STEPS
 
 
 @dataclass(frozen=True)
 class CycleReport:
     row: dict  # this run's cycle row, closed
     cycle: Cycle  # the run combined with the runs it re-executes
-    health: dict  # ordered as core.health.HEALTH_FIELDS
+    health: dict  # ordered as core.health.health_fields(STEPS)
     checks: list[CheckOutcome]
 
 
@@ -48,10 +63,10 @@ def close_cycle(session: NamespaceSession, run_info: Mapping, *, embedding_model
         row = activity.close_cycle(conn, scope, run_info)
         root = run_info.get("root_run_id")
         rows = activity.cycle_rows(conn, root, session.tenant_id, session.namespace) if root else [row]
-        cycle = combine_cycles(rows)
+        cycle = combine_cycles(rows, _steps())
         previous = health.previous_cycle(conn, scope, cycle.run_ids)
         state = _state_after(conn, scope, cycle, previous, embedding_model)
-        record = cycle_health(state, cycle)
+        record = cycle_health(state, cycle, _steps())
         checks = evaluate_checks(record, _check_inputs(conn, session, scope, cycle, state, previous))
         activity.record_health(conn, scope, health=record, checks=[check.as_dict() for check in checks],
                                cycle={"status": cycle.status, "run_ids": list(cycle.run_ids)},
@@ -64,7 +79,7 @@ def _state_after(conn: psycopg.Connection, scope: Scope, cycle: Cycle, previous:
     """The namespace after the cycle: read from the store, or, when nothing changed since the
     previous cycle, that cycle's snapshot (a cycle costs what changed; counting a namespace
     reads all of it)."""
-    if previous and previous.get("snapshot") and namespace_unchanged(cycle):
+    if previous and previous.get("snapshot") and namespace_unchanged(cycle, _steps()):
         kept = Snapshot.from_dict(previous["snapshot"])
         if kept.embedding_model == embedding_model and not health.undone_since(conn, scope, previous["created_at"]):
             return kept
@@ -85,7 +100,7 @@ def recheck_latest_cycle(session: NamespaceSession) -> list[CheckOutcome] | None
         run_ids = latest["cycle"].get("run_ids") or [latest["run_id"]]
         rows = [row for row in activity.cycle_rows(conn, run_ids[0], session.tenant_id, session.namespace)
                 if row.get("run_id") in run_ids]
-        cycle = combine_cycles(rows)
+        cycle = combine_cycles(rows, _steps())
         orphan_count, orphan_examples = health.orphans(conn, scope)
         state = replace(Snapshot.from_dict(latest["snapshot"]), orphans=orphan_count,
                         orphan_examples=tuple(orphan_examples))
@@ -96,12 +111,12 @@ def recheck_latest_cycle(session: NamespaceSession) -> list[CheckOutcome] | None
 def _check_inputs(conn: psycopg.Connection, session: NamespaceSession, scope: Scope, cycle: Cycle,
                   state: Snapshot, previous: Mapping | None) -> CheckInputs:
     return CheckInputs(
-        archived_by_cycle=health.archived_by_runs(conn, scope, cycle.run_ids),
-        recorded_allowance=cycle.counts("consolidate_duplicates").get("archive_allowance"),
+        archived_by_cycle=health.archived_by_runs(conn, scope, cycle.run_ids, consolidate.SPEC.name),
+        recorded_allowance=cycle.counts(consolidate.SPEC.name).value("archive_allowance"),
         max_archive_fraction=session.settings.max_archive_fraction,
         orphan_count=state.orphans,
         orphan_examples=state.orphan_examples,
         previous_backlog=((previous or {}).get("health") or {}).get("embedding_backlog"),
-        llm_on=llm_was_on(cycle),
+        llm_on=llm_was_on(cycle, _steps()),
         llm_min_acceptance_rate=session.settings.llm_min_acceptance_rate,
     )

@@ -9,6 +9,10 @@ up in ten cycles, not two thousand, and no transaction holds more than one batch
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from curation_pipeline.config.op_config import GraphSyncConfig
+from curation_pipeline.core.step_spec import GRAPH, GraphMirrorCounts, StepSpec, SummaryColumn, count
 from curation_pipeline.core.steps.graph_sync import SyncPosition, plan_graph_sync
 from curation_pipeline.service.graph_mirror import follow_in_graph_backend
 from curation_pipeline.service.step_run import StepRun
@@ -49,3 +53,32 @@ def sync_graph(run: StepRun, config) -> dict:
 def _add(totals: dict, counts: dict) -> dict:
     """This batch's counts added to the earlier batches' (the rest are the last batch's)."""
     return {**totals, **counts, **{key: totals.get(key, 0) + counts.get(key, 0) for key in _SUMMED if key in counts}}
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraphSyncCounts(GraphMirrorCounts):
+    nodes_considered: int | None = count("nodes written since the last sync that were synced")
+    vertices_created: int | None = count("graph vertices created")
+    vertices_updated: int | None = count("graph vertices updated")
+    vertices_archived: int | None = count("graph vertices newly archived")
+    edges_created: int | None = count("graph edges created (merges, supersessions)")
+    remaining: int | None = count("changed nodes left for the next cycle by the caps")
+    batches: int | None = count("transactions the sync took (more than one while catching up)")
+
+
+SPEC = StepSpec(
+    name="sync_graph",
+    number="6",
+    description="upsert graph vertices for every node changed since the last sync (capped).",
+    counts=GraphSyncCounts,
+    config=GraphSyncConfig,
+    after=("summarize_verbose",),
+    summary=(SummaryColumn("graph", ("nodes_considered",)),),
+    count_order=("nodes_considered", "vertices_created", "vertices_updated", "vertices_archived",
+                 "edges_created", "remaining"),
+    # The sync sees every node written since the previous sync, by anyone: none found and none
+    # left means nothing in the namespace changed.
+    changes_namespace=("nodes_considered", "remaining"),
+    changes_view=GRAPH,
+    run=sync_graph,
+)

@@ -9,7 +9,11 @@ batch. An embedder that can't answer this cycle stops the step early, not the ru
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from curation_pipeline.clients.embedders.base import Embedder
+from curation_pipeline.config.op_config import RevectorizeConfig
+from curation_pipeline.core.step_spec import EMBEDDINGS, HealthCount, StepCounts, StepSpec, SummaryColumn, count
 from curation_pipeline.core.steps.revectorize import (
     check_embedder_fits,
     embedding_batches,
@@ -67,3 +71,36 @@ def revectorize(run: StepRun, config, *, embedder: Embedder) -> dict:
                           embed_waited_secs=round(usage.waited_secs, 3), embed_tokens=usage.prompt_tokens)
         run.finish(conn, counts)
     return counts
+
+
+@dataclass(frozen=True, kw_only=True)
+class RevectorizeCounts(StepCounts):
+    embedded: int | None = count("nodes without a vector that got one")
+    reembedded: int | None = count("nodes re-embedded because another model made their vector")
+    still_missing: int | None = count("active nodes still without a vector")
+    outdated_remaining: int | None = count("active nodes whose vector another model made, left for later")
+    candidates: int | None = count("nodes without a vector considered")
+    skipped_concurrent: int | None = count("embedded nodes an agent changed meanwhile (not written)")
+    embedder: str | None = count("the embedder's model name")
+    embedder_unavailable: str | None = count("why the embedder could not answer (the step stopped early)")
+    embed_requests: int | None = count("requests to a remote embedder")
+    embed_retries: int | None = count("retried requests to a remote embedder")
+    embed_waited_secs: float | None = count("seconds spent waiting for a remote embedder")
+    embed_tokens: int | None = count("prompt tokens a remote embedder counted")
+
+
+SPEC = StepSpec(
+    name="revectorize",
+    number="4",
+    description="embed active nodes without a vector, re-embed (capped) those of another model.",
+    counts=RevectorizeCounts,
+    config=RevectorizeConfig,
+    after=("summarize_verbose",),
+    summary=(SummaryColumn("embedded", ("embedded", "reembedded")),),  # new vectors and a model switch's
+    count_order=("embedded", "reembedded", "still_missing", "outdated_remaining", "candidates",
+                 "skipped_concurrent", "embedder"),
+    health=(HealthCount("re_embedded", ("embedded", "reembedded")),),
+    changes_namespace=("embedded", "reembedded"),
+    changes_view=EMBEDDINGS,
+    run=revectorize,
+)

@@ -6,8 +6,12 @@ is cut at a word boundary (planning: core/steps/summarize.py, LLM pass: service/
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from curation_pipeline.clients.llm import LLMClient
+from curation_pipeline.config.op_config import SummarizeConfig
 from curation_pipeline.core.coverage import Semantic
+from curation_pipeline.core.step_spec import SUMMARIES, HealthCount, LLMCounts, StepSpec, SummaryColumn, count
 from curation_pipeline.core.steps.summarize import plan_summaries
 from curation_pipeline.service.llm_rewrite import rewrite_summaries
 from curation_pipeline.service.step_run import StepRun, run_phases
@@ -34,3 +38,30 @@ def summarize_verbose(run: StepRun, config, *, llm: LLMClient | None, semantic: 
                 **llm_counts}
 
     return run_phases(run, load, apply, prepare=rewrite if llm is not None else None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SummarizeCounts(LLMCounts):
+    summarized: int | None = count("verbose nodes condensed")
+    candidates: int | None = count("verbose, little-recalled nodes considered")
+    skipped_concurrent: int | None = count("planned nodes an agent changed meanwhile (left alone)")
+    llm_left_unchanged: int | None = count("planned nodes the LLM path left as they were")
+    llm_not_summarized: list | None = count("a few of those, with why")
+
+
+SPEC = StepSpec(
+    name="summarize_verbose",
+    number="3",
+    description=("condense verbose nodes (an LLM summary the fact guard accepted; without the LLM "
+                 "path: cut at a word boundary). The full text is kept in revisions."),
+    counts=SummarizeCounts,
+    config=SummarizeConfig,
+    after=("consolidate_duplicates",),
+    summary=(SummaryColumn("summarized", ("summarized",)),),
+    count_order=("summarized", "candidates", "skipped_concurrent"),
+    health=(HealthCount("summarized", ("summarized",)),),
+    uses_llm=True,
+    changes_namespace=("summarized",),
+    changes_view=SUMMARIES,
+    run=summarize_verbose,
+)

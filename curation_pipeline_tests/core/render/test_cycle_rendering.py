@@ -12,6 +12,8 @@ from curation_pipeline.core.render.changes import (
     step_markdown,
 )
 from curation_pipeline.core.render.tables import cycle_table, health_table, run_counts
+from curation_pipeline.service.steps import consolidate, graph_sync
+from curation_pipeline.service.steps.registry import STEPS
 
 # As Postgres returns jsonb: keys sorted by length, then bytes, not in the order they were written.
 CONSOLIDATE = {"pass": "full", "repointed": 0, "focus_nodes": 0, "pairs_merged": 2, "llm_model": "m",
@@ -19,7 +21,7 @@ CONSOLIDATE = {"pass": "full", "repointed": 0, "focus_nodes": 0, "pairs_merged":
 
 
 def test_counts_come_in_the_order_a_reader_wants_whatever_the_storage_order():
-    assert [key for key, _ in ordered_counts("consolidate_duplicates", CONSOLIDATE)] == [
+    assert [key for key, _ in ordered_counts(consolidate.SPEC, CONSOLIDATE)] == [
         "pairs_merged", "nodes_archived", "repointed", "pass", "nodes_compared", "focus_nodes",
         "llm_model", "llm_requests", "zeta_new_count",
     ]
@@ -32,8 +34,8 @@ def test_a_reexecuted_cycle_says_which_run_ran_each_step():
             "revectorize": {"status": "failed", "error": "RaiseException: refused"}}},
         {"run_id": "child", "status": "success", "duration_s": 1.0, "root_run_id": "parent",
          "steps": {"revectorize": {"status": "succeeded", "embedded": 3, "reembedded": 1}}},
-    ])
-    rows = cycle_rows(cycle, "child")
+    ], STEPS)
+    rows = cycle_rows(cycle, "child", STEPS)
     assert all(list(row) == [name for name, _, _ in CYCLE_COLUMNS] for row in rows)
     by_step = {row["step"]: row for row in rows}
     assert by_step["2 consolidate_duplicates"]["run"] == "parent"
@@ -52,29 +54,29 @@ def test_graph_sync_shows_the_vertices_and_edges_it_wrote():
          "after": {"archived": True, "pinned": False, "heat": 0.1, "summary": "B."}},
     ]
     edges = [{"label": "merged_into", "source": "n2", "target": "n1", "properties": {}}]
-    table = step_markdown("sync_graph", [], edges=edges, vertices=vertices)
+    table = step_markdown(graph_sync.SPEC, [], edges=edges, vertices=vertices)
     assert "| n1 | created: archived False, pinned True, heat 0.5, summary A. |" in table
     assert "| n2 | archived: False → True |" in table
     assert "| n2 | edge merged_into → n1 |" in table
-    assert step_markdown("sync_graph", []) == "_no changes_"
+    assert step_markdown(graph_sync.SPEC, []) == "_no changes_"
 
 
 def test_a_preview_says_so_above_its_changes():
-    assert step_markdown("sync_graph", [], preview=True).startswith("**Preview, nothing written:**")
+    assert step_markdown(graph_sync.SPEC, [], preview=True).startswith("**Preview, nothing written:**")
 
 
 def test_the_cli_tables_carry_run_ids_and_health():
     metadata = {"status": "success", "steps": {"consolidate_duplicates": {"status": "succeeded", "pairs_merged": 2}}}
-    table = cycle_table([("acme:support", "run-1", "SUCCESS", metadata)])
+    table = cycle_table([("acme:support", "run-1", "SUCCESS", metadata)], STEPS)
     header, _, row = table.splitlines()
     assert header.split()[-2:] == ["run", "id"] and row.split()[-1] == "run-1"
-    assert run_counts("curation_cycle", metadata) == "merged=2 superseded=0"
+    assert run_counts("curation_cycle", metadata, STEPS) == "merged=2 superseded=0"
     assert run_counts("curation_undo", {"nodes_restored": ["a", "b"], "conflicts": [], "signals_withdrawn": 1,
-                                        "edges_retracted": 0}) == "restored=2 conflicts=0 signals=1 edges=0"
+                                        "edges_retracted": 0}, STEPS) == "restored=2 conflicts=0 signals=1 edges=0"
     health = {"active_nodes": 3, "stale_share": 0.25, "llm_acceptance_rate": None}
     text = health_table([{"tenant_id": "acme corp", "namespace": "a", "run_id": "run-1",
                           "finished_at": "2026-01-02T03:04:05.678+00:00", "health": health,
-                          "checks": [{"name": "no_orphaned_archives", "passed": False}]}])
+                          "checks": [{"name": "no_orphaned_archives", "passed": False}]}], STEPS)
     row = text.splitlines()[2]
     assert row.startswith("acme%20corp:a  2026-01-02 03:04:05  3")
     assert "0.25" in row and row.rstrip().endswith("no_orphaned_archives  run-1")
@@ -91,6 +93,6 @@ def test_a_previewed_merge_shows_the_merged_text_even_when_step_3_then_summarize
         change("consolidate_duplicates", "a", "Dana likes email.", "Dana likes email.", merge),
         change("summarize_verbose", "k", "Dana prefers email. Invoices go to billing.", "Dana: email."),
     ]}
-    text = preview_text("acme:support", preview)
+    text = preview_text("acme:support", preview, STEPS)
     assert "-> Dana prefers email. Invoices go to billing." in text
     assert "summarize k (43 -> 12 chars): Dana: email." in text
