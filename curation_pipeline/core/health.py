@@ -135,9 +135,3 @@ def cycle_health(snapshot: Snapshot, cycle: Cycle, specs: Sequence[StepSpec]) ->
         for number in spec.health:
             values[number.key] = values.get(number.key, 0) + cycle.counts(spec.name).total(*number.counts)
     return {f.key: values.get(f.key, 0) for f in health_fields(specs)}
-
-
-def numeric_metadata(health: Mapping) -> dict[str, int | float]:
-    """The record's numbers (in its order), for Dagster to plot; a rate that has no data this
-    cycle is left out rather than plotted as 0 (which would read as "every answer rejected")."""
-    return {key: value for key, value in health.items() if value is not None}

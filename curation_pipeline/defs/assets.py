@@ -12,11 +12,13 @@ outside a cycle, and must not count as a curation of the partition.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import dagster as dg
 
-from curation_pipeline.core.health import HEALTH_FIELDS, HealthField
+from curation_pipeline.core.health import HealthField, health_fields
+from curation_pipeline.core.step_spec import StepSpec
+from curation_pipeline.service.steps.registry import STEPS
 
 MEMORY_NAMESPACE = dg.AssetKey("memory_namespace")
 
@@ -37,8 +39,8 @@ def metadata_label(field: HealthField) -> str:
     return f"{field.key} (%)" if field.unit == "share" else field.key
 
 
-def _metrics_markdown() -> str:
-    rows = "\n".join(f"| `{metadata_label(f)}` | {f.meaning} |" for f in HEALTH_FIELDS)
+def _metrics_markdown(specs: Sequence[StepSpec] = STEPS) -> str:
+    rows = "\n".join(f"| `{metadata_label(f)}` | {f.meaning} |" for f in health_fields(specs))
     return ("Every materialization (one curation cycle) records these numbers; Metadata -> Plots "
             "draws each one.\n\n| metadata key | meaning |\n|---|---|\n"
             f"{rows}\n| `cycle_status` | success, or partial with the failed step |\n"
@@ -56,10 +58,10 @@ def _typed(field: HealthField, value) -> dg.MetadataValue:
     return dg.MetadataValue.int(int(value))
 
 
-def health_metadata(health: Mapping) -> dict[str, dg.MetadataValue]:
+def health_metadata(health: Mapping, specs: Sequence[StepSpec] = STEPS) -> dict[str, dg.MetadataValue]:
     """The health record as typed Dagster metadata; a rate that has no data this cycle is left
     out rather than plotted as 0 (which would read as "every answer rejected")."""
-    return {metadata_label(f): _typed(f, health[f.key]) for f in HEALTH_FIELDS
+    return {metadata_label(f): _typed(f, health[f.key]) for f in health_fields(specs)
             if health.get(f.key) is not None}
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.cycles import combine_cycles
-from curation_pipeline.core.health import Snapshot, cycle_health, health_fields, numeric_metadata
+from curation_pipeline.core.health import Snapshot, cycle_health, health_fields
 from curation_pipeline.core.render.changes import cycle_rows, step_markdown
 from curation_pipeline.core.render.tables import cycle_table, headline, health_table, run_counts
 from curation_pipeline.core.step_spec import (
@@ -116,7 +116,9 @@ def test_the_toy_step_feeds_the_health_record_its_plots_and_the_namespace_change
     cycle = combine_cycles([_row(**{TOY.name: {"polished": 2}})], WITH_TOY)
     health = cycle_health(Snapshot(4, 0, 0, 0, 0, 0), cycle, WITH_TOY)
     assert list(health)[-1] == "toys_polished" and health["toys_polished"] == 2
-    assert numeric_metadata(health)["toys_polished"] == 2
+    from curation_pipeline.defs.assets import health_metadata  # the asset's numbers in Dagster
+
+    assert health_metadata(health, WITH_TOY)["toys_polished"].value == 2
     assert [f.title for f in health_fields(WITH_TOY)][-1] == "toys"
     table = health_table([{"tenant_id": "acme", "namespace": "a", "run_id": "run-1", "finished_at": None,
                            "health": health, "checks": []}], WITH_TOY)
