@@ -88,6 +88,7 @@ query RunEvents($runId: ID!) {
         __typename
         ... on MessageEvent { message stepKey }
         ... on ExecutionStepOutputEvent {
+          outputName
           metadataEntries {
             label
             __typename
@@ -154,9 +155,11 @@ def run_events(query: Query, run_id: str) -> list[dict]:
 
 
 def output_metadata(query: Query, run_id: str, step: str) -> dict:
-    """The step's output metadata in the run, as {label: the entry}."""
-    [event] = [e for e in run_events(query, run_id)
-               if e["__typename"] == "ExecutionStepOutputEvent" and e.get("stepKey") == step]
+    """The step's output metadata in the run, as {label: the entry}: its one output, or step 7's
+    result (its check outputs carry none). `step` is the op's name, inside the asset's graph."""
+    outputs = [e for e in run_events(query, run_id)
+               if e["__typename"] == "ExecutionStepOutputEvent" and e.get("stepKey") == f"memory_namespace.{step}"]
+    [event] = outputs if len(outputs) == 1 else [e for e in outputs if e["outputName"] == "result"]
     return {entry["label"]: entry for entry in event["metadataEntries"]}
 
 
