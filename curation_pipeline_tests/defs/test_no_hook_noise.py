@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from curation_pipeline.defs.job import curate_namespace, preview_namespace
+from curation_pipeline.config.steps import StepSettings
+from curation_pipeline.defs.job import build_jobs
 from curation_pipeline_tests.conftest import cycle_row, insert, node, run_cycle
 
 pytestmark = pytest.mark.slow
@@ -24,6 +25,6 @@ def test_a_successful_run_logs_no_hook_events(db, instance):
 
 
 def test_the_jobs_carry_no_failure_hook():
-    for job in (curate_namespace, preview_namespace):
+    for job in build_jobs(StepSettings()):
         assert not job.hook_defs, job.name
         assert all(not job.graph.node_named(name).hook_defs for name in job.graph.node_names())
