@@ -125,7 +125,7 @@ def run_cycle(
         instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, [key])
     return load_defs().resolve_job_def(job_name or JOB_NAME).execute_in_process(
         partition_key=key, instance=instance,
-        run_config=with_step_defaults(StepSettings.from_environment(), run_config),
+        run_config=with_step_defaults(StepSettings.from_environment(), run_config, op_selection),
         op_selection=[step_key(op) for op in op_selection] if op_selection else None,
         raise_on_error=False,
     )

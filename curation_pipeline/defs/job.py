@@ -23,7 +23,7 @@ built, with the step settings in force as their default config.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING
 
 import dagster as dg
@@ -71,15 +71,18 @@ def step_run_config(op_configs: Mapping[str, Mapping]) -> dict:
     return {"ops": {CYCLE_GRAPH: {"ops": {op: {"config": dict(config)} for op, config in op_configs.items()}}}}
 
 
-def with_step_defaults(step_settings: StepSettings, run_config: Mapping | None) -> dict:
-    """`run_config` completed with `step_settings` for every step value it does not set.
+def with_step_defaults(step_settings: StepSettings, run_config: Mapping | None,
+                       ops: Collection[str] | None = None) -> dict:
+    """`run_config` completed with `step_settings` for every step value it does not set (of the
+    steps in `ops` only, for a run of a selection of them: Dagster refuses config of the others).
 
     The jobs' default config (`build_jobs`) is a partitioned job's config: Dagster uses it
     whole for a run launched without run config (the schedule, the sensors, a backfill, a
     partition picked in the launchpad) and not at all for a run given some; a caller that
     launches with a partial run config (the CLI, the tests) completes it here, so the values
     it does not set are the ones in force, not the declared defaults."""
-    return _merged(step_run_config(step_op_config(step_settings)), run_config or {})
+    in_force = {op: config for op, config in step_op_config(step_settings).items() if ops is None or op in ops}
+    return _merged(step_run_config(in_force), run_config or {})
 
 
 def _merged(base: Mapping, changes: Mapping) -> dict:

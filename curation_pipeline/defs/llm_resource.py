@@ -1,10 +1,10 @@
 """The Dagster resource that holds the LLM client of a run (steps 2 and 3).
 
 Settings come from the environment (`config/llm.py`); the Definitions bind its non-secret choices
-(`enabled`, `model`, `base_url`, `api`, `concurrency`) as the resource's config when they are built
-(`LLMResource.from_settings`), so the launchpad shows them, and a value changed there wins for that
-run. The API key is deliberately not a config field:
-config is shown in the Dagster UI and stored with the run, a key must be neither.
+(`enabled`, `model`, `base_url`, `api`, `concurrency`) as the resource's config defaults when they
+are built (`LLMResource.from_settings`), so the launchpad shows them, and a value changed there
+wins for that run. The API key is deliberately not a config field: config is shown in the
+Dagster UI and stored with the run, a key must be neither.
 
 One `LLMClient` per run, created on first use, so the cycle's budget and circuit breaker span
 both steps (the job runs its ops in one process). It is bound to the run's namespace: its answer
@@ -23,6 +23,7 @@ from curation_pipeline.clients.llm import LLMClient
 from curation_pipeline.clients.openai_sdk import make_openai_client
 from curation_pipeline.config.bounds import AtLeastOne
 from curation_pipeline.config.llm import APIS, LLMSettings, load_llm_settings
+from curation_pipeline.defs.resource_defaults import with_defaults
 from curation_pipeline.service.step_run import StepRun
 from curation_pipeline.store.llm_cache import PostgresAnswerCache
 
@@ -50,9 +51,11 @@ class LLMResource(dg.ConfigurableResource):
 
     @classmethod
     def from_settings(cls, settings: LLMSettings) -> LLMResource:
-        """The resource with `settings`' non-secret choices as its config (what the launchpad shows)."""
-        return cls(enabled=settings.enabled, model=settings.model, base_url=settings.base_url or "",
-                   api=settings.api, concurrency=settings.concurrency)
+        """The resource with `settings`' non-secret choices as its config defaults (what the
+        launchpad shows, and what a field the run's config does not set keeps)."""
+        return with_defaults(cls, {"enabled": settings.enabled, "model": settings.model,
+                                   "base_url": settings.base_url or "", "api": settings.api,
+                                   "concurrency": settings.concurrency})
 
     def settings(self) -> LLMSettings:
         """The environment's settings (the key, timeouts and budgets) with this resource's choices:

@@ -23,6 +23,7 @@ from curation_pipeline.defs.previews import (
     is_preview,
     wants_preview,
 )
+from curation_pipeline.defs.resource_defaults import with_defaults
 from curation_pipeline.service.session import NamespaceSession, open_namespace_session
 from curation_pipeline.service.step_run import record_interruption
 from curation_pipeline.store.database import ensure_database, open_connection
@@ -130,8 +131,10 @@ class EmbedderResource(dg.ConfigurableResource):
 
     @classmethod
     def from_settings(cls, settings: EmbedderSettings) -> EmbedderResource:
-        """The resource with `settings`' non-secret choices as its config (what the launchpad shows)."""
-        return cls(provider=settings.provider, model=settings.model or "", dimension=settings.dimension)
+        """The resource with `settings`' non-secret choices as its config defaults (what the
+        launchpad shows, and what a field the run's config does not set keeps)."""
+        return with_defaults(cls, {"provider": settings.provider, "model": settings.model or "",
+                                   "dimension": settings.dimension})
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         self.settings()  # a bad launchpad value fails the run before its first step (no model loaded)

@@ -90,6 +90,19 @@ def test_the_definitions_bind_the_environment_as_it_is_when_they_are_built(monke
         assert (cap(before), cap(after)) == (20, 7), job_name
     shown = _launchpad_defaults(after.resolve_job_def(JOB_NAME))["resources"]["llm"]["config"]
     assert (shown["model"], shown["base_url"], shown["api"]) == ("later-model", "http://127.0.0.1:9/v1", "chat")
+    # A run that sets one field keeps the values in force for the rest (steps and resources).
+    from dagster._core.system_config.objects import ResolvedRunConfig
+
+    from curation_pipeline.defs.job import step_run_config, with_step_defaults
+
+    partial = {**step_run_config({"consolidate_duplicates": {"similarity_threshold": 0.8}}),
+               "resources": {"llm": {"config": {"model": "launchpad-model"}}}}
+    resolved = ResolvedRunConfig.build(after.resolve_job_def(JOB_NAME),
+                                       with_step_defaults(StepSettings.from_environment(), partial))
+    step = resolved.ops[f"{CYCLE_GRAPH}.consolidate_duplicates"].config
+    assert (step["similarity_threshold"], step["cap"]) == (0.8, 7)
+    llm = resolved.resources["llm"].config
+    assert (llm["model"], llm["base_url"], llm["api"]) == ("launchpad-model", "http://127.0.0.1:9/v1", "chat")
 
 
 def _launchpad_defaults(job) -> dict:
