@@ -73,16 +73,20 @@ def step_run_config(op_configs: Mapping[str, Mapping]) -> dict:
 
 def with_step_defaults(step_settings: StepSettings, run_config: Mapping | None,
                        ops: Collection[str] | None = None) -> dict:
-    """`run_config` completed with `step_settings` for every step value it does not set (of the
-    steps in `ops` only, for a run of a selection of them: Dagster refuses config of the others).
+    """`run_config` completed with `step_settings` for every step value it does not set; for a
+    run of a selection of steps (`ops`), the config of the others is left out (Dagster refuses
+    config of an op outside the selection of a job with default config).
 
     The jobs' default config (`build_jobs`) is a partitioned job's config: Dagster uses it
     whole for a run launched without run config (the schedule, the sensors, a backfill, a
     partition picked in the launchpad) and not at all for a run given some; a caller that
     launches with a partial run config (the CLI, the tests) completes it here, so the values
     it does not set are the ones in force, not the declared defaults."""
-    in_force = {op: config for op, config in step_op_config(step_settings).items() if ops is None or op in ops}
-    return _merged(step_run_config(in_force), run_config or {})
+    merged = _merged(step_run_config(step_op_config(step_settings)), run_config or {})
+    if ops is not None:
+        steps = merged["ops"][CYCLE_GRAPH]["ops"]
+        merged["ops"][CYCLE_GRAPH]["ops"] = {op: config for op, config in steps.items() if op in ops}
+    return merged
 
 
 def _merged(base: Mapping, changes: Mapping) -> dict:
