@@ -171,8 +171,9 @@ def _bare_blocked_product(unit: np.ndarray) -> None:
 def bench_repeat_cycles(url: str, sizes: list[int], changes: list[int], repeats: int) -> None:
     import dagster as dg
 
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
     from curation_pipeline.store.database import open_connection
+    defs = load_defs()
 
     rng = np.random.default_rng(11)
     job = defs.resolve_job_def("curate_namespace")

@@ -182,10 +182,11 @@ def _run_cycles(url: str, namespace: str) -> list[dict]:
     import dagster as dg
 
     from curation_pipeline.core.partition_keys import partition_key
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
     from curation_pipeline.defs.job import JOB_NAME
     from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
     from curation_pipeline.store.database import open_connection
+    defs = load_defs()
 
     key = partition_key(TENANT, namespace)
     cycles = []

@@ -254,10 +254,11 @@ def main() -> None:
     from curation_pipeline.cli.dagster_home import prepare_dagster_home
     from curation_pipeline.config.settings import load_settings
     from curation_pipeline.core.partition_keys import partition_key
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
     from curation_pipeline.defs.job import JOB_NAME
     from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
     from curation_pipeline.store.database import open_connection
+    defs = load_defs()
 
     home = prepare_dagster_home(load_settings())
     interval = set_queue(home, dequeue_interval=args.dequeue_interval, max_concurrent_runs=None)

@@ -36,7 +36,9 @@ TENANT = "bench"
 _CYCLE = """
 import json, sys, time
 import dagster as dg
-from curation_pipeline.defs.definitions import defs
+from curation_pipeline.defs.definitions import load_defs
+
+defs = load_defs()
 
 key = sys.argv[1]
 with dg.instance_for_test() as instance:

@@ -74,12 +74,13 @@ def main() -> None:
     from curation_pipeline.clients.embedders.lexical import LexicalEmbedder
     from curation_pipeline.config.settings import load_settings
     from curation_pipeline.core.partition_keys import partition_key
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
     from curation_pipeline.defs.job import JOB_NAME
     from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
     from curation_pipeline.store.database import ensure_database, open_connection
     from curation_pipeline.store.nodes_io import insert_nodes
     from curation_pipeline_tests.support.llm_stub import Answer, StubLLMServer, faithful
+    defs = load_defs()
 
     url = ensure_database(load_settings())
     model = LexicalEmbedder(DIM).name

@@ -31,13 +31,14 @@ def main() -> None:
     from curation_pipeline.cli.dagster_home import prepare_dagster_home
     from curation_pipeline.config.settings import load_settings
     from curation_pipeline.core.partition_keys import partition_key
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
     from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
     from curation_pipeline.defs.resources import MemoryStore
     from curation_pipeline.defs.schedules import build_curation_schedule
     from curation_pipeline.defs.sensors import build_idle_sensor
     from curation_pipeline.store.database import ensure_database, open_connection
     from curation_pipeline.store.triggers import load_candidates
+    defs = load_defs()
 
     settings = load_settings()
     prepare_dagster_home(settings)

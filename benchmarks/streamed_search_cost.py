@@ -153,8 +153,9 @@ def in_run_process(url: str, namespace: str, k: int, model: str, repeats: int) -
     real cycle. Prints one JSON line."""
     import dagster as dg
 
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
     from curation_pipeline.store.database import open_connection
+    defs = load_defs()
 
     samples: dict[str, list[float]] = {}
     with open_connection(url) as conn:
@@ -199,8 +200,9 @@ def main() -> None:
     url = scale_data.fresh_store()
     import dagster as dg
 
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
     from curation_pipeline.store.database import open_connection
+    defs = load_defs()
 
     model = scale_data.SEMANTIC_MODEL
     job = defs.resolve_job_def("curate_namespace")

@@ -144,8 +144,9 @@ CASES = {"imported": "loaded with the namespace's activity row (as `import` writ
 def measure(args, url: str, sizes: list[int], case: str) -> None:
     import dagster as dg
 
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
     from curation_pipeline.store.database import open_connection
+    defs = load_defs()
 
     job = defs.resolve_job_def("curate_namespace")
     quiet = scale_data.QUIET

@@ -115,8 +115,9 @@ def run_cycle(
     job_name: str | None = None,
 ) -> dg.ExecuteInProcessResult:
     """One run of `job_name` (default: the curation job) on a namespace's partition, in process."""
-    from curation_pipeline.defs.definitions import defs
-    from curation_pipeline.defs.job import JOB_NAME, step_key
+    from curation_pipeline.config.steps import StepSettings
+    from curation_pipeline.defs.definitions import load_defs
+    from curation_pipeline.defs.job import JOB_NAME, step_key, with_step_defaults
     from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
 
     if op_selection and run_config:
@@ -127,8 +128,9 @@ def run_cycle(
     key = partition_key(tenant_id, namespace)
     if not instance.has_dynamic_partition(PARTITIONS_DEF_NAME, key):
         instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, [key])
-    return defs.resolve_job_def(job_name or JOB_NAME).execute_in_process(
-        partition_key=key, instance=instance, run_config=run_config or {},
+    return load_defs().resolve_job_def(job_name or JOB_NAME).execute_in_process(
+        partition_key=key, instance=instance,
+        run_config=with_step_defaults(StepSettings.from_environment(), run_config, op_selection),
         op_selection=[step_key(op) for op in op_selection] if op_selection else None,
         raise_on_error=False,
     )

@@ -40,7 +40,8 @@ from dagster._grpc.client import DagsterGrpcClient
 from dagster._grpc.server import wait_for_grpc_server
 from dagster._serdes import serialize_value
 
-from curation_pipeline.defs.job import JOB_NAME
+from curation_pipeline.config.steps import StepSettings
+from curation_pipeline.defs.job import JOB_NAME, with_step_defaults
 
 LOCATION_NAME = "curation_pipeline"  # must match workspace.yaml, or the UI sees another location
 DEFINITIONS_MODULE = "curation_pipeline.defs.definitions"
@@ -140,6 +141,9 @@ def launch_partition_runs(
     """Create and launch one run of the curation job (or `job_name`, e.g. the preview job) per
     partition key; returns the run ids. `queued`: submit them to the run queue instead, as the
     UI's Launch button does (the daemon dequeues them within the queue's limits)."""
+    # Partial run config is completed with the step settings in force (Dagster would use only
+    # what is given: defs/job.py, with_step_defaults).
+    run_config = with_step_defaults(StepSettings.from_environment(), run_config)
     location = workspace.get_code_location(LOCATION_NAME)
     repository = next(iter(location.get_repositories().values()))
     remote_job = repository.get_full_job(job_name)

@@ -1,101 +1,98 @@
-"""Per-op Dagster config. Defaults come from the step settings (environment), so the launchpad
-shows the values in force and an operator can override one for a single run. The bounds are the
-settings' own types (bounds.py): a value is refused here exactly as in the environment, before
-the step touches anything."""
+"""Per-op Dagster config, derived from the step settings (steps.py): each field is a step
+setting under the op's own name, with the setting's type (so its bound, bounds.py), default and
+description. A value is refused here exactly as in the environment, before the step touches
+anything.
+
+The defaults are the settings' static ones: importing this module reads no environment. The
+values in force come from `step_op_config`, which the jobs bind as their default run config where
+the Definitions are built (defs/job.py), so the launchpad shows them.
+"""
 
 from __future__ import annotations
 
-import dagster as dg
-from pydantic import Field, model_validator
+from collections.abc import Mapping
+from typing import Annotated, Any
 
-from curation_pipeline.config.bounds import (
-    AtLeastOne,
-    Cap,
-    Count,
-    TextLimit,
-    Threshold,
-    check_association_below_merge,
-)
+import dagster as dg
+from pydantic import Field, create_model, model_validator
+
+from curation_pipeline.config.bounds import check_association_below_merge
 from curation_pipeline.config.steps import StepSettings
 
-_defaults = StepSettings.from_environment()
+# op config class -> {its field: the step setting it is}
+_FIELDS: dict[type[dg.Config], dict[str, str]] = {}
 
 
-class ReclassifyConfig(dg.Config):
-    min_epoch_lag: Count = Field(_defaults.reclassify_min_epoch_lag, description="epoch lag a never-recalled node must exceed")
-    cap: Cap = Field(_defaults.reclassify_cap, description="signals per cycle at most")
+def _derived(name: str, descriptions: Mapping[str, str] | None = None, **fields: str) -> type[dg.Config]:
+    """A dg.Config whose `fields` are the named step settings (type, bound, default,
+    description); `descriptions` replaces a setting's description where the op reads it
+    differently."""
+    declared: dict[str, Any] = {}
+    for field, setting_name in fields.items():
+        setting = StepSettings.model_fields[setting_name]
+        kind = Annotated[(setting.annotation, *setting.metadata)] if setting.metadata else setting.annotation
+        description = (descriptions or {}).get(field, setting.description)
+        declared[field] = (kind, Field(setting.default, description=description))
+    model = create_model(f"_{name}Fields", __base__=dg.Config, **declared)
+    _FIELDS[model] = dict(fields)
+    return model
 
 
-class ConsolidateConfig(dg.Config):
-    similarity_threshold: Threshold = Field(_defaults.similarity_threshold, description="cosine a pair must exceed")
-    cap: Cap = Field(_defaults.consolidate_cap, description="pairs merged per cycle at most")
-    max_chars: AtLeastOne = Field(_defaults.merge_max_chars, description="merged text length limit")
-    in_database_search_max_changed: Count = Field(
-        _defaults.in_database_search_max_changed,
-        description="up to this many changed nodes, pgvector finds their pairs in the database; "
-        "more, and the namespace's vectors are compared here in float32 blocks",
-    )
-    max_archive_fraction: Threshold = Field(
-        _defaults.max_archive_fraction,
-        description="share of the namespace's active nodes that one cycle may archive (at least 1)",
-    )
-    judge_band_low: Threshold = Field(
-        _defaults.judge_band_low,
-        description="pairs above this cosine, up to the merge threshold, are judged by the LLM "
-        "(when it is on): same, update, related or distinct",
-    )
-    update_min_similarity: Threshold = Field(
-        _defaults.update_min_similarity,
-        description="pairs above this cosine are checked for updates (a newer memory giving a new value)",
-    )
-    supersede_cap: Cap = Field(_defaults.supersede_cap, description="older memories superseded per cycle at most")
-    judge_cap: Cap = Field(_defaults.judge_cap, description="pairs the LLM judges per cycle at most")
-    search_max_changed: AtLeastOne = Field(
-        _defaults.search_max_changed,
-        description="changed nodes whose pairs one cycle searches at most (the rest next cycle)",
-    )
+class ReclassifyConfig(_derived("Reclassify", min_epoch_lag="reclassify_min_epoch_lag", cap="reclassify_cap")):
+    """Step 1: reclassify stale nodes."""
 
 
-class SummarizeConfig(dg.Config):
-    min_chars: Count = Field(_defaults.verbose_min_chars, description="a text longer than this is verbose")
-    recall_below: Count = Field(_defaults.verbose_recall_below, description="verbose nodes recalled fewer times are summarized")
-    cap: Cap = Field(_defaults.summarize_cap, description="summaries per cycle at most")
-    summary_chars: TextLimit = Field(_defaults.summary_chars, description="summary length limit, ellipsis included")
+class ConsolidateConfig(_derived(
+    "Consolidate",
+    similarity_threshold="similarity_threshold", cap="consolidate_cap", max_chars="merge_max_chars",
+    in_database_search_max_changed="in_database_search_max_changed",
+    max_archive_fraction="max_archive_fraction", judge_band_low="judge_band_low",
+    update_min_similarity="update_min_similarity", supersede_cap="supersede_cap", judge_cap="judge_cap",
+    search_max_changed="search_max_changed",
+)):
+    """Step 2: consolidate duplicates."""
 
 
-class RevectorizeConfig(dg.Config):
-    batch_size: AtLeastOne = Field(_defaults.embed_batch_size, description="texts per embedder call")
-    reembed_cap: Cap = Field(_defaults.reembed_cap, description="nodes embedded by another model re-embedded per cycle at most")
-    embed_cap: Cap = Field(_defaults.embed_cap, description="nodes without a vector embedded per cycle at most")
+class SummarizeConfig(_derived(
+    "Summarize", min_chars="verbose_min_chars", recall_below="verbose_recall_below", cap="summarize_cap",
+    summary_chars="summary_chars",
+)):
+    """Step 3: summarize verbose nodes."""
 
 
-class StaleConfidenceConfig(dg.Config):
-    stale_after_days: Count = Field(_defaults.stale_after_days, description="days without recall before confidence goes stale")
-    cap: Cap = Field(_defaults.stale_cap, description="nodes marked stale per cycle at most")
+class RevectorizeConfig(_derived("Revectorize", batch_size="embed_batch_size", reembed_cap="reembed_cap",
+                                 embed_cap="embed_cap")):
+    """Step 4: embed (re-embed) nodes."""
 
 
-class GraphSyncConfig(dg.Config):
-    cap: Cap = Field(_defaults.graph_sync_cap, description="nodes synced per cycle at most, in steady state")
-    backfill_cap: Cap = Field(_defaults.graph_backfill_cap,
-                              description="while more nodes than `cap` wait: nodes synced per cycle at most")
+class StaleConfidenceConfig(_derived("StaleConfidence", stale_after_days="stale_after_days", cap="stale_cap")):
+    """Step 5: mark stale confidence."""
 
 
-class AssociateConfig(dg.Config):
-    threshold: Threshold = Field(_defaults.association_threshold,
-                                 description="cosine a pair must exceed to be linked as sharing a concept")
-    merge_threshold: Threshold = Field(_defaults.similarity_threshold,
-                                       description="pairs above this are duplicates (step 2), not associations")
-    cap: Cap = Field(_defaults.association_cap, description="edges added per cycle at most")
-    in_database_search_max_changed: Count = Field(
-        _defaults.in_database_search_max_changed,
-        description="up to this many changed nodes, pgvector finds their pairs in the database",
-    )
-    search_max_changed: AtLeastOne = Field(
-        _defaults.search_max_changed,
-        description="changed nodes whose pairs one cycle searches at most (the rest next cycle)",
-    )
+class GraphSyncConfig(_derived("GraphSync", cap="graph_sync_cap", backfill_cap="graph_backfill_cap")):
+    """Step 6: graph sync."""
+
+
+class AssociateConfig(_derived(
+    "Associate", {"merge_threshold": "pairs above this are duplicates (step 2), not associations"},
+    threshold="association_threshold", merge_threshold="similarity_threshold", cap="association_cap",
+    in_database_search_max_changed="in_database_search_max_changed", search_max_changed="search_max_changed",
+)):
+    """Step 6b: concept associations."""
 
     @model_validator(mode="after")
     def _below_merge_threshold(self):
         check_association_below_merge(self.threshold, self.merge_threshold)
         return self
+
+
+def config_fields(config_class: type[dg.Config]) -> dict[str, str]:
+    """{op config field: the step setting it is} of one op's config class."""
+    return next(fields for model, fields in _FIELDS.items() if issubclass(config_class, model))
+
+
+def step_op_config(step_settings: StepSettings, configs: Mapping[str, type[dg.Config]]) -> dict[str, dict[str, Any]]:
+    """{op name: {field: value}}: the op config of each step of `configs` (op name -> its config
+    class, the step registry's: defs/job.py) with the values of `step_settings`."""
+    return {op: {field: getattr(step_settings, setting) for field, setting in config_fields(config).items()}
+            for op, config in configs.items()}

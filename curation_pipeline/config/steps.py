@@ -1,10 +1,18 @@
 """Every step's thresholds and caps (the reference curator's numbers; docs/architecture.md lists
-the steps). Dagster op config (op_config.py) starts from these, so an operator can override a
-value for one run in the launchpad without touching the environment."""
+the steps), each declared once here: its type (with its bound, bounds.py), its default, its
+description and its environment variable.
+
+The launchpad's op config (op_config.py) is derived from these fields, with these static
+defaults, so importing it reads nothing; the values in force are read from the environment where
+the Definitions are built and bound there as the jobs' default config (defs/job.py), so an
+operator sees them in the launchpad and can override one for a single run.
+"""
 
 from __future__ import annotations
 
-from pydantic import Field, model_validator
+from typing import Any
+
+from pydantic import AliasChoices, Field, model_validator
 
 from curation_pipeline.config.bounds import (
     AtLeastOne,
@@ -17,60 +25,78 @@ from curation_pipeline.config.bounds import (
 from curation_pipeline.config.environment import EnvironmentSettings
 
 
+def setting(default: Any, variable: str, description: str, *aliases: str) -> Any:
+    """A step setting: its default, its variable (then any older names still accepted, the first
+    set one wins) and the description the launchpad shows."""
+    alias = AliasChoices(variable, *aliases) if aliases else variable
+    return Field(default, validation_alias=alias, description=description)
+
+
 class StepSettings(EnvironmentSettings):
     # Step 1: reclassify stale nodes.
-    reclassify_min_epoch_lag: Count = Field(100, validation_alias="CURATOR_RECLASSIFY_MIN_EPOCH_LAG")
-    reclassify_cap: Cap = Field(50, validation_alias="CURATOR_RECLASSIFY_CAP")
+    reclassify_min_epoch_lag: Count = setting(
+        100, "CURATOR_RECLASSIFY_MIN_EPOCH_LAG", "epoch lag a never-recalled node must exceed")
+    reclassify_cap: Cap = setting(50, "CURATOR_RECLASSIFY_CAP", "signals per cycle at most")
     # Step 2: consolidate duplicates.
-    similarity_threshold: Threshold = Field(0.92, validation_alias="CURATOR_SIMILARITY_THRESHOLD")
-    consolidate_cap: Cap = Field(20, validation_alias="CURATOR_CONSOLIDATE_CAP")
-    merge_max_chars: AtLeastOne = Field(2000, validation_alias="CURATOR_MERGE_MAX_CHARS")
+    similarity_threshold: Threshold = setting(0.92, "CURATOR_SIMILARITY_THRESHOLD", "cosine a pair must exceed")
+    consolidate_cap: Cap = setting(20, "CURATOR_CONSOLIDATE_CAP", "pairs merged per cycle at most")
+    merge_max_chars: AtLeastOne = setting(2000, "CURATOR_MERGE_MAX_CHARS", "merged text length limit")
     # At most this share of a namespace's active nodes is archived in one cycle (at least one),
     # so a bad threshold can't archive half a namespace at once.
-    max_archive_fraction: Threshold = Field(0.1, validation_alias="CURATOR_MAX_ARCHIVE_FRACTION")
-    # Pairs above this (and up to the merge threshold) are judged by the LLM when it is on:
-    # same, update, related or distinct.
-    judge_band_low: Threshold = Field(0.75, validation_alias="CURATOR_JUDGE_BAND_LOW")
-    # Pairs above this are checked for updates offline (a new value shares less of the text:
-    # with all-MiniLM-L6-v2, 14 of 110 labelled updates lie between 0.6 and 0.75).
-    update_min_similarity: Threshold = Field(0.6, validation_alias="CURATOR_UPDATE_MIN_SIMILARITY")
-    # Older memories marked superseded per cycle at most, and pairs sent to the judge.
-    supersede_cap: Cap = Field(20, validation_alias="CURATOR_SUPERSEDE_CAP")
-    judge_cap: Cap = Field(20, validation_alias="CURATOR_JUDGE_CAP")
-    # Incremental step 2: up to this many changed nodes are compared in the database (k x n
-    # distances there beat loading n vectors here below roughly 100; benchmarks/curation_cost.py).
-    in_database_search_max_changed: Count = Field(100, validation_alias="CURATOR_IN_DATABASE_SEARCH_MAX_CHANGED")
-    # Steps 2 and 6b: nodes written since the last pass whose pairs one cycle searches at most
-    # (oldest writes first, the rest the next cycles): a bulk load of a large namespace is
-    # compared a bounded slice a cycle (k x N products), not all at once.
-    search_max_changed: AtLeastOne = Field(5000, validation_alias="CURATOR_SEARCH_MAX_CHANGED")
+    max_archive_fraction: Threshold = setting(
+        0.1, "CURATOR_MAX_ARCHIVE_FRACTION",
+        "share of the namespace's active nodes that one cycle may archive (at least 1)")
+    judge_band_low: Threshold = setting(
+        0.75, "CURATOR_JUDGE_BAND_LOW",
+        "pairs above this cosine, up to the merge threshold, are judged by the LLM (when it is on): "
+        "same, update, related or distinct")
+    # With all-MiniLM-L6-v2, 14 of 110 labelled updates lie between 0.6 and 0.75: a new value
+    # shares less of the text.
+    update_min_similarity: Threshold = setting(
+        0.6, "CURATOR_UPDATE_MIN_SIMILARITY",
+        "pairs above this cosine are checked for updates (a newer memory giving a new value)")
+    supersede_cap: Cap = setting(20, "CURATOR_SUPERSEDE_CAP", "older memories superseded per cycle at most")
+    judge_cap: Cap = setting(20, "CURATOR_JUDGE_CAP", "pairs the LLM judges per cycle at most")
+    # Incremental steps 2 and 6b: k x n distances in the database beat loading n vectors here
+    # below roughly 100 changed nodes (benchmarks/curation_cost.py).
+    in_database_search_max_changed: Count = setting(
+        100, "CURATOR_IN_DATABASE_SEARCH_MAX_CHANGED",
+        "up to this many changed nodes, pgvector finds their pairs in the database; more, and the "
+        "namespace's vectors are compared here in float32 blocks")
+    # Steps 2 and 6b, oldest writes first: a bulk load of a large namespace is compared a bounded
+    # slice a cycle (k x N products), not all at once.
+    search_max_changed: AtLeastOne = setting(
+        5000, "CURATOR_SEARCH_MAX_CHANGED",
+        "changed nodes whose pairs one cycle searches at most (the rest next cycle)")
     # Step 3: summarize verbose nodes.
-    verbose_min_chars: Count = Field(500, validation_alias="CURATOR_VERBOSE_MIN_CHARS")
-    verbose_recall_below: Count = Field(3, validation_alias="CURATOR_VERBOSE_RECALL_BELOW")
-    summarize_cap: Cap = Field(30, validation_alias="CURATOR_SUMMARIZE_CAP")
-    summary_chars: TextLimit = Field(200, validation_alias="CURATOR_SUMMARY_CHARS")
+    verbose_min_chars: Count = setting(500, "CURATOR_VERBOSE_MIN_CHARS", "a text longer than this is verbose")
+    verbose_recall_below: Count = setting(
+        3, "CURATOR_VERBOSE_RECALL_BELOW", "verbose nodes recalled fewer times are summarized")
+    summarize_cap: Cap = setting(30, "CURATOR_SUMMARIZE_CAP", "summaries per cycle at most")
+    summary_chars: TextLimit = setting(200, "CURATOR_SUMMARY_CHARS", "summary length limit, ellipsis included")
     # Step 4: embed (re-embed) nodes.
-    embed_batch_size: AtLeastOne = Field(256, validation_alias="CURATOR_EMBED_BATCH_SIZE")
-    # Nodes without a vector embedded per cycle at most (oldest first): a namespace loaded without
-    # vectors is embedded over several cycles, each bounded in time and memory.
-    embed_cap: Cap = Field(5000, validation_alias="CURATOR_EMBED_CAP")
-    # Nodes whose vector came from another model than the configured one are re-embedded, at
-    # most this many per cycle: a model switch is a migration spread over cycles, not one bill.
-    reembed_cap: Cap = Field(1000, validation_alias="CURATOR_REEMBED_CAP")
+    embed_batch_size: AtLeastOne = setting(256, "CURATOR_EMBED_BATCH_SIZE", "texts per embedder call")
+    # Oldest first: a namespace loaded without vectors is embedded over several cycles, each
+    # bounded in time and memory.
+    embed_cap: Cap = setting(5000, "CURATOR_EMBED_CAP", "nodes without a vector embedded per cycle at most")
+    # A model switch is a migration spread over cycles, not one bill.
+    reembed_cap: Cap = setting(
+        1000, "CURATOR_REEMBED_CAP", "nodes embedded by another model re-embedded per cycle at most")
     # Step 5: mark stale confidence.
-    stale_after_days: Count = Field(30, validation_alias="CURATOR_STALE_AFTER_DAYS")
-    # Marked stale per cycle at most (oldest first; the reference has no cap, and a normal cycle
-    # never reaches this one).
-    stale_cap: Cap = Field(10_000, validation_alias="CURATOR_STALE_CAP")
+    stale_after_days: Count = setting(
+        30, "CURATOR_STALE_AFTER_DAYS", "days without recall before confidence goes stale")
+    # Oldest first; the reference has no cap, and a normal cycle never reaches this one.
+    stale_cap: Cap = setting(10_000, "CURATOR_STALE_CAP", "nodes marked stale per cycle at most")
     # Step 6: graph sync.
-    graph_sync_cap: Cap = Field(100, validation_alias="CURATOR_GRAPH_SYNC_CAP")
-    # While more nodes than that wait (a bulk load, a first sync), the step goes on in batches of
-    # 1,000 up to this many nodes a cycle: the graph catches up in cycles, not weeks.
-    graph_backfill_cap: Cap = Field(20_000, validation_alias="CURATOR_GRAPH_BACKFILL_CAP")
-    # Step 6b: concept associations. Nodes at least this similar (but not similar enough to merge)
-    # are linked by a `shares_concept_with` edge; never with the lexical embedder.
-    association_threshold: Threshold = Field(0.80, validation_alias="CURATOR_ASSOCIATION_THRESHOLD")
-    association_cap: Cap = Field(200, validation_alias="CURATOR_ASSOCIATION_CAP")
+    graph_sync_cap: Cap = setting(100, "CURATOR_GRAPH_SYNC_CAP", "nodes synced per cycle at most, in steady state")
+    # In batches of 1,000: after a bulk load or a first sync the graph catches up in cycles, not weeks.
+    graph_backfill_cap: Cap = setting(
+        20_000, "CURATOR_GRAPH_BACKFILL_CAP", "while more nodes than `cap` wait: nodes synced per cycle at most")
+    # Step 6b: concept associations; never with the lexical embedder.
+    association_threshold: Threshold = setting(
+        0.80, "CURATOR_ASSOCIATION_THRESHOLD",
+        "cosine a pair must exceed to be linked as sharing a concept (not similar enough to merge)")
+    association_cap: Cap = setting(200, "CURATOR_ASSOCIATION_CAP", "edges added per cycle at most")
 
     @model_validator(mode="after")
     def _association_below_merge(self) -> StepSettings:

@@ -18,15 +18,19 @@ materialization is recorded as failed.
 
 The graph is named after the asset, so its steps are `memory_namespace.<op>` and their run
 config sits under `ops.memory_namespace.ops.<op>` (`step_run_config` builds it), in the asset
-job and the preview job alike.
+job and the preview job alike. The jobs are built by `build_jobs` where the Definitions are
+built, with the step settings in force as their default config.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import dagster as dg
 
+from curation_pipeline.config.op_config import step_op_config
+from curation_pipeline.config.steps import StepSettings
 from curation_pipeline.core.step_spec import StepSpec
 from curation_pipeline.defs.assets import (
     DEFINITION_METADATA,
@@ -43,6 +47,9 @@ from curation_pipeline.defs.partitions import namespace_partitions
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME, PREVIEW_TAGS
 from curation_pipeline.service.steps.registry import CLOSING, STEPS
 
+if TYPE_CHECKING:
+    from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
+
 JOB_NAME = "curate_namespace"
 CYCLE_GRAPH = MEMORY_NAMESPACE.to_python_identifier()
 
@@ -55,6 +62,41 @@ def step_key(op_name: str) -> str:
 def step_run_config(op_configs: Mapping[str, Mapping]) -> dict:
     """Run config setting some steps' config, `{op name: {setting: value}}`, for either job."""
     return {"ops": {CYCLE_GRAPH: {"ops": {op: {"config": dict(config)} for op, config in op_configs.items()}}}}
+
+
+# op name -> its config class, for every step that has one (step 7 has none).
+STEP_CONFIGS = {spec.name: spec.config for spec in STEPS if spec.config is not None}
+
+
+def steps_in_force(step_settings: StepSettings) -> dict:
+    """The run config of every step with the values of `step_settings`."""
+    return step_run_config(step_op_config(step_settings, STEP_CONFIGS))
+
+
+def with_step_defaults(step_settings: StepSettings, run_config: Mapping | None,
+                       ops: Collection[str] | None = None) -> dict:
+    """`run_config` completed with `step_settings` for every step value it does not set; for a
+    run of a selection of steps (`ops`), the config of the others is left out (Dagster refuses
+    config of an op outside the selection of a job with default config).
+
+    The jobs' default config (`build_jobs`) is a partitioned job's config: Dagster uses it
+    whole for a run launched without run config (the schedule, the sensors, a backfill, a
+    partition picked in the launchpad) and not at all for a run given some; a caller that
+    launches with a partial run config (the CLI, the tests) completes it here, so the values
+    it does not set are the ones in force, not the declared defaults."""
+    merged = _merged(steps_in_force(step_settings), run_config or {})
+    if ops is not None:
+        steps = merged["ops"][CYCLE_GRAPH]["ops"]
+        merged["ops"][CYCLE_GRAPH]["ops"] = {op: config for op, config in steps.items() if op in ops}
+    return merged
+
+
+def _merged(base: Mapping, changes: Mapping) -> dict:
+    merged = dict(base)
+    for key, value in changes.items():
+        both_mappings = isinstance(value, Mapping) and isinstance(base.get(key), Mapping)
+        merged[key] = _merged(base[key], value) if both_mappings else value
+    return merged
 
 
 def build_cycle_graph(name: str, specs: Sequence[StepSpec] = STEPS) -> dg.GraphDefinition:
@@ -90,37 +132,45 @@ memory_namespace = dg.AssetsDefinition.from_graph(
     tags_by_output_name={RESULT_OUTPUT: {**TAGS, **{f"dagster/kind/{kind}": "" for kind in KINDS}}},
 )
 
-# An asset job: Materialize in the UI, backfills, the schedule, the sensors and the CLI all launch
-# it, and it runs the asset's checks with it.
-curate_namespace = dg.define_asset_job(
-    JOB_NAME,
-    selection=dg.AssetSelection.assets(MEMORY_NAMESPACE),  # partitioned as the asset is
-    # Steps are short and share one namespace lock: separate processes would only add seconds
-    # of start-up per step.
-    executor_def=dg.in_process_executor,
-    description=(
-        f"One curation cycle of one tenant/namespace, materializing its memory_namespace partition: "
-        f"{_STEPS}. Nothing is deleted; every change is recorded in node_revisions and can be "
-        "undone (curation-pipeline undo --run RUN_ID)."
-    ),
-)
-
-
 @dg.graph(name="preview_cycle")
 def _preview_cycle():
     curation_cycle()
 
 
-# The same graph, writing nothing, as an op job of its own: it never materializes the asset and
-# stays off curate_namespace's partition status (defs/previews.py).
-preview_namespace = _preview_cycle.to_job(
-    name=PREVIEW_JOB_NAME,
-    partitions_def=namespace_partitions,
-    executor_def=dg.in_process_executor,
-    tags=PREVIEW_TAGS,
-    description=(
-        f"Preview of one curation cycle of one tenant/namespace ({_STEPS}): every step plans and "
-        "shows its changes in one database transaction that is rolled back. Preview, nothing "
-        "written: only a curation_preview activity row is kept."
-    ),
-)
+def build_jobs(step_settings: StepSettings) -> tuple[UnresolvedAssetJobDefinition, dg.JobDefinition]:
+    """`curate_namespace` and `preview_namespace` with `step_settings` bound as their default run
+    config: the launchpad shows these values for a partition, and a run launched without run
+    config uses them (a partial run config is completed by `with_step_defaults`). Called where
+    the Definitions are built (defs/definitions.py), so the values are the ones in force when
+    the code location loads, not when this module was first imported."""
+    default_config = steps_in_force(step_settings)
+    # An asset job: Materialize in the UI, backfills, the schedule, the sensors and the CLI all
+    # launch it, and it runs the asset's checks with it.
+    curate = dg.define_asset_job(
+        JOB_NAME,
+        selection=dg.AssetSelection.assets(MEMORY_NAMESPACE),
+        config=default_config,
+        # Steps are short and share one namespace lock: separate processes would only add
+        # seconds of start-up per step.
+        executor_def=dg.in_process_executor,
+        description=(
+            f"One curation cycle of one tenant/namespace, materializing its memory_namespace partition: "
+            f"{_STEPS}. Nothing is deleted; every change is recorded in node_revisions and can be "
+            "undone (curation-pipeline undo --run RUN_ID)."
+        ),
+    )
+    # The same graph, writing nothing, as an op job of its own: it never materializes the asset
+    # and stays off curate_namespace's partition status (defs/previews.py).
+    preview = _preview_cycle.to_job(
+        name=PREVIEW_JOB_NAME,
+        partitions_def=namespace_partitions,
+        config=default_config,
+        executor_def=dg.in_process_executor,
+        tags=PREVIEW_TAGS,
+        description=(
+            f"Preview of one curation cycle of one tenant/namespace ({_STEPS}): every step plans and "
+            "shows its changes in one database transaction that is rolled back. Preview, nothing "
+            "written: only a curation_preview activity row is kept."
+        ),
+    )
+    return curate, preview

@@ -1,9 +1,10 @@
 """The Dagster resource that holds the LLM client of a run (steps 2 and 3).
 
-Settings come from the environment (`config/llm.py`); the launchpad shows the non-secret choices
-pre-filled with the environment's values (`enabled`, `model`, `base_url`, `api`, `concurrency`),
-and a value changed there wins for that run. The API key is deliberately not a config field:
-config is shown in the Dagster UI and stored with the run, a key must be neither.
+Settings come from the environment (`config/llm.py`); the Definitions bind its non-secret choices
+(`enabled`, `model`, `base_url`, `api`, `concurrency`) as the resource's config defaults when they
+are built (`LLMResource.from_settings`), so the launchpad shows them, and a value changed there
+wins for that run. The API key is deliberately not a config field: config is shown in the
+Dagster UI and stored with the run, a key must be neither.
 
 One `LLMClient` per run, created on first use, so the cycle's budget and circuit breaker span
 both steps (the job runs its ops in one process). It is bound to the run's namespace: its answer
@@ -22,49 +23,46 @@ from curation_pipeline.clients.llm import LLMClient
 from curation_pipeline.clients.openai_sdk import make_openai_client
 from curation_pipeline.config.bounds import AtLeastOne
 from curation_pipeline.config.llm import APIS, LLMSettings, load_llm_settings
+from curation_pipeline.defs.resource_defaults import with_defaults
 from curation_pipeline.service.step_run import StepRun
 from curation_pipeline.store.llm_cache import PostgresAnswerCache
 
-
-def _environment_defaults() -> dict[str, Any]:
-    """The launchpad's pre-filled values: the environment's, as the code location loads. A bad
-    variable stops the definitions from loading (with the variable named), like any setting:
-    a run would otherwise write its first steps and fail in the first LLM step."""
-    settings = load_llm_settings()
-    return {"enabled": settings.enabled, "model": settings.model, "base_url": settings.base_url or "",
-            "api": settings.api, "concurrency": settings.concurrency}
-
-
-_LOADED = _environment_defaults()
+_DEFAULTS = LLMSettings.model_fields
 
 
 class LLMResource(dg.ConfigurableResource):
-    """The LLM for merges (step 2) and summaries (step 3); off unless enabled."""
+    """The LLM for merges (step 2) and summaries (step 3); off unless enabled.
 
-    enabled: bool = Field(_LOADED["enabled"], description="use the LLM (CURATOR_LLM_ENABLED)")
-    model: str = Field(_LOADED["model"], description="model; on Azure the deployment (CURATOR_LLM_MODEL)")
-    base_url: str = Field(_LOADED["base_url"],
-                          description="base URL of the API; empty: the OpenAI API (CURATOR_LLM_BASE_URL)")
-    api: Literal[APIS] = Field(_LOADED["api"], description="responses or chat (CURATOR_LLM_API)")
-    concurrency: AtLeastOne = Field(_LOADED["concurrency"],
-                             description="requests in flight at once within a step (CURATOR_LLM_CONCURRENCY)")
+    The field defaults are the settings' static ones (nothing is read at import); the
+    Definitions bind the environment's values (`from_settings`) as they are built."""
+
+    enabled: bool = Field(_DEFAULTS["enabled"].default, description="use the LLM (CURATOR_LLM_ENABLED)")
+    model: str = Field(_DEFAULTS["model"].default, description="model; on Azure the deployment (CURATOR_LLM_MODEL)")
+    base_url: str = Field("", description="base URL of the API; empty: the OpenAI API (CURATOR_LLM_BASE_URL)")
+    api: Literal[APIS] = Field(
+        "responses", description="responses or chat (CURATOR_LLM_API; unset there: responses for the OpenAI "
+        "API itself, chat for any other base URL and for Azure)")
+    concurrency: AtLeastOne = Field(_DEFAULTS["concurrency"].default,
+                                    description="requests in flight at once within a step (CURATOR_LLM_CONCURRENCY)")
 
     _client: LLMClient | None = PrivateAttr(default=None)
     _bound_to: tuple[str, str, str] | None = PrivateAttr(default=None)
     _sdk: Any = PrivateAttr(default=None)
 
-    def settings(self) -> LLMSettings:
-        """The environment's settings with the fields changed in the launchpad.
+    @classmethod
+    def from_settings(cls, settings: LLMSettings) -> LLMResource:
+        """The resource with `settings`' non-secret choices as its config defaults (what the
+        launchpad shows, and what a field the run's config does not set keeps)."""
+        return with_defaults(cls, {"enabled": settings.enabled, "model": settings.model,
+                                   "base_url": settings.base_url or "", "api": settings.api,
+                                   "concurrency": settings.concurrency})
 
-        A field still at its pre-filled value leaves the environment's value in force: in a
-        deployment the two are the same (the run worker loads the definitions with its own
-        environment), and a process whose environment changed after it loaded them (tests, a
-        long-lived runner) then follows the environment it has now."""
-        changes = {name: getattr(self, name) for name in _LOADED if getattr(self, name) != _LOADED[name]}
-        if "base_url" in changes:
-            changes["base_url"] = changes["base_url"] or None
-        settings = load_llm_settings()
-        return settings.with_changes(**changes) if changes else settings
+    def settings(self) -> LLMSettings:
+        """The environment's settings (the key, timeouts and budgets) with this resource's choices:
+        the values bound when the Definitions were built, or the ones typed into the launchpad."""
+        return load_llm_settings().with_changes(
+            enabled=self.enabled, model=self.model, base_url=self.base_url or None, api=self.api,
+            concurrency=self.concurrency)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         # The run's settings (the environment's with the launchpad's changes) are checked when

@@ -23,6 +23,7 @@ from curation_pipeline.defs.previews import (
     is_preview,
     wants_preview,
 )
+from curation_pipeline.defs.resource_defaults import with_defaults
 from curation_pipeline.service.session import NamespaceSession, open_namespace_session
 from curation_pipeline.service.step_run import record_interruption
 from curation_pipeline.store.database import ensure_database, open_connection
@@ -119,12 +120,21 @@ class EmbedderResource(dg.ConfigurableResource):
     once per run: steps 2 and 6b need its name, step 4 its model (which may take seconds to load).
     """
 
-    provider: str = Field(load_embedder_settings().provider,
+    # Static defaults (the settings' own): nothing is read at import. The Definitions bind the
+    # environment's values (`from_settings`) as they are built, so the launchpad shows them.
+    provider: str = Field(EmbedderSettings.model_fields["provider"].default,
                           description="lexical, sentence-transformers, openai or azure (CURATION_EMBEDDER)")
-    model: str = Field(load_embedder_settings().model or "",
-                       description="model name or path (CURATION_EMBEDDING_MODEL); empty: the provider's default")
-    dimension: int = Field(load_settings().embedding_dim, description="must be the store's (CURATION_EMBEDDING_DIM)")
+    model: str = Field("", description="model name or path (CURATION_EMBEDDING_MODEL); empty: the provider's default")
+    dimension: int = Field(EmbedderSettings.model_fields["dimension"].default,
+                           description="must be the store's (CURATION_EMBEDDING_DIM)")
     _built: Embedder | None = PrivateAttr(default=None)
+
+    @classmethod
+    def from_settings(cls, settings: EmbedderSettings) -> EmbedderResource:
+        """The resource with `settings`' non-secret choices as its config defaults (what the
+        launchpad shows, and what a field the run's config does not set keeps)."""
+        return with_defaults(cls, {"provider": settings.provider, "model": settings.model or "",
+                                   "dimension": settings.dimension})
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         self.settings()  # a bad launchpad value fails the run before its first step (no model loaded)

@@ -15,7 +15,7 @@ import dagster as dg
 from curation_pipeline.config.triggers import TriggerSettings
 from curation_pipeline.core.cron import interval_to_cron
 from curation_pipeline.core.trigger_policy import CEILING, plan_scheduled_runs
-from curation_pipeline.defs.job import curate_namespace
+from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.defs.partitions import register_partitions
 from curation_pipeline.defs.resources import MemoryStore
 from curation_pipeline.defs.trigger_runs import (
@@ -43,7 +43,7 @@ def build_curation_schedule(settings: TriggerSettings) -> dg.ScheduleDefinition:
         name=SCHEDULE_NAME,
         cron_schedule=cron,
         execution_timezone="UTC",
-        job=curate_namespace,
+        job_name=JOB_NAME,
         default_status=dg.DefaultScheduleStatus.RUNNING,  # it runs itself: nothing to click
         description=(
             f"Every {settings.interval_secs} s ({cron}): one run per enabled namespace with an "

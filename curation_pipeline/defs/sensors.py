@@ -21,7 +21,7 @@ import dagster as dg
 
 from curation_pipeline.config.triggers import TriggerSettings
 from curation_pipeline.core.trigger_policy import plan_idle_runs
-from curation_pipeline.defs.job import curate_namespace
+from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.defs.partitions import (
     PARTITIONS_DEF_NAME,
     namespace_partitions,
@@ -45,7 +45,7 @@ DISCOVERY_SENSOR_NAME = "namespace_discovery_sensor"
 def build_idle_sensor(settings: TriggerSettings) -> dg.SensorDefinition:
     @dg.sensor(
         name=IDLE_SENSOR_NAME,
-        job=curate_namespace,
+        job_name=JOB_NAME,
         minimum_interval_seconds=settings.sensor_interval_secs,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description=(
@@ -94,7 +94,7 @@ def build_discovery_sensor(settings: TriggerSettings) -> dg.SensorDefinition:
         name=DISCOVERY_SENSOR_NAME,
         # It requests no run, but it adds the partitions curate_namespace runs: naming the job
         # lists it with the schedule and the idle sensor on the asset's Automation panel.
-        job=curate_namespace,
+        job_name=JOB_NAME,
         minimum_interval_seconds=max(settings.sensor_interval_secs, 30),
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Registers every tenant/namespace of the memory store as a partition of curate_namespace.",

@@ -18,6 +18,12 @@ from curation_pipeline_tests.conftest import NOW, insert, node, run_cycle
 
 pytestmark = pytest.mark.slow
 
+# What the UI, the daemon and a run process do with workspace.yaml's module: build its `defs`.
+LOAD_CODE_LOCATION = (
+    "from dagster._core.definitions.reconstruct import ReconstructableRepository;"
+    "ReconstructableRepository.for_module('curation_pipeline.defs.definitions', 'defs').get_definition()"
+)
+
 BAD_SETTINGS = [
     ("CURATOR_LLM_ENABLED", "maybe"),
     ("CURATOR_LLM_API", "bogus"),
@@ -70,7 +76,7 @@ def test_the_code_location_does_not_load_with_a_bad_llm_setting(tmp_path, variab
     # What the UI, the daemon and every run process load: the error names the variable.
     environment = {name: v for name, v in os.environ.items() if not name.startswith(("CURATOR_LLM_", "OPENAI_"))}
     environment.update({variable: value, "CURATION_HOME": str(tmp_path)})
-    loaded = subprocess.run([sys.executable, "-c", "import curation_pipeline.defs.definitions"],
+    loaded = subprocess.run([sys.executable, "-c", LOAD_CODE_LOCATION],
                             env=environment, capture_output=True, text=True)
     assert loaded.returncode != 0
     assert f"{variable}='{value}' is invalid" in loaded.stderr
@@ -98,7 +104,7 @@ def test_the_code_location_names_every_bad_setting_at_once(tmp_path):
     environment = {name: v for name, v in os.environ.items() if not name.startswith(("CURATOR_LLM_", "OPENAI_"))}
     environment.update({"CURATOR_LLM_API": "bogus", "CURATION_EMBEDDER": "bogus", "CURATOR_CONSOLIDATE_CAP": "many",
                         "CURATION_HOME": str(tmp_path)})
-    loaded = subprocess.run([sys.executable, "-c", "import curation_pipeline.defs.definitions"],
+    loaded = subprocess.run([sys.executable, "-c", LOAD_CODE_LOCATION],
                             env=environment, capture_output=True, text=True)
     assert loaded.returncode != 0
     for variable in ("CURATOR_LLM_API", "CURATION_EMBEDDER", "CURATOR_CONSOLIDATE_CAP"):

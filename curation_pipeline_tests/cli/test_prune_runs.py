@@ -9,7 +9,7 @@ import pytest
 from dagster._core.storage.runs.schema import RunsTable
 
 from curation_pipeline.cli.main import main
-from curation_pipeline.defs.definitions import defs
+from curation_pipeline.defs.definitions import load_defs
 from curation_pipeline.defs.run_retention import SCHEDULE_NAME
 
 pytestmark = pytest.mark.slow
@@ -23,9 +23,9 @@ def _age(instance: dg.DagsterInstance, run_id: str, days: int) -> None:
 
 
 def test_the_daily_schedule_runs_the_job_that_prunes_with_the_setting_of_the_moment(monkeypatch):
-    schedule = defs.get_repository_def().get_schedule_def(SCHEDULE_NAME)
+    schedule = load_defs().get_repository_def().get_schedule_def(SCHEDULE_NAME)
     assert schedule.cron_schedule == "17 3 * * *" and schedule.default_status == dg.DefaultScheduleStatus.RUNNING
-    job = defs.resolve_job_def(schedule.job_name)
+    job = load_defs().resolve_job_def(schedule.job_name)
     with dg.instance_for_test() as instance:
         old = job.execute_in_process(instance=instance).run_id
         _age(instance, old, days=40)

@@ -1,5 +1,6 @@
-"""The launchpad's op config: it starts from the settings in force and has their bounds, so a
-value is refused there for the same reason as in the environment."""
+"""The launchpad's op config: the jobs bind the settings in force as its values (step_op_config),
+and it has the settings' bounds, so a value is refused there for the same reason as in the
+environment."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from curation_pipeline.config.op_config import (
     RevectorizeConfig,
     StaleConfidenceConfig,
     SummarizeConfig,
+    step_op_config,
 )
 from curation_pipeline.config.settings import SettingsError, load_settings
+from curation_pipeline.defs.job import STEP_CONFIGS  # the registry's op -> config class
 
 # op config field -> the variable that sets its default
 PAIRS = [
@@ -42,11 +45,16 @@ PAIRS = [
 PROBES = {int: [-1, 0, 1, 2, 3], float: [-1.0, 0.0, 0.5, 1.0, 1.5, float("nan"), float("inf")]}
 
 
+# A valid value that is no setting's default (0.91 stays below the merge threshold's default).
+IN_FORCE = {int: "7", float: "0.91"}
+
+
 @pytest.mark.parametrize(("config", "field", "variable"), PAIRS, ids=[f"{c.__name__}.{f}" for c, f, _ in PAIRS])
-def test_the_launchpad_defaults_are_the_settings_in_force(config, field, variable):
-    settings = load_settings()
-    name = settings.variables()[variable]
-    assert getattr(config(), field) == getattr(settings, name)
+def test_the_launchpad_values_are_the_settings_in_force(config, field, variable):
+    value = IN_FORCE[config.model_fields[field].annotation]
+    [op] = [op for op, step_config in STEP_CONFIGS.items() if step_config is config]
+    in_force = step_op_config(load_settings({variable: value}), STEP_CONFIGS)[op][field]
+    assert in_force == type(getattr(config(), field))(value) != getattr(config(), field)
 
 
 # The association threshold must stay below the merge threshold on both sides: while one is

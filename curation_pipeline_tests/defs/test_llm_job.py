@@ -503,9 +503,9 @@ def test_the_budget_holds_with_eight_requests_in_flight(db, instance, stub, llm_
 
 _PRINT_LAUNCHPAD_DEFAULTS = """
 from dagster._core.snap.snap_to_yaml import default_values_yaml_from_type_snap
-from curation_pipeline.defs.definitions import defs
+from curation_pipeline.defs.definitions import load_defs
 from curation_pipeline.defs.job import JOB_NAME
-snapshot = defs.resolve_job_def(JOB_NAME).get_job_snapshot()
+snapshot = load_defs().resolve_job_def(JOB_NAME).get_job_snapshot()
 schema = snapshot.config_schema_snapshot
 print(default_values_yaml_from_type_snap(schema, schema.get_config_snap(snapshot.mode_def_snaps[0].root_config_key)))
 """

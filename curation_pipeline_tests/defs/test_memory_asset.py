@@ -198,9 +198,9 @@ def test_an_undo_is_an_observation_on_the_partition_it_restored(db, instance):
     ids = _namespace_with_work(db, "support")
     curated = run_cycle(instance)
     assert curated.success and fetch_node(db, ids["absorbed"])["merged_into"] is not None
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
 
-    undo = defs.resolve_job_def("undo_curation_run").execute_in_process(
+    undo = load_defs().resolve_job_def("undo_curation_run").execute_in_process(
         instance=instance, run_config={"ops": {"undo_run_op": {"config": {"run_id": curated.run_id}}}})
     assert undo.success and fetch_node(db, ids["absorbed"])["merged_into"] is None
 

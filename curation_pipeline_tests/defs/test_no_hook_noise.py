@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from curation_pipeline.defs.job import curate_namespace, preview_namespace
+from curation_pipeline.defs.definitions import load_defs
+from curation_pipeline.defs.job import JOB_NAME
+from curation_pipeline.defs.previews import PREVIEW_JOB_NAME
 from curation_pipeline_tests.conftest import cycle_row, insert, node, run_cycle
 
 pytestmark = pytest.mark.slow
@@ -24,6 +26,7 @@ def test_a_successful_run_logs_no_hook_events(db, instance):
 
 
 def test_the_jobs_carry_no_failure_hook():
-    for job in (curate_namespace, preview_namespace):
+    defs = load_defs()
+    for job in (defs.resolve_job_def(JOB_NAME), defs.resolve_job_def(PREVIEW_JOB_NAME)):
         assert not job.hook_defs, job.name
         assert all(not job.graph.node_named(name).hook_defs for name in job.graph.node_names())

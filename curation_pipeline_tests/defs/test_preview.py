@@ -126,7 +126,7 @@ def test_a_failed_step_in_a_dry_run_is_part_of_the_preview_and_nothing_is_writte
 
 
 def test_a_preview_tag_on_another_job_fails_instead_of_writing(db, instance):
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
 
     _store_with_work_for_every_step(db)
     real = run_cycle(instance)
@@ -135,7 +135,7 @@ def test_a_preview_tag_on_another_job_fails_instead_of_writing(db, instance):
         ("undo_curation_run", {"run_config": {"ops": {"undo_run_op": {"config": {"run_id": real.run_id}}}}}),
         ("curate_namespace", {"partition_key": "acme:support"}),
     ):
-        result = defs.resolve_job_def(job).execute_in_process(
+        result = load_defs().resolve_job_def(job).execute_in_process(
             tags={DRY_RUN_TAG: "true"}, instance=instance, raise_on_error=False, **kwargs,
         )
         assert not result.success, job

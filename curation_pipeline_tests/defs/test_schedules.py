@@ -12,7 +12,7 @@ import pytest
 
 from curation_pipeline.config.settings import SettingsError
 from curation_pipeline.core.partition_keys import partition_key
-from curation_pipeline.defs.definitions import defs
+from curation_pipeline.defs.definitions import load_defs
 from curation_pipeline.defs.job import step_run_config
 from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
 from curation_pipeline.defs.resources import MemoryStore
@@ -33,7 +33,7 @@ def tick(instance, settings=None, *, store=None, now=None):
     schedule = build_curation_schedule(settings or trigger_settings())
     with dg.build_schedule_context(
         instance=instance, instance_ref=instance.get_ref(), scheduled_execution_time=now or datetime.now(UTC),
-        resources={"memory_store": store or MemoryStore()}, repository_def=defs.get_repository_def(),
+        resources={"memory_store": store or MemoryStore()}, repository_def=load_defs().get_repository_def(),
     ) as context:
         return schedule.evaluate_tick(context)
 
@@ -127,7 +127,8 @@ def test_an_interval_no_cron_can_express_is_an_error_when_the_code_location_load
     with pytest.raises(SettingsError, match="CURATOR_INTERVAL_SECS=5400"):
         build_curation_schedule(trigger_settings(interval_secs=5400))
     loaded = subprocess.run(
-        [sys.executable, "-c", "import curation_pipeline.defs.definitions"],
+        [sys.executable, "-c", "from dagster._core.definitions.reconstruct import ReconstructableRepository;"
+         "ReconstructableRepository.for_module('curation_pipeline.defs.definitions', 'defs').get_definition()"],
         env={**os.environ, "CURATOR_INTERVAL_SECS": "5400"}, capture_output=True, text=True, timeout=120,
     )
     assert loaded.returncode != 0
@@ -137,8 +138,8 @@ def test_an_interval_no_cron_can_express_is_an_error_when_the_code_location_load
 def test_the_definitions_schedule_follows_the_interval_setting(curation_home):
     loaded = subprocess.run(
         [sys.executable, "-W", "ignore", "-c",
-         "from curation_pipeline.defs.definitions import defs;"
-         "print(defs.get_repository_def().get_schedule_def('curation_schedule').cron_schedule)"],
+         "from curation_pipeline.defs.definitions import load_defs;"
+         "print(load_defs().get_repository_def().get_schedule_def('curation_schedule').cron_schedule)"],
         env={**os.environ, "CURATOR_INTERVAL_SECS": "3600"}, capture_output=True, text=True, timeout=120,
     )
     assert loaded.stdout.strip() == "0 * * * *", loaded.stderr

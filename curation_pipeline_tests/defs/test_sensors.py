@@ -8,7 +8,7 @@ import dagster as dg
 import pytest
 
 from curation_pipeline.core.partition_keys import partition_key
-from curation_pipeline.defs.definitions import defs
+from curation_pipeline.defs.definitions import load_defs
 from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
 from curation_pipeline.defs.resources import MemoryStore
 from curation_pipeline.defs.sensors import build_discovery_sensor, build_idle_sensor
@@ -32,7 +32,7 @@ def tick(sensor, instance, *, cursor=None, store=None):
     with dg.build_sensor_context(
         instance=instance, instance_ref=instance.get_ref(), cursor=cursor,
         resources={"memory_store": store or MemoryStore()},
-        repository_def=defs.get_repository_def(),
+        repository_def=load_defs().get_repository_def(),
     ) as context:
         return sensor.evaluate_tick(context)
 

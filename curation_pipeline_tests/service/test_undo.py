@@ -180,9 +180,9 @@ def test_cli_undo_lists_conflicts_and_exits_nonzero(db, curated, capsys):
 
 
 def test_an_operator_can_undo_a_run_from_dagster(db, curated, instance):
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
 
-    result = defs.resolve_job_def("undo_curation_run").execute_in_process(
+    result = load_defs().resolve_job_def("undo_curation_run").execute_in_process(
         run_config={"ops": {"undo_run_op": {"config": {"run_id": curated["run_id"]}}}},
         instance=instance,
     )
@@ -192,7 +192,7 @@ def test_an_operator_can_undo_a_run_from_dagster(db, curated, instance):
     assert db.execute(
         "SELECT count(*) FROM node_revisions WHERE run_id = %s AND step = 'undo'", (result.run_id,)
     ).fetchone()[0] > 0
-    redo = defs.resolve_job_def("undo_curation_run").execute_in_process(
+    redo = load_defs().resolve_job_def("undo_curation_run").execute_in_process(
         run_config={"ops": {"undo_run_op": {"config": {"run_id": result.run_id}}}}, instance=instance,
     )
     assert redo.success and _content(db) != curated["start"]
@@ -321,7 +321,7 @@ def test_forcing_the_undo_of_a_merge_a_later_run_built_on_refuses_that_keeper(db
 
 def test_a_forced_undo_lists_every_row_it_forced(db, curated, capsys, instance):
     from curation_pipeline.cli.main import main
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
 
     keeper, summarized = curated["ids"][0], curated["ids"][2]
     for node_id in (keeper, summarized):
@@ -335,11 +335,11 @@ def test_a_forced_undo_lists_every_row_it_forced(db, curated, capsys, instance):
     # The Dagster undo job shows them too.
     [undo_id] = [row[0] for row in db.execute(
         "SELECT run_id FROM activity_log WHERE action = 'curation_undo'").fetchall()]
-    redo = defs.resolve_job_def("undo_curation_run").execute_in_process(
+    redo = load_defs().resolve_job_def("undo_curation_run").execute_in_process(
         run_config={"ops": {"undo_run_op": {"config": {"run_id": undo_id}}}}, instance=instance)
     assert redo.success
     db.execute("UPDATE memory_nodes SET pointer_summary = 'Agent again.' WHERE id = %s", (keeper,))
-    forced = defs.resolve_job_def("undo_curation_run").execute_in_process(
+    forced = load_defs().resolve_job_def("undo_curation_run").execute_in_process(
         run_config={"ops": {"undo_run_op": {"config": {"run_id": redo.run_id, "force": True}}}},
         instance=instance)
     assert forced.success

@@ -15,7 +15,7 @@ from dagster._core.remote_origin import (
 from curation_pipeline.cli.launcher import LOCATION_NAME
 from curation_pipeline.config.settings import Settings, load_settings
 from curation_pipeline.core.partition_keys import partition_key
-from curation_pipeline.defs.definitions import defs
+from curation_pipeline.defs.definitions import load_defs
 from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.defs.partitions import PARTITION_TAG, PARTITIONS_DEF_NAME
 from curation_pipeline.defs.resources import MemoryStore
@@ -59,7 +59,7 @@ def queue_run(instance: dg.DagsterInstance, namespace: str, *, tenant: str = "ac
         RemoteRepositoryOrigin(RegisteredCodeLocationOrigin(LOCATION_NAME), "__repository__"), JOB_NAME
     )
     return instance.create_run_for_job(
-        job_def=defs.resolve_job_def(JOB_NAME), tags={PARTITION_TAG: key}, status=status,
+        job_def=load_defs().resolve_job_def(JOB_NAME), tags={PARTITION_TAG: key}, status=status,
         remote_job_origin=origin,
     )
 
