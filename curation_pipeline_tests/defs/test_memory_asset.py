@@ -183,12 +183,12 @@ def test_materialize_in_the_ui_runs_a_cycle_tagged_ui_and_checks_again(db, insta
 
 
 def test_a_backfill_run_is_tagged_as_one(db, instance):
-    from curation_pipeline.defs.definitions import defs
+    from curation_pipeline.defs.definitions import load_defs
     from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
 
     _namespace_with_work(db, "support")
     instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, ["acme:support"])
-    result = defs.resolve_job_def("curate_namespace").execute_in_process(
+    result = load_defs().resolve_job_def("curate_namespace").execute_in_process(
         partition_key="acme:support", instance=instance, tags={"dagster/backfill": "nightly"})
     assert result.success
     assert instance.get_run_by_id(result.run_id).tags[TRIGGER_TAG] == "backfill"

@@ -299,7 +299,7 @@ def test_a_dry_run_previews_the_links_and_writes_nothing(db, instance):
     assert preview["steps"]["associate_concepts"]["edges_added"] == 1
     low, high = sorted([dana, dana_again])
     assert f"link {low} and {high} (similarity 0.8" in preview_text("acme:support", preview, STEPS)
-    table = next(e for e in result.all_events if e.node_name == "associate_concepts"
+    table = next(e for e in result.all_events if e.is_step_event and e.node_name == "associate_concepts"
                  and e.event_type_value == "STEP_OUTPUT")
     assert "| node | shares a concept with | similarity |" in table.event_specific_data.metadata["changes"].value
     # Nothing was written: no edge, no vertex, no vector.

@@ -159,7 +159,10 @@ def test_the_toy_steps_counts_go_through_its_record_into_the_activity_row_and_ba
 
 
 def test_the_real_graph_keeps_the_cycles_order_op_names_tags_and_config():
-    from curation_pipeline.defs.job import curate_namespace, curation_cycle
+    from curation_pipeline.config.steps import StepSettings
+    from curation_pipeline.defs.job import build_jobs, curation_cycle
+
+    curate_namespace, _ = build_jobs(StepSettings())
 
     waits_for = {invocation.name: {dep.node for dep in inputs.values()}
                  for invocation, inputs in curation_cycle.dependencies.items()}
