@@ -88,11 +88,16 @@ def test_an_undo_from_the_command_line_is_a_run_of_the_undo_job_in_dagster(db, c
 def test_an_undo_of_a_run_that_changed_nothing_launches_no_run(db, dagster_home, capsys):
     import dagster as dg
 
-    assert main(["undo", "--run", "no-such-run"]) == 2  # a user error: one line, no traceback
-    assert "run no-such-run changed nothing that could be undone" in capsys.readouterr().err
     from curation_pipeline.cli.dagster_home import prepare_dagster_home
     from curation_pipeline.config.settings import load_settings
 
     prepare_dagster_home(load_settings())
-    with dg.DagsterInstance.get() as instance:
-        assert instance.get_runs(dg.RunsFilter(job_name="undo_curation_run")) == []
+
+    def undo_runs() -> int:  # the session's tests share one Dagster storage
+        with dg.DagsterInstance.get() as instance:
+            return len(instance.get_run_ids(dg.RunsFilter(job_name="undo_curation_run")))
+
+    before = undo_runs()
+    assert main(["undo", "--run", "no-such-run"]) == 2  # a user error: one line, no traceback
+    assert "run no-such-run changed nothing that could be undone" in capsys.readouterr().err
+    assert undo_runs() == before

@@ -174,7 +174,7 @@ def test_cli_undo_lists_conflicts_and_exits_nonzero(db, curated, capsys):
     captured = capsys.readouterr()
     assert f"left alone: node {curated['ids'][0]} changed since (pointer_summary)" in captured.err
     assert "acme:support" in captured.out and "acme/support" not in captured.out
-    assert "undo id: undo-" in captured.out
+    assert "undo id: " in captured.out  # the id of the undo's Dagster run
     assert main(["undo", "--run", "no-such-run"]) == 2
     assert main(["undo", "--run", curated["run_id"], "--namespace", "acme:elsewhere"]) == 2
 
