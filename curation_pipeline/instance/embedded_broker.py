@@ -73,11 +73,6 @@ def start_embedded_broker(directory: Path, timeout_s: float = 10.0) -> str:
     return embedded_broker_url(directory)
 
 
-def release_embedded_broker(directory: Path) -> None:
-    """Sign this process off; the last user to leave shuts the server down."""
-    _sign_off(directory.resolve(), os.getpid())
-
-
 def stop_embedded_broker(directory: Path, timeout_s: float = 10.0) -> None:
     """Shut the server down now, whoever uses it (tests: a broker that goes away)."""
     directory = directory.resolve()

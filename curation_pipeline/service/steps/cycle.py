@@ -11,7 +11,7 @@ of the namespace is kept instead of counting the namespace again.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import psycopg
 
@@ -84,28 +84,6 @@ def _state_after(conn: psycopg.Connection, scope: Scope, cycle: Cycle, previous:
         if kept.embedding_model == embedding_model and not health.undone_since(conn, scope, previous["created_at"]):
             return kept
     return health.snapshot(conn, scope, embedding_model)
-
-
-def recheck_latest_cycle(session: NamespaceSession) -> list[CheckOutcome] | None:
-    """The checks of the namespace's latest recorded cycle, evaluated again now (orphans are
-    looked up afresh): what running the asset checks from the Dagster UI does. None if no cycle
-    was recorded yet."""
-    scope = session.scope(STEP)
-    with session.transaction() as conn:
-        recorded = health.recorded_cycles(conn, tenant_id=session.tenant_id,
-                                          namespace=session.namespace, last=1)
-        if not recorded:
-            return None
-        latest = recorded[0]
-        run_ids = latest["cycle"].get("run_ids") or [latest["run_id"]]
-        rows = [row for row in activity.cycle_rows(conn, run_ids[0], session.tenant_id, session.namespace)
-                if row.get("run_id") in run_ids]
-        cycle = combine_cycles(rows, _steps())
-        orphan_count, orphan_examples = health.orphans(conn, scope)
-        state = replace(Snapshot.from_dict(latest["snapshot"]), orphans=orphan_count,
-                        orphan_examples=tuple(orphan_examples))
-        previous = health.previous_cycle(conn, scope, cycle.run_ids)
-        return evaluate_checks(latest["health"], _check_inputs(conn, session, scope, cycle, state, previous))
 
 
 def _check_inputs(conn: psycopg.Connection, session: NamespaceSession, scope: Scope, cycle: Cycle,
