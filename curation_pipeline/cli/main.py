@@ -382,6 +382,16 @@ def cmd_runs(args) -> int:
     return 0
 
 
+def _node_id(raw: str) -> str | None:
+    """The node id `raw` spells (a UUID), or None after saying how to find one."""
+    try:
+        return str(uuid.UUID(raw))
+    except ValueError:
+        print(f"error: {raw!r} is not a node id (a UUID); find one with "
+              "`curation-pipeline history --search TEXT`", file=sys.stderr)
+        return None
+
+
 def cmd_history(args) -> int:
     from curation_pipeline.core.render.history import format_history, format_search
     from curation_pipeline.service import history
@@ -395,11 +405,8 @@ def cmd_history(args) -> int:
         print("error: name a node id, or find one with: curation-pipeline history --search TEXT",
               file=sys.stderr)
         return 2
-    try:
-        node_id = str(uuid.UUID(args.node_id))
-    except ValueError:
-        print(f"error: {args.node_id!r} is not a node id (a UUID); find one with "
-              "`curation-pipeline history --search TEXT`", file=sys.stderr)
+    node_id = _node_id(args.node_id)
+    if node_id is None:
         return 2
     found = history.node_history(store_url(_settings()), node_id)
     if found is None:
@@ -413,11 +420,8 @@ def cmd_graph(args) -> int:
     from curation_pipeline.core.render.graph import format_neighbourhood
     from curation_pipeline.service.inspection import NoSuchNodeError, graph_neighbourhood
 
-    try:
-        node_id = str(uuid.UUID(args.node_id))
-    except ValueError:
-        print(f"error: {args.node_id!r} is not a node id (a UUID); find one with "
-              "`curation-pipeline history --search TEXT`", file=sys.stderr)
+    node_id = _node_id(args.node_id)
+    if node_id is None:
         return 2
     try:
         view = graph_neighbourhood(_settings(), node_id)
