@@ -59,6 +59,5 @@ def defs() -> dg.Definitions:
     return build_definitions()
 
 
-def load_defs() -> dg.Definitions:
-    """The Definitions built now, from the environment as it is now (code, tests, benchmarks)."""
-    return build_definitions()
+# The Definitions built now, from the environment as it is now (code, tests, benchmarks).
+load_defs = build_definitions

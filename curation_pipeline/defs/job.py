@@ -132,6 +132,7 @@ memory_namespace = dg.AssetsDefinition.from_graph(
     tags_by_output_name={RESULT_OUTPUT: {**TAGS, **{f"dagster/kind/{kind}": "" for kind in KINDS}}},
 )
 
+
 @dg.graph(name="preview_cycle")
 def _preview_cycle():
     curation_cycle()
