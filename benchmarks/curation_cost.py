@@ -172,6 +172,7 @@ def bench_repeat_cycles(url: str, sizes: list[int], changes: list[int], repeats:
     import dagster as dg
 
     from curation_pipeline.defs.definitions import load_defs
+    from curation_pipeline.defs.job import step_key
     from curation_pipeline.store.database import open_connection
     defs = load_defs()
 
@@ -205,9 +206,9 @@ def bench_repeat_cycles(url: str, sizes: list[int], changes: list[int], repeats:
                     result = job.execute_in_process(partition_key=key, instance=instance, run_config=quiet)
                     total = time.perf_counter() - start
                     stats = instance.get_run_step_stats(result.run_id)
-                    step2 = next(s for s in stats if s.step_key == "consolidate_duplicates")
+                    step2 = next(s for s in stats if s.step_key == step_key("consolidate_duplicates"))
                     [output] = [e for e in result.all_events
-                                if e.is_successful_output and e.step_key == "consolidate_duplicates"]
+                                if e.is_successful_output and e.step_key == step_key("consolidate_duplicates")]
                     meta = output.event_specific_data.metadata
                     timings.append((total, step2.end_time - step2.start_time,
                                     meta["pass"].value, meta["nodes_compared"].value, meta["focus_nodes"].value))

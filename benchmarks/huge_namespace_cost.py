@@ -48,7 +48,7 @@ with dg.instance_for_test() as instance:
         partition_key=key, instance=instance, raise_on_error=False,
         run_config={"loggers": {"console": {"config": {"log_level": "ERROR"}}}})
     took = time.perf_counter() - started
-    steps = {s.step_key: s.end_time - s.start_time for s in instance.get_run_step_stats(result.run_id)}
+    steps = {s.step_key.removeprefix("memory_namespace."): s.end_time - s.start_time for s in instance.get_run_step_stats(result.run_id)}
     print(json.dumps({"run_id": result.run_id, "success": result.success, "seconds": took, "steps": steps}))
 """
 

@@ -105,7 +105,7 @@ def main() -> None:
                 instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, [key])
                 result = defs.resolve_job_def(JOB_NAME).execute_in_process(
                     partition_key=key, instance=instance, run_config=run_config, op_selection=list(STEPS))
-                stats = {stat.step_key: stat for stat in instance.get_run_step_stats(result.run_id)}
+                stats = {stat.step_key.removeprefix("memory_namespace."): stat for stat in instance.get_run_step_stats(result.run_id)}
                 counts = _cycle_steps(url, result.run_id)
                 for step in STEPS:
                     calls = counts[step]["llm_requests"]

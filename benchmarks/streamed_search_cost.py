@@ -170,8 +170,8 @@ def in_run_process(url: str, namespace: str, k: int, model: str, repeats: int) -
         result = defs.resolve_job_def("curate_namespace").execute_in_process(
             partition_key=key, instance=instance, run_config=scale_data.QUIET)
         total = time.perf_counter() - began
-        steps = {s.step_key: s.end_time - s.start_time for s in instance.get_run_step_stats(result.run_id)}
-        meta = {e.step_key: {name: value.value for name, value in e.event_specific_data.metadata.items()
+        steps = {s.step_key.removeprefix("memory_namespace."): s.end_time - s.start_time for s in instance.get_run_step_stats(result.run_id)}
+        meta = {e.step_key.removeprefix("memory_namespace."): {name: value.value for name, value in e.event_specific_data.metadata.items()
                              if isinstance(value.value, (int, float, str))}
                 for e in result.all_events if e.is_successful_output}
     print(json.dumps({"medians": {name: statistics.median(values) for name, values in samples.items()},

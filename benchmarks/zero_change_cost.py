@@ -116,7 +116,7 @@ def run_cycles(instance, job, key: str, count: int, run_config) -> list[dict]:
         result = job.execute_in_process(partition_key=key, instance=instance, run_config=run_config)
         total = time.perf_counter() - start
         assert result.success
-        steps = {s.step_key: s.end_time - s.start_time for s in instance.get_run_step_stats(result.run_id)}
+        steps = {s.step_key.removeprefix("memory_namespace."): s.end_time - s.start_time for s in instance.get_run_step_stats(result.run_id)}
         cycles.append({"total": total, **steps})
     return cycles
 
