@@ -23,7 +23,8 @@ from curation_pipeline.service.steps.registry import STEPS
 MEMORY_NAMESPACE = dg.AssetKey("memory_namespace")
 
 DESCRIPTION = (
-    "The long-term memory of one tenant/namespace: memory_nodes in Postgres with pgvector. "
+    "The long-term memory of one namespace (partition TENANT:NAMESPACE): memory_nodes in "
+    "Postgres with pgvector. "
     "Materializing a partition runs one curation cycle of it (the seven steps of its graph); "
     "nothing is deleted and every change can be undone. What each number of a materialization "
     "means: the `metrics` entry at the end of Metadata."

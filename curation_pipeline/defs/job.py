@@ -155,9 +155,9 @@ def build_jobs(step_settings: StepSettings) -> tuple[UnresolvedAssetJobDefinitio
         # seconds of start-up per step.
         executor_def=dg.in_process_executor,
         description=(
-            f"One curation cycle of one tenant/namespace, materializing its memory_namespace partition: "
-            f"{_STEPS}. Nothing is deleted; every change is recorded in node_revisions and can be "
-            "undone (curation-pipeline undo --run RUN_ID)."
+            "One curation cycle of one namespace (partition TENANT:NAMESPACE), materializing its "
+            f"memory_namespace partition: {_STEPS}. Nothing is deleted; every change is recorded "
+            "in node_revisions and can be undone (curation-pipeline undo --run RUN_ID)."
         ),
     )
     # The same graph, writing nothing, as an op job of its own: it never materializes the asset
@@ -169,9 +169,10 @@ def build_jobs(step_settings: StepSettings) -> tuple[UnresolvedAssetJobDefinitio
         executor_def=dg.in_process_executor,
         tags=PREVIEW_TAGS,
         description=(
-            f"Preview of one curation cycle of one tenant/namespace ({_STEPS}): every step plans and "
-            "shows its changes in one database transaction that is rolled back. Preview, nothing "
-            "written: only a curation_preview activity row is kept."
+            "Preview of one curation cycle of one namespace (partition TENANT:NAMESPACE; "
+            f"{_STEPS}): every step plans and shows its changes in one database transaction "
+            "that is rolled back. Preview, nothing written: only a curation_preview activity row "
+            "is kept."
         ),
     )
     return curate, preview

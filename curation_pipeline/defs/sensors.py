@@ -97,7 +97,7 @@ def build_discovery_sensor(settings: TriggerSettings) -> dg.SensorDefinition:
         job_name=JOB_NAME,
         minimum_interval_seconds=max(settings.sensor_interval_secs, 30),
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="Registers every tenant/namespace of the memory store as a partition of curate_namespace.",
+        description="Registers every namespace of the memory store as a TENANT:NAMESPACE partition of curate_namespace.",
     )
     def namespace_discovery_sensor(context: dg.SensorEvaluationContext, memory_store: MemoryStore):
         keys, problems = discover_partition_keys(memory_store.settings())
