@@ -11,7 +11,7 @@ asset (defs/assets.py) with its checks (defs/health_checks.py).
 """
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import dagster as dg
 from dagster._core.errors import DagsterExecutionInterruptedError
@@ -20,9 +20,11 @@ from curation_pipeline.core.partition_keys import display_key
 from curation_pipeline.core.render.changes import (
     CYCLE_COLUMNS,
     PREVIEW_NOTE,
+    ChangeTable,
     cycle_outcome,
     cycle_rows,
-    step_markdown,
+    history_command,
+    step_tables,
 )
 from curation_pipeline.core.step_spec import StepSpec, sentence
 from curation_pipeline.defs.assets import cycle_metadata
@@ -75,6 +77,27 @@ def _metadata_value(value):
     return value if isinstance(value, (int, float, str, bool)) else str(value)
 
 
+def _table(columns: Sequence[tuple[str, str, str]], rows: Sequence[Mapping]) -> dg.TableMetadataValue:
+    """Rows under columns (name, Dagster type, meaning): the run page shows them inline."""
+    return dg.MetadataValue.table(
+        records=[dg.TableRecord(dict(row)) for row in rows],
+        schema=dg.TableSchema(columns=[dg.TableColumn(name, kind, description=meaning)
+                                       for name, kind, meaning in columns]),
+    )
+
+
+def change_metadata(tables: Mapping[str, ChangeTable]) -> dict:
+    """Each of a step's change tables as an inline table ("no changes" when it has no row); past
+    MAX_ROWS rows, how many it leaves out and the command that shows them."""
+    metadata = {}
+    for key, table in tables.items():
+        metadata[key] = _table(table.columns, table.shown) if table.rows else dg.MetadataValue.text("no changes")
+        if table.not_shown:
+            metadata[f"{key}_not_shown"] = dg.MetadataValue.text(
+                f"{table.not_shown} more row(s); every change to a node: {history_command('NODE_ID')}")
+    return metadata
+
+
 def _preview_metadata(dry_run: bool) -> dict:
     return {"dry_run": dry_run, **({"preview": dg.MetadataValue.text(PREVIEW_NOTE)} if dry_run else {})}
 
@@ -107,13 +130,13 @@ def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore, spec: Step
         if session is not None and run is not None and not session.dry_run:
             record_interruption(session, context.op.name, run.run_info)
         raise
+    # The changes first: the event log shows an output's first entries and hides the rest behind
+    # "View full message"; the counts are in the log line above it too.
     context.add_output_metadata({
-        **{key: _metadata_value(value) for key, value in outcome.counts.items()},
+        **change_metadata(step_tables(spec, outcome.changes, outcome.signals, outcome.edges,
+                                       outcome.vertices)),
         **_preview_metadata(session.dry_run),
-        "changes": dg.MetadataValue.md(step_markdown(
-            spec, outcome.changes, outcome.signals, outcome.edges, outcome.vertices,
-            preview=session.dry_run,
-        )),
+        **{key: _metadata_value(value) for key, value in outcome.counts.items()},
     })
     context.log.info(f"{spec.label} in {display_key(session.tenant_id, session.namespace)}: "
                      f"{sentence(spec, outcome.record)}")
@@ -216,12 +239,7 @@ def _close_and_record(context: dg.OpExecutionContext, memory_store: MemoryStore,
         "outcome": dg.MetadataValue.text(cycle_outcome(cycle)),
         "duration_s": dg.MetadataValue.float(round(float(cycle.duration_s), 2)),
         **_preview_metadata(session.dry_run),
-        "counts": dg.MetadataValue.table(
-            records=[dg.TableRecord(row) for row in cycle_rows(cycle, context.run_id, STEPS)],
-            schema=dg.TableSchema(columns=[
-                dg.TableColumn(name, kind, description=meaning) for name, kind, meaning in CYCLE_COLUMNS
-            ]),
-        ),
+        "counts": _table(CYCLE_COLUMNS, cycle_rows(cycle, context.run_id, STEPS)),
     }
     if session.dry_run:
         yield dg.Output(None, RESULT_OUTPUT, metadata=metadata)

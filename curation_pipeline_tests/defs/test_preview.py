@@ -95,11 +95,17 @@ def test_the_preview_is_shown_in_dagster_and_on_the_command_line(db, instance, c
         e.node_name: e.event_specific_data.metadata
         for e in result.all_events if e.is_successful_output
     }
-    merges = metadata["consolidate_duplicates"]["changes"].value
-    assert "| change | kept / current | absorbed / superseded | similarity | text |" in merges and "| 0.95" in merges
-    assert "Customer Dana Reyes prefers email over phone calls and texts." in merges
-    assert "pointer_summary:" in metadata["summarize_verbose"]["changes"].value
-    assert "confidence: default → stale" in metadata["mark_stale_confidence"]["changes"].value
+
+    def rows(step: str, key: str = "changes") -> list[dict]:
+        return [record.data for record in metadata[step][key].records]
+
+    [merge] = rows("consolidate_duplicates")
+    assert merge["similarity"].startswith("0.95")
+    assert "Customer Dana Reyes prefers email over phone calls and texts." in (
+        merge["keeper's text before"] + merge["absorbed text"])
+    assert "pointer_summary" in {row["column"] for row in rows("summarize_verbose")}
+    assert {(row["column"], row["before"], row["after"]) for row in rows("mark_stale_confidence")} == {
+        ("confidence", "default", "stale")}
     assert metadata["consolidate_duplicates"]["dry_run"].value is True
 
     from curation_pipeline.core.render.changes import preview_text

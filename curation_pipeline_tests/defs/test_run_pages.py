@@ -23,6 +23,7 @@ from curation_pipeline_tests.support.ui_graphql import (
     materializations,
     output_metadata,
     run_events,
+    table_rows,
     ui_graphql,
 )
 
@@ -44,11 +45,10 @@ def test_the_graph_sync_lists_the_vertices_and_edges_it_wrote(db, instance):
     result = run_cycle(instance)
     assert result.success
     with ui_graphql(instance) as query:
-        changes = output_metadata(query, result.run_id, "sync_graph")["changes"]["mdStr"]
-    assert changes != "_no changes_"
-    for node_id in (keeper, absorbed, other):
-        assert f"| {node_id} | created: archived" in changes
-    assert f"| {absorbed} | edge merged_into → {keeper} |" in changes
+        changes = {(row["node"], row["graph change"].split(":")[0])
+                   for row in table_rows(output_metadata(query, result.run_id, "sync_graph")["changes"])}
+    assert {(node_id, "created") for node_id in (keeper, absorbed, other)} <= changes
+    assert (absorbed, f"edge merged_into → {keeper}") in changes
 
 
 def _reconstructable_job():
@@ -93,7 +93,7 @@ def test_a_reexecuted_run_shows_the_whole_cycle_and_a_failure_shows_its_cause(db
 
 
 def test_a_preview_is_tagged_says_so_first_and_stays_off_the_asset(db, instance):
-    keeper = _store(db)[0]
+    keeper, absorbed, _ = _store(db)
     preview = run_cycle(instance, job_name=PREVIEW_JOB_NAME)
     assert preview.success
     with ui_graphql(instance) as query:
@@ -110,7 +110,7 @@ def test_a_preview_is_tagged_says_so_first_and_stays_off_the_asset(db, instance)
             metadata = output_metadata(query, preview.run_id, step)
             assert metadata["preview"]["text"] == "preview, nothing written"
             assert metadata["dry_run"]["boolValue"] is True
-        assert output_metadata(query, preview.run_id, "consolidate_duplicates")["changes"]["mdStr"].startswith(
-            "**Preview, nothing written:**")
+        [merge] = table_rows(output_metadata(query, preview.run_id, "consolidate_duplicates")["changes"])
+        assert (merge["keeper"], merge["absorbed"]) == (keeper, absorbed)
         assert materializations(query, "acme:support") == []
     assert db.execute("SELECT archived_at FROM memory_nodes WHERE merged_into = %s", (keeper,)).fetchall() == []

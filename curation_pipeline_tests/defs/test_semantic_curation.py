@@ -301,7 +301,8 @@ def test_a_dry_run_previews_the_links_and_writes_nothing(db, instance):
     assert f"link {low} and {high} (similarity 0.8" in preview_text("acme:support", preview, STEPS)
     table = next(e for e in result.all_events if e.is_step_event and e.node_name == "associate_concepts"
                  and e.event_type_value == "STEP_OUTPUT")
-    assert "| node | shares a concept with | similarity |" in table.event_specific_data.metadata["changes"].value
+    [link] = table.event_specific_data.metadata["changes"].records
+    assert {link.data["node"], link.data["shares a concept with"]} == {dana, dana_again}
     # Nothing was written: no edge, no vertex, no vector.
     assert db.execute("SELECT count(*) FROM graph_edges").fetchone()[0] == 0
     assert db.execute("SELECT count(*) FROM graph_vertices").fetchone()[0] == 0

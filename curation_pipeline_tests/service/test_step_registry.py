@@ -12,7 +12,7 @@ import pytest
 from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.cycles import combine_cycles
 from curation_pipeline.core.health import Snapshot, cycle_health, health_fields
-from curation_pipeline.core.render.changes import cycle_rows, step_markdown
+from curation_pipeline.core.render.changes import cycle_rows, step_tables
 from curation_pipeline.core.render.tables import cycle_table, headline, health_table, run_counts
 from curation_pipeline.core.step_spec import (
     HealthCount,
@@ -102,7 +102,8 @@ def test_the_toy_step_is_in_the_cli_and_markdown_tables():
     assert headline(TOY, cycle.counts(TOY.name)) == "polished: 2"
     changes = [{"step": TOY.name, "node_id": "n1", "reason": {},
                 "before": {"confidence": "verified"}, "after": {"confidence": "stale"}}]
-    assert "| n1 | confidence: verified → stale |" in step_markdown(TOY, changes)
+    [row] = step_tables(TOY, changes)["changes"].rows
+    assert (row["node"], row["column"], row["before"], row["after"]) == ("n1", "confidence", "verified", "stale")
     assert sentence(TOY, cycle.counts(TOY.name)) == "polished 2 (looked at 5)"
     merged = consolidate.SPEC.counts.from_counts({"pass": "full", "superseded": 1, "pairs_merged": 3,
                                                   "llm_fallbacks": [{"reason": "guard"}]})

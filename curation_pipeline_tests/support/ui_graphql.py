@@ -7,6 +7,7 @@ that knows the instance's dynamic partitions).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -161,6 +162,12 @@ def output_metadata(query: Query, run_id: str, step: str) -> dict:
                if e["__typename"] == "ExecutionStepOutputEvent" and e.get("stepKey") == f"memory_namespace.{step}"]
     [event] = outputs if len(outputs) == 1 else [e for e in outputs if e["outputName"] == "result"]
     return {entry["label"]: entry for entry in event["metadataEntries"]}
+
+
+def table_rows(entry: dict) -> list[dict]:
+    """The rows of a table metadata entry, as the run page shows them inline."""
+    assert entry["__typename"] == "TableMetadataEntry", entry
+    return [json.loads(record) for record in entry["table"]["records"]]
 
 
 def _value(entry: dict):

@@ -1,5 +1,5 @@
-"""A run's changes and its cycle as tables: markdown and table rows for the Dagster UI, plain text
-for the CLI preview.
+"""A run's changes and its cycle as tables: table rows for the Dagster UI (which shows them inline
+in the run's event log), plain text for the CLI preview.
 
 Input is what `store.revisions` returns (embeddings reduced to present/absent) and the cycle of
 core/cycles.py. Which table shows a step's changes is the step's own choice (`StepSpec.changes_view`);
@@ -9,6 +9,7 @@ the functions take the specs and name no step.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from curation_pipeline.core import step_spec as views
 from curation_pipeline.core.cycles import Cycle
@@ -29,19 +30,19 @@ def changed_columns(revision: Mapping) -> dict[str, tuple]:
 
 
 def _cell(value, limit: int = 200) -> str:
+    """A value on one line, clipped (the CLI preview, a vertex's columns)."""
     text = "∅" if value is None else str(value)
-    return clip(text, limit).replace("|", "\\|").replace("\n", " ")
+    return clip(text, limit).replace("\n", " ")
 
 
-def full_cell(value) -> str:
-    """A markdown table cell holding the whole text: `|` escaped, line breaks as <br>."""
-    text = "∅" if value is None else str(value)
-    return text.replace("|", "\\|").replace("\r\n", "\n").replace("\n", "<br>")
+def _whole(value) -> str:
+    """A table cell holding the whole value (a text uncut)."""
+    return "∅" if value is None else str(value)
 
 
 def history_command(node_id: str) -> str:
     """The CLI command that shows a node's changes whole, for when the event log cuts a long row."""
-    return f"`curation-pipeline history {node_id}`"
+    return f"curation-pipeline history {node_id}"
 
 
 def _showing(specs: Sequence[StepSpec], view: str) -> set[str]:
@@ -49,17 +50,23 @@ def _showing(specs: Sequence[StepSpec], view: str) -> set[str]:
     return {spec.name for spec in specs if spec.changes_view == view}
 
 
+# A keeper whose text a merge left as it was: it said every clause of the absorbed text already.
+UNCHANGED = "(unchanged: the keeper already said every clause)"
+# A keeper the run did not rewrite has no revision of this run to read its text from.
+NOT_REWRITTEN = "(not rewritten by this run: its history shows its text)"
+
+
 def merge_texts(changes: Sequence[Mapping], specs: Sequence[StepSpec]) -> list[tuple[str, str, float, str, str, str]]:
     """(keeper, absorbed, similarity, keeper's old text, absorbed text, merged text) per merged
     pair, every text whole (the row's before holds the old texts)."""
     merging = _showing(specs, views.MERGES)
     before = {c["node_id"]: c["before"].get("pointer_summary") for c in changes if c["step"] in merging}
-    return [(keeper, absorbed, sim, before.get(keeper) or "", before.get(absorbed) or "", text)
+    return [(keeper, absorbed, sim, before.get(keeper) or NOT_REWRITTEN, before.get(absorbed) or "", text)
             for keeper, absorbed, sim, text in merge_rows(changes, specs)]
 
 
 def merge_rows(changes: Sequence[Mapping], specs: Sequence[StepSpec]) -> list[tuple[str, str, float, str]]:
-    """(keeper, absorbed, similarity, merged text or '(unchanged)') per merged pair. The text is
+    """(keeper, absorbed, similarity, merged text or UNCHANGED) per merged pair. The text is
     the merge's own: a preview's changes also hold the later steps' (a summary of the keeper)."""
     merging = _showing(specs, views.MERGES)
     texts = {
@@ -71,7 +78,7 @@ def merge_rows(changes: Sequence[Mapping], specs: Sequence[StepSpec]) -> list[tu
         reason = change["reason"] or {}
         if "keeper_id" in reason and change["node_id"] == reason.get("absorbed_id"):
             keeper = reason["keeper_id"]
-            pairs[(keeper, change["node_id"])] = (reason.get("similarity"), texts.get(keeper, "(unchanged)"))
+            pairs[(keeper, change["node_id"])] = (reason.get("similarity"), texts.get(keeper, UNCHANGED))
     return [(keeper, absorbed, sim, text) for (keeper, absorbed), (sim, text) in pairs.items()]
 
 
@@ -106,61 +113,89 @@ def vertex_change(vertex: Mapping) -> str:
                      for col in VERTEX_COLUMNS if before.get(col) != after.get(col))
 
 
-def _column_changes(change: Mapping) -> str:
-    """Each changed column, old → new; a text change shows both texts whole."""
-    parts = []
-    for col, (old, new) in changed_columns(change).items():
-        if col == "pointer_summary":
-            parts.append(full_cell(f"pointer_summary: was: {old}\nnow: {new}"))
-        else:
-            parts.append(f"{col}: {_cell(old, 60)} → {_cell(new)}")
-    return "; ".join(parts)
+@dataclass(frozen=True)
+class ChangeTable:
+    """What a step changed, as a table the run page shows inline: its columns (name, Dagster
+    column type, meaning) and one row per change, every text whole. The UI shows the first
+    MAX_ROWS rows (`shown`); `history_command` shows any node's changes in full."""
+
+    columns: tuple[tuple[str, str, str], ...]
+    rows: tuple[dict, ...]
+
+    @property
+    def shown(self) -> tuple[dict, ...]:
+        return self.rows[:MAX_ROWS]
+
+    @property
+    def not_shown(self) -> int:
+        return max(0, len(self.rows) - MAX_ROWS)
+
+
+_HISTORY = ("whole history", "string", "the command that shows every change to the node, whole")
+_NODE = ("node", "string", "the memory node's id")
+_SIMILARITY = ("similarity", "string", "cosine similarity of the pair's embeddings")
+
+
+def step_tables(spec: StepSpec, changes: Sequence[Mapping], signals: Sequence[Mapping] = (),
+                edges: Sequence[Mapping] = (), vertices: Sequence[Mapping] = ()) -> dict[str, ChangeTable]:
+    """What one step changed (or, in a preview, would change), as tables by metadata key:
+    `changes`, and for the step that merges also `supersessions`."""
+    view = spec.changes_view
+    if view == views.MERGES:
+        return {"changes": _merge_table(changes, spec), "supersessions": _supersession_table(changes, spec)}
+    if view == views.GRAPH:
+        rows = [{"node": v["node_id"], "graph change": vertex_change(v)} for v in vertices]
+        rows += [{"node": e["source"], "graph change": f"edge {e['label']} → {e['target']}"} for e in edges]
+        columns = (_NODE, ("graph change", "string", "the vertex created or changed, or the edge written"))
+    elif view == views.ASSOCIATIONS:
+        rows = [{"node": e["source"], "shares a concept with": e["target"], "similarity": _similarity(e)}
+                for e in edges]
+        columns = (_NODE, ("shares a concept with", "string", "the node it is now linked to"), _SIMILARITY)
+    elif view == views.SIGNALS:
+        rows = [{"node": s["memory_id"], "text": _whole(s["content_snapshot"])} for s in signals]
+        columns = (_NODE, ("text", "string", "the node's text, signalled reclassify_pending for the agent"))
+    else:
+        rows = [{"node": c["node_id"], "column": column, "before": _whole(old), "after": _whole(new),
+                 "whole history": history_command(c["node_id"])}
+                for c in changes for column, (old, new) in changed_columns(c).items()]
+        columns = (_NODE, ("column", "string", "the column the step changed"),
+                   ("before", "string", "its value before the run, whole"),
+                   ("after", "string", "its value after the run, whole"), _HISTORY)
+    return {"changes": ChangeTable(columns, tuple(rows))}
+
+
+def _merge_table(changes: Sequence[Mapping], spec: StepSpec) -> ChangeTable:
+    columns = (("keeper", "string", "the node that stays and now says both"),
+               ("absorbed", "string", "the node merged into the keeper (archived, restorable)"),
+               _SIMILARITY,
+               ("keeper's text before", "string", "the keeper's text before the merge, whole"),
+               ("absorbed text", "string", "the absorbed node's text, whole"),
+               ("merged text", "string", "the keeper's text after the merge, whole"), _HISTORY)
+    rows = [{"keeper": keeper, "absorbed": absorbed, "similarity": f"{sim or 0.0:.4f}",
+             "keeper's text before": kept, "absorbed text": gone, "merged text": text,
+             "whole history": history_command(keeper)}
+            for keeper, absorbed, sim, kept, gone, text in merge_texts(changes, [spec])]
+    return ChangeTable(columns, tuple(rows))
+
+
+def _supersession_table(changes: Sequence[Mapping], spec: StepSpec) -> ChangeTable:
+    columns = (("superseded", "string", "the older node, no longer current (its valid_until is set)"),
+               ("current", "string", "the newer node that gives the current value"),
+               _SIMILARITY,
+               ("what changed", "string", "the values the newer node changed"),
+               ("superseded text", "string", "the older node's text, whole"),
+               ("current text", "string", "the newer node's text, if this run changed it too"),
+               _HISTORY)
+    newer = {c["node_id"]: c["before"].get("pointer_summary") for c in changes}
+    rows = [{"superseded": old, "current": successor, "similarity": f"{sim:.4f}",
+             "what changed": what or "–", "superseded text": text,
+             "current text": newer.get(successor) or "(not changed by this run)",
+             "whole history": history_command(old)}
+            for old, successor, sim, what, text in supersession_rows(changes, [spec])]
+    return ChangeTable(columns, tuple(rows))
 
 
 PREVIEW_NOTE = "preview, nothing written"
-
-
-def step_markdown(spec: StepSpec, changes: Sequence[Mapping], signals: Sequence[Mapping] = (),
-                  edges: Sequence[Mapping] = (), vertices: Sequence[Mapping] = (), *,
-                  preview: bool = False) -> str:
-    """What one step changed (or, in a preview, would change), as a markdown table."""
-    table = _step_table(spec, changes, signals, edges, vertices)
-    return f"**{PREVIEW_NOTE.capitalize()}:** what a real run would change.\n\n{table}" if preview else table
-
-
-def _step_table(spec: StepSpec, changes: Sequence[Mapping], signals: Sequence[Mapping],
-                edges: Sequence[Mapping], vertices: Sequence[Mapping]) -> str:
-    view = spec.changes_view
-    if view == views.GRAPH:
-        rows = [(v["node_id"], vertex_change(v)) for v in vertices]
-        rows += [(e["source"], f"edge {e['label']} → {e['target']}") for e in edges]
-        header = ("node", "graph change")
-    elif view == views.ASSOCIATIONS:
-        rows = [(e["source"], e["target"], _similarity(e)) for e in edges]
-        header = ("node", "shares a concept with", "similarity")
-    elif view == views.SIGNALS:
-        rows = [(s["memory_id"], _cell(s["content_snapshot"], 120)) for s in signals]
-        header = ("node", "signal reclassify_pending for")
-    elif view == views.MERGES:
-        rows = [("merged into", keeper, absorbed, f"{sim:.4f}",
-                 full_cell(f"keeper was: {kept}\nabsorbed: {gone}\nmerged: {text}"), history_command(keeper))
-                for keeper, absorbed, sim, kept, gone, text in merge_texts(changes, [spec])]
-        newer = {c["node_id"]: c["before"].get("pointer_summary") for c in changes}
-        rows += [("superseded by", successor, old, f"{sim:.4f}",
-                  full_cell(f"old: {text}\nnewer: {newer.get(successor) or '(not changed by this run)'}"
-                            + (f"\nchanged: {what}" if what else "")), history_command(old))
-                 for old, successor, sim, what, text in supersession_rows(changes, [spec])]
-        header = ("change", "kept / current", "absorbed / superseded", "similarity", "text", "whole history")
-    else:
-        rows = [(c["node_id"], _column_changes(c), history_command(c["node_id"])) for c in changes]
-        header = ("node", "change", "whole history")
-    if not rows:
-        return "_no changes_"
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows[:MAX_ROWS]]
-    if len(rows) > MAX_ROWS:
-        lines.append(f"\n_{len(rows) - MAX_ROWS} more not shown_")
-    return "\n".join(lines)
 
 
 def preview_text(key: str, preview: Mapping, specs: Sequence[StepSpec]) -> str:

@@ -9,7 +9,7 @@ from curation_pipeline.core.render.changes import (
     cycle_rows,
     ordered_counts,
     preview_text,
-    step_markdown,
+    step_tables,
 )
 from curation_pipeline.core.render.tables import cycle_table, health_table, run_counts
 from curation_pipeline.service.steps import consolidate, graph_sync
@@ -54,15 +54,13 @@ def test_graph_sync_shows_the_vertices_and_edges_it_wrote():
          "after": {"archived": True, "pinned": False, "heat": 0.1, "summary": "B."}},
     ]
     edges = [{"label": "merged_into", "source": "n2", "target": "n1", "properties": {}}]
-    table = step_markdown(graph_sync.SPEC, [], edges=edges, vertices=vertices)
-    assert "| n1 | created: archived False, pinned True, heat 0.5, summary A. |" in table
-    assert "| n2 | archived: False → True |" in table
-    assert "| n2 | edge merged_into → n1 |" in table
-    assert step_markdown(graph_sync.SPEC, []) == "_no changes_"
-
-
-def test_a_preview_says_so_above_its_changes():
-    assert step_markdown(graph_sync.SPEC, [], preview=True).startswith("**Preview, nothing written:**")
+    [table] = step_tables(graph_sync.SPEC, [], edges=edges, vertices=vertices).values()
+    assert table.rows == (
+        {"node": "n1", "graph change": "created: archived False, pinned True, heat 0.5, summary A."},
+        {"node": "n2", "graph change": "archived: False → True"},
+        {"node": "n2", "graph change": "edge merged_into → n1"},
+    )
+    assert step_tables(graph_sync.SPEC, [])["changes"].rows == ()
 
 
 def test_the_cli_tables_carry_run_ids_and_health():
