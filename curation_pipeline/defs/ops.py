@@ -11,6 +11,7 @@ asset (defs/assets.py) with its checks (defs/health_checks.py).
 """
 
 # No `from __future__ import annotations`: Dagster reads these annotations at definition time.
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 
 import dagster as dg
@@ -51,10 +52,10 @@ from curation_pipeline.service.steps.registry import CLOSING, STEPS
 RESULT_OUTPUT = "result"
 
 
-# Runs this process has tagged, or found tagged. The jobs use the in-process executor, so every
-# step of a run runs here: only its first step reads the run's record, not all eight (on
-# Dagster's SQLite storage each read cost ~30 ms).
-_LABELLED_RUNS: set[str] = set()
+# The latest runs this process has tagged, or found tagged. The jobs use the in-process executor,
+# so every step of a run runs here: only its first step reads the run's record, not all eight
+# (on Dagster's SQLite storage each read cost ~30 ms). Bounded: a worker lives for many runs.
+_LABELLED_RUNS: deque[str] = deque(maxlen=64)
 
 
 def label_trigger(context: dg.OpExecutionContext) -> None:
@@ -68,7 +69,7 @@ def label_trigger(context: dg.OpExecutionContext) -> None:
         stored = context.instance.get_run_by_id(context.run_id)
         if stored is not None and TRIGGER_TAG not in stored.tags:
             context.instance.add_run_tags(context.run_id, {TRIGGER_TAG: trigger})
-        _LABELLED_RUNS.add(context.run_id)
+        _LABELLED_RUNS.append(context.run_id)
     except Exception as error:  # a missing label is not worth failing a step
         context.log.warning(f"could not tag the run with {TRIGGER_TAG}={trigger}: {error}")
 
@@ -130,12 +131,12 @@ def run_op(context: dg.OpExecutionContext, memory_store: MemoryStore, spec: Step
         if session is not None and run is not None and not session.dry_run:
             record_interruption(session, context.op.name, run.run_info)
         raise
-    # The changes first: the event log shows an output's first entries and hides the rest behind
-    # "View full message"; the counts are in the log line above it too.
+    # The changes before the counts: the event log shows an output's first entries and hides the
+    # rest behind "View full message"; the counts are in the log line above it too.
     context.add_output_metadata({
+        **_preview_metadata(session.dry_run),
         **change_metadata(step_tables(spec, outcome.changes, outcome.signals, outcome.edges,
                                        outcome.vertices)),
-        **_preview_metadata(session.dry_run),
         **{key: _metadata_value(value) for key, value in outcome.counts.items()},
     })
     context.log.info(f"{spec.label} in {display_key(session.tenant_id, session.namespace)}: "
