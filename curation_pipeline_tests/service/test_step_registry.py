@@ -4,11 +4,16 @@ a line of it written anywhere else; a count it does not declare is refused, not 
 
 from __future__ import annotations
 
+import re
+import sys
+import tokenize
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
+import curation_pipeline
 from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.cycles import combine_cycles
 from curation_pipeline.core.health import Snapshot, cycle_health, health_fields
@@ -182,3 +187,22 @@ def test_the_real_graph_keeps_the_cycles_order_op_names_tags_and_config():
     assert ("1 reclassify_stale, 2 consolidate_duplicates, 3 summarize_verbose, 4 revectorize, "
             "5 mark_stale_confidence, 6 sync_graph, 6b associate_concepts, 7 log_curation_activity"
             in curate_namespace.description)
+
+
+def _string_literals(path: Path) -> str:
+    """Every string literal of a module (docstrings included), comments and code left out."""
+    with path.open("rb") as source:
+        return "\n".join(token.string for token in tokenize.tokenize(source.readline)
+                         if token.type == tokenize.STRING)
+
+
+def test_each_step_name_is_written_only_in_its_own_module():
+    """A step is renamed in one place: every other module names it through its SPEC."""
+    package = Path(curation_pipeline.__file__).parent
+    literals = {path: _string_literals(path) for path in package.rglob("*.py")}
+    for step in (*STEPS, CLOSING):
+        [own] = [Path(module.__file__) for module in list(sys.modules.values())
+                 if getattr(module, "SPEC", None) is step]
+        named_in = {path.relative_to(package).as_posix() for path, text in literals.items()
+                    if re.search(rf"\b{step.name}\b", text)}
+        assert named_in == {own.relative_to(package).as_posix()}, step.name

@@ -29,6 +29,7 @@ from curation_pipeline.service.similar_pairs import (
     search_pairs,
 )
 from curation_pipeline.service.step_run import StepRun, run_phases
+from curation_pipeline.service.steps import graph_sync, revectorize
 from curation_pipeline.store import associations, candidates, judgements, passes
 
 LEXICAL_SKIP = "lexical embedder (its similarity is shared words, not meaning)"
@@ -113,7 +114,7 @@ SPEC = StepSpec(
                  "(never with the lexical embedder: its similarity is shared words, not meaning)."),
     counts=AssociateCounts,
     config=AssociateConfig,
-    after=("sync_graph", "revectorize"),
+    after=(graph_sync.SPEC.name, revectorize.SPEC.name),
     summary=(SummaryColumn("linked", ("edges_added",)),),
     count_order=("edges_added", "vertices_created", "pairs_in_band", "pairs_left_over",
                  "pass", "nodes_compared", "skipped_concurrent", "skipped"),

@@ -16,6 +16,7 @@ from curation_pipeline.core.step_spec import GRAPH, GraphMirrorCounts, StepSpec,
 from curation_pipeline.core.steps.graph_sync import SyncPosition, plan_graph_sync
 from curation_pipeline.service.graph_mirror import follow_in_graph_backend
 from curation_pipeline.service.step_run import StepRun
+from curation_pipeline.service.steps import summarize
 from curation_pipeline.store import graph
 
 BACKFILL_BATCH = 1_000
@@ -72,7 +73,7 @@ SPEC = StepSpec(
     description="upsert graph vertices for every node changed since the last sync (capped).",
     counts=GraphSyncCounts,
     config=GraphSyncConfig,
-    after=("summarize_verbose",),
+    after=(summarize.SPEC.name,),
     summary=(SummaryColumn("graph", ("nodes_considered",)),),
     count_order=("nodes_considered", "vertices_created", "vertices_updated", "vertices_archived",
                  "edges_created", "remaining"),

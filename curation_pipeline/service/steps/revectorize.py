@@ -25,6 +25,7 @@ from curation_pipeline.core.vectors import (
     validate_vectors,
 )
 from curation_pipeline.service.step_run import StepRun
+from curation_pipeline.service.steps import summarize
 from curation_pipeline.store import actions, candidates
 
 
@@ -95,7 +96,7 @@ SPEC = StepSpec(
     description="embed active nodes without a vector, re-embed (capped) those of another model.",
     counts=RevectorizeCounts,
     config=RevectorizeConfig,
-    after=("summarize_verbose",),
+    after=(summarize.SPEC.name,),
     summary=(SummaryColumn("embedded", ("embedded", "reembedded")),),  # new vectors and a model switch's
     count_order=("embedded", "reembedded", "still_missing", "outdated_remaining", "candidates",
                  "skipped_concurrent", "embedder"),

@@ -15,6 +15,7 @@ from curation_pipeline.core.step_spec import SUMMARIES, HealthCount, LLMCounts, 
 from curation_pipeline.core.steps.summarize import plan_summaries
 from curation_pipeline.service.llm_rewrite import rewrite_summaries
 from curation_pipeline.service.step_run import StepRun, run_phases
+from curation_pipeline.service.steps import consolidate
 from curation_pipeline.store import actions, candidates
 
 
@@ -56,7 +57,7 @@ SPEC = StepSpec(
                  "path: cut at a word boundary). The full text is kept in revisions."),
     counts=SummarizeCounts,
     config=SummarizeConfig,
-    after=("consolidate_duplicates",),
+    after=(consolidate.SPEC.name,),
     summary=(SummaryColumn("summarized", ("summarized",)),),
     count_order=("summarized", "candidates", "skipped_concurrent"),
     health=(HealthCount("summarized", ("summarized",)),),
