@@ -82,7 +82,8 @@ def test_imports_racing_runs_and_round_trips_keep_every_promise(db, database_url
         else:
             monkeypatch.setenv(name, value)
 
-    mix = Mix(insert=10, edit=6, recall=2, run=10, undo=6, import_race=20, round_trip=8, faults=(None,))
+    mix = Mix(insert=10, edit=6, recall=2, run=10, undo=6, import_race=20, round_trip=8, faults=(None,),
+              required=("import_race", "round_trip"))
     soak = Soak(db, database_url, instance, seed=seed, set_env=set_env, llm=llm_server, mix=mix)
     log = soak.run(_setting("CURATION_SOAK_IMPORT_ACTIONS", 16))
     print(f"soak seed {seed}: {dict(log.actions)}; {dict(log.fired)}")
