@@ -189,11 +189,15 @@ def test_the_real_graph_keeps_the_cycles_order_op_names_tags_and_config():
             in curate_namespace.description)
 
 
+# Python 3.12 tokenizes an f-string's text as FSTRING_MIDDLE, not STRING.
+_TEXT_TOKENS = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+
+
 def _string_literals(path: Path) -> str:
     """Every string literal of a module (docstrings included), comments and code left out."""
     with path.open("rb") as source:
         return "\n".join(token.string for token in tokenize.tokenize(source.readline)
-                         if token.type == tokenize.STRING)
+                         if token.type in _TEXT_TOKENS)
 
 
 def test_each_step_name_is_written_only_in_its_own_module():
