@@ -52,23 +52,23 @@ from curation_pipeline.service.steps.registry import CLOSING, STEPS
 RESULT_OUTPUT = "result"
 
 
-# The latest runs this process has tagged, or found tagged. The jobs use the in-process executor,
-# so every step of a run runs here: only its first step reads the run's record, not all eight
-# (on Dagster's SQLite storage each read cost ~30 ms). Bounded: a worker lives for many runs.
+# The latest runs this process has tagged. The jobs use the in-process executor, so every step
+# of a run runs here: only its first step writes the tag, not all eight. Bounded: a worker lives
+# for many runs.
 _LABELLED_RUNS: deque[str] = deque(maxlen=64)
 
 
 def label_trigger(context: dg.OpExecutionContext) -> None:
     """Tag a run launched from the UI or by a backfill with its trigger, as the schedule, the
     sensors and the CLI tag theirs, so the Runs list says who started every run. The first step
-    to run tags it; the others find the tag in the run's record."""
+    to run tags it. `context.run` holds the tags the run started with, so only this process's
+    own steps could have tagged it since: the memo says, and the run's record is not read
+    (~25 ms a read on Dagster's SQLite storage). Adding a tag again would only rewrite it."""
     trigger = inferred_trigger(context.run.tags)
     if trigger is None or context.run_id in _LABELLED_RUNS:
         return
     try:
-        stored = context.instance.get_run_by_id(context.run_id)
-        if stored is not None and TRIGGER_TAG not in stored.tags:
-            context.instance.add_run_tags(context.run_id, {TRIGGER_TAG: trigger})
+        context.instance.add_run_tags(context.run_id, {TRIGGER_TAG: trigger})
         _LABELLED_RUNS.append(context.run_id)
     except Exception as error:  # a missing label is not worth failing a step
         context.log.warning(f"could not tag the run with {TRIGGER_TAG}={trigger}: {error}")
