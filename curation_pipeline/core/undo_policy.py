@@ -33,6 +33,12 @@ from typing import Literal
 
 Action = Literal["restore", "already_undone", "conflict", "unchanged"]
 RECENCY = ("recall_count", "last_recalled_at")
+# Columns that hold one value between them: a vector means nothing without the name of the model
+# that made it (steps 2 and 4 compare only vectors of the configured model). A run that changed
+# one of them changed the value, so an undo restores them together or not at all. Without this, a
+# forced undo of a re-embedding that kept the model (vector changed, model the same) over an
+# agent's edit that cleared both would write the vector back beside the agent's NULL model.
+TOGETHER = (("embedding", "embedding_model"),)
 
 
 @dataclass(frozen=True)
@@ -54,10 +60,14 @@ class RowDecision:
 
 
 def run_effect(revisions: Sequence[tuple[Mapping, Mapping]], columns: Sequence[str]) -> RunEffect:
-    changed = tuple(
+    touched = {
         column for column in columns
         if any(before.get(column) != after.get(column) for before, after in revisions)
-    )
+    }
+    for group in TOGETHER:
+        if touched.intersection(group):
+            touched.update(group)
+    changed = tuple(column for column in columns if column in touched)
     interleaved = tuple(
         column for column in changed
         if any(revisions[k][0].get(column) != revisions[k - 1][1].get(column)

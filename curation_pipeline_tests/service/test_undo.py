@@ -348,6 +348,27 @@ def test_a_forced_undo_lists_every_row_it_forced(db, curated, capsys, instance):
     assert output.event_specific_data.metadata["forced"].value == [{"kind": "node", "id": keeper, "changed_since": ["pointer_summary"]}]
 
 
+def test_a_forced_undo_of_an_undo_writes_a_vector_back_with_its_model(db, curated):
+    """The run re-embedded the keeper it merged into (same model, new vector), and its undo put
+    the old vector back. An agent then edited the keeper, clearing its vector and model. Forcing
+    the undo of the undo writes the run's vector again, and the name of the model that made it
+    with it: never a vector beside a NULL model (which no step compares, and which an export
+    and import would turn into model 'imported')."""
+    from curation_pipeline_tests.conftest import EMBEDDER
+
+    keeper = curated["ids"][0]
+    curated_vector = db.execute("SELECT embedding::text FROM memory_nodes WHERE id = %s", (keeper,)).fetchone()[0]
+    [undo] = undo_run(curated["url"], curated["run_id"])
+    db.execute("UPDATE memory_nodes SET pointer_summary = 'The agent rewrote this.', embedding = NULL,"
+               " embedding_model = NULL WHERE id = %s", (keeper,))
+
+    [forced] = undo_run(curated["url"], undo.undo_id, force=True)
+
+    assert keeper in forced.nodes_forced
+    row = db.execute("SELECT embedding::text, embedding_model FROM memory_nodes WHERE id = %s", (keeper,)).fetchone()
+    assert row == (curated_vector, EMBEDDER.name)
+
+
 def test_undoing_an_undo_does_not_archive_again_a_node_edited_since(db, curated, capsys):
     """The undo of an undo would merge the absorbed node back into its keeper; an agent edited
     it meanwhile, and the keeper never held that text: it stays active, and so does its edge."""

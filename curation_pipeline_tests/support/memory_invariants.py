@@ -104,6 +104,15 @@ def broken_chains(conn: psycopg.Connection) -> list[str]:
             if node["archived"] and node["keeper"] is not None and chain_end(nodes, node_id) is None]
 
 
+def vectors_without_model(conn: psycopg.Connection) -> list[str]:
+    """Nodes holding a vector but no model name. The soak's agents never write one (they insert
+    without a vector and clear both columns when they edit), so any such row is the curator's
+    doing: half of one value (core/undo_policy.TOGETHER)."""
+    rows = conn.execute("SELECT id::text FROM memory_nodes WHERE embedding IS NOT NULL AND embedding_model IS NULL"
+                        " ORDER BY id").fetchall()
+    return [f"node {node_id} holds a vector without the name of its model" for (node_id,) in rows]
+
+
 # --------------------------------------------------------------------------- every sentence kept
 
 

@@ -135,6 +135,20 @@ def _export(url: str, path: Path) -> None:
             out.write(format_node_jsonl(row) + "\n")
 
 
+def _first_difference(exported: str, reexported: str) -> str:
+    """The first node whose exported line changed, and the columns that differ (JSONL lines)."""
+    before = {row["id"]: row for row in map(json.loads, exported.splitlines())}
+    after = {row["id"]: row for row in map(json.loads, reexported.splitlines())}
+    for node_id in sorted(before.keys() | after.keys()):
+        old, new = before.get(node_id), after.get(node_id)
+        if old != new:
+            if old is None or new is None:
+                return f"node {node_id} {'appeared' if old is None else 'is missing'}"
+            columns = sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
+            return f"node {node_id}: " + "; ".join(f"{key} {old.get(key)!r} -> {new.get(key)!r}" for key in columns)
+    return "the same rows, in another order"
+
+
 class Soak:
     def __init__(self, db: psycopg.Connection, url: str, instance: dg.DagsterInstance, *, seed: int,
                  set_env: Callable[[str, str | None], None], llm: StubResponsesServer | None = None,
@@ -211,6 +225,7 @@ class Soak:
             *problems,
             *inv.deleted_rows(keys, inv.row_keys(self.db)),
             *inv.broken_chains(self.db),
+            *inv.vectors_without_model(self.db),
             *inv.lost_sentences(self.db, self.record),
             *inv.changed_elsewhere(digests, inv.partition_digests(self.db), acted_on),
         ], description)
@@ -505,12 +520,13 @@ class Soak:
             with open_connection(copy_url) as conn:
                 report = import_jsonl_file(conn, first, dimension=EMBEDDER.dimension, validate_name=validate_name)
             _export(copy_url, again)
-            same = first.read_bytes() == again.read_bytes()
-            rows = len(first.read_text(encoding="utf-8").splitlines())
+            exported, reexported = first.read_text(encoding="utf-8"), again.read_text(encoding="utf-8")
+            rows = len(exported.splitlines())
         self.log.actions["round trips"] += 1
         problems = [] if report.written else [f"the export did not import: {report.problems.first()}"]
-        if not same:
-            problems.append("export -> import -> export changed the store's rows")
+        if exported != reexported:
+            problems.append("export -> import -> export changed the store's rows: "
+                            + _first_difference(exported, reexported))
         return f"round trip of {rows} node(s) through a second store", problems
 
     def _second_store(self) -> str:
