@@ -13,8 +13,8 @@ def _row(text: str, embedding: str | None, model: str | None) -> dict:
 
 
 def test_a_run_that_changed_only_the_vector_restores_its_model_with_it():
-    """An undo re-embedded a node with the same model: only the vector differs, yet the model is
-    part of what the run changed, so undoing it writes both."""
+    """A run (in the soak, an undo) gave a node another vector of the same model: only the vector
+    differs, yet the model is part of the value the run changed, so undoing it writes both."""
     effect = run_effect([(_row("merged", "[1,0]", MODEL), _row("merged", "[0,1]", MODEL))], COLUMNS)
     assert effect.changed == ("embedding", "embedding_model")
 

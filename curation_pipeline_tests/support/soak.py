@@ -146,7 +146,7 @@ def _first_difference(exported: str, reexported: str) -> str:
                 return f"node {node_id} {'appeared' if old is None else 'is missing'}"
             columns = sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
             return f"node {node_id}: " + "; ".join(f"{key} {old.get(key)!r} -> {new.get(key)!r}" for key in columns)
-    return "the same rows, in another order"
+    return "the same values, written differently (line order or formatting)"
 
 
 class Soak:
