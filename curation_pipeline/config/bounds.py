@@ -20,6 +20,10 @@ Threshold = Annotated[float, Field(gt=0.0, le=1.0, allow_inf_nan=False)]
 Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 # A length limit for a cut text: room for one character and the ellipsis.
 TextLimit = Annotated[int, Field(ge=2)]
+# A merged text's length limit: a merge that cannot keep every clause within it does not
+# happen, so a limit below an ordinary memory's length would stop every merge. At least the
+# summary length's default; the settings also check it against step 3's (check_merge_limit).
+MergeLimit = Annotated[int, Field(ge=200)]
 # Durations of outside calls: finite; a timeout must also be positive.
 Seconds = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 PositiveSeconds = Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
@@ -34,6 +38,19 @@ def choice_of(allowed: tuple[str, ...]) -> BeforeValidator:
             raise ValueError(f"must be one of {', '.join(allowed)}")
         return value.lower()
     return BeforeValidator(lowered)
+
+
+def check_merge_limit(merge_max_chars: int, verbose_min_chars: int, summary_chars: int) -> None:
+    """A merge may not be limited below what step 3 keeps as it is: a merged text step 3 would
+    not call verbose must fit, or every merge of two ordinary memories would have to drop a
+    clause (a merge that cannot keep every clause does not happen, so none would)."""
+    floor = max(verbose_min_chars, summary_chars)
+    if merge_max_chars < floor:
+        raise ValueError(
+            f"CURATOR_MERGE_MAX_CHARS={merge_max_chars} is below what step 3 keeps unsummarized "
+            f"(CURATOR_VERBOSE_MIN_CHARS={verbose_min_chars}, CURATOR_SUMMARY_CHARS={summary_chars}): "
+            f"set it to at least {floor}"
+        )
 
 
 def check_association_below_merge(association: float, merge: float) -> None:

@@ -18,9 +18,11 @@ from curation_pipeline.config.bounds import (
     AtLeastOne,
     Cap,
     Count,
+    MergeLimit,
     TextLimit,
     Threshold,
     check_association_below_merge,
+    check_merge_limit,
 )
 from curation_pipeline.config.environment import EnvironmentSettings
 
@@ -40,7 +42,9 @@ class StepSettings(EnvironmentSettings):
     # Step 2: consolidate duplicates.
     similarity_threshold: Threshold = setting(0.92, "CURATOR_SIMILARITY_THRESHOLD", "cosine a pair must exceed")
     consolidate_cap: Cap = setting(20, "CURATOR_CONSOLIDATE_CAP", "pairs merged per cycle at most")
-    merge_max_chars: AtLeastOne = setting(2000, "CURATOR_MERGE_MAX_CHARS", "merged text length limit")
+    merge_max_chars: MergeLimit = setting(
+        2000, "CURATOR_MERGE_MAX_CHARS",
+        "merged text length limit: a merge that cannot keep every clause within it waits")
     # At most this share of a namespace's active nodes is archived in one cycle (at least one),
     # so a bad threshold can't archive half a namespace at once.
     max_archive_fraction: Threshold = setting(
@@ -101,4 +105,9 @@ class StepSettings(EnvironmentSettings):
     @model_validator(mode="after")
     def _association_below_merge(self) -> StepSettings:
         check_association_below_merge(self.association_threshold, self.similarity_threshold)
+        return self
+
+    @model_validator(mode="after")
+    def _merges_hold_what_step_3_keeps(self) -> StepSettings:
+        check_merge_limit(self.merge_max_chars, self.verbose_min_chars, self.summary_chars)
         return self

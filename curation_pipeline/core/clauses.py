@@ -34,6 +34,8 @@ from curation_pipeline.core.text import clip, split_sentences, strip_merge_marke
 from curation_pipeline.core.value_words import value_keys
 
 _QUOTED_CHARS = 90
+# Adjacent clauses read together as one stretch of words at most (see SentenceClauses.pieces).
+MAX_PIECE_CLAUSES = 4
 _CACHED_CHARS = 20_000  # longer texts are cut anew each time rather than held in the cache
 
 
@@ -47,6 +49,8 @@ class Piece:
     text: str
     tokens: tuple[Token, ...]
     context: str = ""  # the whole sentence the piece is part of
+    # Token ranges [start, end) of its clauses within `tokens` (empty: the piece is one clause).
+    parts: tuple[tuple[int, int], ...] = ()
 
     @cached_property
     def keys(self) -> frozenset[str]:
@@ -91,6 +95,16 @@ class Piece:
     def quoted(self) -> str:
         return repr(clip(self.text, _QUOTED_CHARS))
 
+    @property
+    def is_question(self) -> bool:
+        """Whether the piece is part of a question ("What do you do to relax?"): a question asks,
+        it says no fact, and no statement says it."""
+        return (self.context or self.text).rstrip().endswith(("?", "？"))
+
+    def clause_tokens(self) -> list[tuple[Token, ...]]:
+        """The tokens of each clause of the piece, in order."""
+        return [self.tokens[a:b] for a, b in self.parts] if self.parts else [self.tokens]
+
 
 @dataclass(frozen=True)
 class SentenceClauses:
@@ -109,15 +123,20 @@ class SentenceClauses:
     def piece(self, first: int, last: int) -> Piece:
         start, end = self.bounds[first][0], self.bounds[last][1]
         text = self.text[self.spans[first][0]: self.spans[last][1]]
-        return Piece(self.index, first, last, text, self.tokens[start:end], self.text)
+        parts = tuple((a - start, b - start) for a, b in self.bounds[first:last + 1]) if last > first else ()
+        return Piece(self.index, first, last, text, self.tokens[start:end], self.text, parts)
 
     def whole(self) -> Piece:
-        return Piece(self.index, 0, len(self.bounds) - 1, self.text, self.tokens, self.text) if self.bounds \
+        return Piece(self.index, 0, len(self.bounds) - 1, self.text, self.tokens, self.text,
+                     tuple(self.bounds) if len(self.bounds) > 1 else ()) if self.bounds \
             else Piece(self.index, 0, -1, self.text, self.tokens, self.text)
 
     def pieces(self) -> list[Piece]:
-        """Every run of adjacent clauses, shortest first, then the whole sentence."""
-        runs = [self.piece(a, a + length - 1) for length in range(1, len(self.bounds) + 1)
+        """Every run of up to MAX_PIECE_CLAUSES adjacent clauses, shortest first (a clause's words
+        may be spread over a few clauses of a sentence that says the same in another order; a
+        longer stretch is no one claim, and every run of a long list would cost its square)."""
+        longest = min(len(self.bounds), MAX_PIECE_CLAUSES)
+        runs = [self.piece(a, a + length - 1) for length in range(1, longest + 1)
                 for a in range(len(self.bounds) - length + 1)]
         return runs or [self.whole()]
 
@@ -125,9 +144,12 @@ class SentenceClauses:
 def joined(first: Piece, second: Piece) -> Piece:
     """Two pieces (of two texts) as one stretch of words, a clause break between them: what an
     answer that combines the wordings of two inputs is compared with."""
-    separator = tokenize(";")
+    separator = tuple(tokenize(";"))
     text = f"{first.text}; {second.text}"
-    return Piece(-1, 0, 0, text, first.tokens + tuple(separator) + second.tokens, text)
+    ends = len(first.tokens) + len(separator)
+    parts = ((first.parts or ((0, len(first.tokens)),))
+             + tuple((a + ends, b + ends) for a, b in (second.parts or ((0, len(second.tokens)),))))
+    return Piece(-1, 0, 0, text, first.tokens + separator + second.tokens, text, parts)
 
 
 def _token_spans(sentence: str, tokens: Sequence[Token]) -> list[tuple[int, int]]:

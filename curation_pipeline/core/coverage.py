@@ -37,10 +37,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from curation_pipeline.core.clauses import Piece, SentenceClauses, joined, text_clauses
-from curation_pipeline.core.fact_tokens import occurs
-from curation_pipeline.core.meaning_markers import NEGATION, Marker, find_markers, opposite
+from curation_pipeline.core.fact_tokens import occurrences
+from curation_pipeline.core.meaning_markers import MARKER_WORDS, NEGATION, Marker, find_markers, opposite
 from curation_pipeline.core.name_roles import role_swaps
 from curation_pipeline.core.sentence_alignment import Sentence
+from curation_pipeline.core.sentence_tokens import tokenize
+from curation_pipeline.core.subjects import own_subject, tail_keys
 from curation_pipeline.core.text import normalise_sentence
 from curation_pipeline.core.value_words import value_class
 
@@ -140,7 +142,48 @@ def _same_marker(a: Marker, b: Marker, words: frozenset[str]) -> bool:
 
 
 def _facts_present(clause: Piece, piece: Piece) -> bool:
-    return all(occurs(kind, token, piece.text) for kind, token in clause.facts)
+    """Every fact of the clause, as many times as the clause says it: "the University of
+    Bucharest ... in the city of Bucharest" is not said by "... the city of Ankara" for the
+    Bucharest left in its subject."""
+    return all(occurrences(kind, token, piece.text) >= max(1, occurrences(kind, token, clause.text))
+               for kind, token in clause.facts)
+
+
+def _ends_in_another_value(clause: Piece, piece: Piece) -> bool:
+    """Whether the piece ends in another object or value of the clause's words: "... is rap rock"
+    holds every word of "... is rock music" but says another genre, where "... runs nightly at
+    02:00 UTC" only adds to "... runs nightly"."""
+    theirs = _last_words(piece.clause_tokens()[-1])
+    return bool(theirs & clause.keys) and bool(theirs - clause.keys) and not _last_words(clause.tokens) <= theirs
+
+
+def _last_words(tokens) -> frozenset[str]:
+    """tail_keys without the words that are markers of their own ("need", "require"), which are
+    compared as markers."""
+    return tail_keys([t for t in tokens if t.lower not in MARKER_WORDS])
+
+
+def _bound_part(clause: Piece, piece: Piece) -> Piece | None:
+    """The part of a piece of several clauses that may speak for `clause`: without its clauses
+    that have a subject of their own the clause lacks ("and the US cluster has 12 nodes" says
+    nothing of the EU cluster; "and Sam owns billing" nothing of Dana). None: no part may."""
+    if not piece.parts:
+        return piece
+    kept = [tokens for tokens in piece.clause_tokens() if own_subject(tokens) <= clause.keys]
+    if len(kept) == len(piece.parts):
+        return piece
+    if not kept:
+        return None
+    separator = tuple(tokenize(";"))
+    tokens: tuple = ()
+    parts = []
+    for part in kept:
+        if tokens:
+            tokens += separator
+        parts.append((len(tokens), len(tokens) + len(part)))
+        tokens += tuple(part)
+    text = "; ".join(" ".join(t.text for t in part) for part in kept)
+    return Piece(piece.sentence, piece.first, piece.last, text, tokens, piece.context, tuple(parts))
 
 
 def _roles_kept(clause: Piece, piece: Piece) -> bool:
@@ -172,9 +215,13 @@ def _marker_classes(piece: Piece) -> list[tuple[str, str]]:
 
 
 def covers_lexically(clause: Piece, piece: Piece) -> bool:
-    return (clause.keys <= piece.keys and _facts_present(clause, piece)
-            and _markers_agree_on_words(clause, piece)
-            and clause.antonym_sides <= piece.antonym_sides and _roles_kept(clause, piece))
+    if clause.is_question != piece.is_question or not clause.keys <= piece.keys:
+        return False  # a question says no fact, and no statement asks it
+    bound = _bound_part(clause, piece)
+    return (bound is not None and clause.keys <= bound.keys and not _ends_in_another_value(clause, bound)
+            and _facts_present(clause, bound)
+            and _markers_agree_on_words(clause, bound)
+            and clause.antonym_sides <= bound.antonym_sides and _roles_kept(clause, bound))
 
 
 def _plain(token) -> bool:
@@ -185,10 +232,17 @@ def _plain(token) -> bool:
 
 
 def _may_cover_semantically(clause: Piece, piece: Piece) -> bool:
-    """Everything but the similarity itself: shared words, only plain words replaced, facts,
-    value words, markers."""
+    """Everything but the similarity itself: shared words, only plain words replaced (by words of
+    the piece, a phrase by one word at most), the clause's last words (its object or stated value:
+    "rap rock" is not "rock music") said as they are, facts, value words, markers, and the
+    subjects the values are bound to."""
+    if clause.is_question != piece.is_question or _bound_part(clause, piece) is not piece:
+        return False
     shared = len(clause.keys & piece.keys)
     missing = clause.keys - piece.keys
+    # A phrase may become one word ("signs off" ~ "approves"), not several words nothing.
+    if len(missing) > len(piece.keys - clause.keys) + 1 or not _last_words(clause.tokens) <= piece.keys:
+        return False
     replaced_only_plain = all(_plain(t) for t in clause.tokens if set(t.keys) & missing)
     # The piece may say a clause's verb with an antonym word of its own ("signs off" ~
     # "approves"), never with the opposite of one the clause has.

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from curation_pipeline.core.sentence_tokens import FUNCTION_WORDS
 from curation_pipeline.core.text import strip_merge_markers
@@ -129,6 +130,18 @@ def extract_facts(text: str) -> Facts:
 
 def occurs(kind: str, token: str, text: str) -> bool:
     """Whether `token` stands in `text` as a whole token (not inside a longer word or number)."""
+    return _standing_pattern(kind, token).search(text) is not None
+
+
+def occurrences(kind: str, token: str, text: str) -> int:
+    """How many times `token` stands in `text` as a whole token: "the University of Bucharest
+    ... the city of Bucharest" says the name twice, and a text that says it once does not say
+    both."""
+    return sum(1 for _ in _standing_pattern(kind, token).finditer(text))
+
+
+@lru_cache(maxsize=8192)
+def _standing_pattern(kind: str, token: str) -> re.Pattern:
     flags = re.IGNORECASE if kind in _CASELESS else 0
     # Whitespace inside a token (a date "March 5, 2024") may be any run of whitespace.
     body = r"\s+".join(re.escape(part) for part in token.split())
@@ -140,7 +153,7 @@ def occurs(kind: str, token: str, text: str) -> bool:
         pattern = rf"(?<![\w]){body}(?![\w]|['’-]\w)|(?<![\w]){body}(?=['’]s\b)"
     else:
         pattern = rf"(?<![\w]){body}(?![\w])" if token[:1].isalnum() and token[-1:].isalnum() else re.escape(token)
-    return re.search(pattern, text, flags) is not None
+    return re.compile(pattern, flags)
 
 
 def _digits_with_separators(number: str) -> str:

@@ -73,7 +73,8 @@ class Token:
     @property
     def is_name(self) -> bool:
         """A capitalised word that is not a function word ("Priya", "HV-ATL-02", "SAP")."""
-        return self.kind == "word" and self.text[:1].isupper() and self.lower not in FUNCTION_WORDS
+        return self.kind == "word" and self.text[:1].isupper() and (self.lower not in FUNCTION_WORDS
+                                                                    or is_acronym(self.text))
 
     @property
     def ends_clause(self) -> bool:
@@ -104,9 +105,17 @@ _FREQUENCIES = {"hourly": "hour", "daily": "day", "nightly": "night", "weekly": 
                 "yearly": "year", "annually": "year", "annual": "year"}
 
 
-def _keys(kind: str, lower: str) -> tuple[str, ...]:
+def is_acronym(text: str) -> bool:
+    """A word in capitals ("US", "IT", "EU"): a name, even where its lower case is a function
+    word ("the US cluster" is not "the us cluster")."""
+    return len(text) >= 2 and text.isalpha() and text.isupper()
+
+
+def _keys(kind: str, lower: str, text: str = "") -> tuple[str, ...]:
     if kind == "cjk":
         return (lower,)
+    if kind == "word" and is_acronym(text) and lower in FUNCTION_WORDS:
+        return (lower,)  # "US", "IT": a name, though its lower case is a function word
     if kind == "punct" or lower in FUNCTION_WORDS or lower.endswith("n't") or lower == "cannot":
         return ()
     if kind == "number":
@@ -129,7 +138,7 @@ def tokenize(sentence: str) -> list[Token]:
         lower = text.casefold().replace("’", "'")
         if kind == "word" and lower.endswith("'s"):
             lower = lower[:-2]
-        tokens.append(Token(text, lower, kind, _keys(kind, lower)))
+        tokens.append(Token(text, lower, kind, _keys(kind, lower, text)))
     return tokens
 
 

@@ -43,12 +43,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from curation_pipeline.core.clauses import Piece, text_clauses
-from curation_pipeline.core.coverage import KeptText, Semantic
+from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
 from curation_pipeline.core.meaning_markers import NEGATION
-from curation_pipeline.core.sentence_tokens import CLAUSE_WORDS
+from curation_pipeline.core.speakers import without_speaker
+from curation_pipeline.core.subjects import VERBS, naming_numbers, subject_end, tail_keys, tail_start
 from curation_pipeline.core.value_words import value_class
 
 UPDATE, PARTIAL, LOOK_ALIKE, NONE = "update", "partial", "look-alike", "none"
+# Clauses of one text compared at most: a longer text (a list of hundreds of items) is not
+# compared clause by clause with another (see compare_versions).
+MAX_CLAUSES_COMPARED = 120
 
 # Words that announce a change rather than say what changed.
 _CHANGE_CUES = frozenset("""
@@ -57,18 +61,14 @@ replaced replace instead previously formerly earlier former latest today effecti
 lowered increased decreased reduced rescheduled renamed relocated migrated grew grown cut pushed
 postponed shifted transferred passed went became become dropped rose fell extended
 """.split())
-# Where a clause's subject ends: its verb "is"/"has"/"will"..., or a verb of change ("moved to").
-_VERBS = frozenset("""
-is are was were be been has have had will would can could must should may might does do did shall
-isn't aren't wasn't weren't hasn't haven't hadn't won't wouldn't can't couldn't doesn't don't didn't
-moved changed switched passed transferred migrated shifted rescheduled postponed pushed grew grown
-went became cut raised lowered increased decreased reduced dropped rose fell extended
-""".split())
 # A name after these words says whose or which thing the clause is about ("the export for Cedar
 # Bank", "the deploy of the Rhodium service", "our contact at Driftwood Press"): part of the subject.
 _OF_WHICH = frozenset({"for", "of", "at"})
 # Value classes whose word, before a noun, names the thing ("phone number", "staging cluster").
 _MODIFYING_CLASSES = frozenset({"channel", "environment"})
+# Status words that are also common verbs: a status only after a form of "be" ("is live").
+_ALSO_VERBS = frozenset({"live"})
+_DOERS = frozenset("i we you they he she who to still now also".split())
 # Kinds that name a thing rather than measure it: a change of one of these together with
 # another value describes another thing.
 _NAMING_KINDS = frozenset({"identifier", "name"})
@@ -82,6 +82,10 @@ class Shape:
     values: dict[str, Counter]  # kind -> the values of that kind (their keys)
     subject: frozenset[tuple[str, str]]  # (kind, value) of the values that say what it is about
     negated: int  # negation markers
+    tail: frozenset[str] = frozenset()  # the keys of its last words: the object, or the value it states
+    head: frozenset[str] = frozenset()  # its frame words before those last words
+    functional: bool = False  # "The <attribute> of <thing> is <value>": one value at a time
+    cued: bool = False  # it says that something changed ("now", "moved to", "Update:")
 
     @property
     def identity(self) -> frozenset[str]:
@@ -95,6 +99,7 @@ class ClauseUpdate:
     old: Piece
     new: Piece
     changed: tuple[str, ...]  # "number '3' -> '5'", "polarity"
+    left: tuple[str, ...] = ()  # kinds of value the old clause states that the new one does not
 
     def record(self) -> dict:
         return {"old": self.old.text, "new": self.new.text, "changed": list(self.changed)}
@@ -105,26 +110,10 @@ class VersionCheck:
     verdict: str  # UPDATE | PARTIAL | NONE
     updates: tuple[ClauseUpdate, ...] = ()
     left: tuple[Piece, ...] = ()  # older clauses neither restated nor updated
+    too_long: bool = False  # not compared: over MAX_CLAUSES_COMPARED clauses
 
 
-def _subject_end(tokens) -> int:
-    """Index of the first token after the clause's subject: none for a clause that continues
-    another ("until 17:00", "and Wednesdays")."""
-    if tokens and tokens[0].lower in CLAUSE_WORDS:
-        return 0
-    for n, token in enumerate(tokens):
-        if token.lower in _VERBS or token.text == ":":
-            return n
-    first = next((n for n, t in enumerate(tokens) if t.keys), None)
-    if first is None:
-        return 0
-    end = first + 1
-    while end < len(tokens) and tokens[first].is_name and tokens[end].is_name:
-        end += 1  # a name is one subject: "Maria Chen"
-    return end
-
-
-def _kind(token, following) -> str | None:
+def _kind(token, following, previous=None) -> str | None:
     """The value kind of a token, None for a frame word."""
     if token.kind in ("number", "url", "email"):
         return token.kind
@@ -133,6 +122,9 @@ def _kind(token, following) -> str | None:
     if any(ch.isdigit() for ch in token.text) or token.text.startswith("#"):
         return "identifier"
     word_class = value_class(token.lower, token.keys[0])
+    if word_class == "status" and token.lower in _ALSO_VERBS and previous is not None \
+            and (previous.lower in _DOERS or previous.is_name):
+        word_class = None  # "I live in Berlin": a verb; "the site is live", "unblocked and live": a status
     if word_class is not None:
         modifies = (word_class in _MODIFYING_CLASSES and following is not None and following.kind == "word"
                     and following.keys and value_class(following.lower, following.keys[0]) is None)
@@ -172,9 +164,13 @@ def shape(piece: Piece) -> Shape:
 @lru_cache(maxsize=16384)
 def _shape(piece: Piece) -> Shape:
     tokens = piece.tokens
-    subject_end = _subject_end(tokens)
+    end_of_subject = subject_end(tokens)
+    has_verb = end_of_subject < len(tokens) and (tokens[end_of_subject].lower in VERBS)
     codes = {token.lstrip("#`").lower() for kind, token in piece.facts if kind == "identifier"}
+    in_names = naming_numbers(tokens)
     frame: set[str] = set()
+    head: set[str] = set()
+    last_words = tail_start(tokens)
     values: dict[str, Counter] = {}
     subject: set[tuple[str, str]] = set()
     for n, token in enumerate(tokens):
@@ -185,15 +181,36 @@ def _shape(piece: Piece) -> Shape:
         if not token.keys or token.lower in _CHANGE_CUES:
             continue
         following = next((t for t in tokens[n + 1:] if t.lower not in _CHANGE_CUES), None)
-        kind = "identifier" if token.lower in codes else _kind(token, following)
+        kind = "identifier" if token.lower in codes or n in in_names else _kind(token, following, tokens[n - 1] if n else None)
         if kind is None:
             frame.update(token.keys)
+            if n < last_words:
+                head.update(token.keys)
             continue
         values.setdefault(kind, Counter()).update(token.keys)
-        if kind in _NAMING_KINDS and (n < subject_end or _after_of_which(tokens, n)):
+        # A name or code before the verb, or in a "for/of/at ..." phrase of the subject (or of a
+        # clause without a verb), says what the clause is about.
+        of_which = _after_of_which(tokens, n) and (n < end_of_subject or not has_verb)
+        if kind in _NAMING_KINDS and (n < end_of_subject or of_which):
             subject.update((kind, key) for key in token.keys)
     negated = sum(1 for m in piece.markers if m.category == NEGATION)
-    return Shape(frozenset(frame), values, frozenset(subject), negated)
+    return Shape(frozenset(frame), values, frozenset(subject), negated, tail_keys(tokens), frozenset(head),
+                 _functional(tokens, end_of_subject), any(t.lower in _CHANGE_CUES for t in tokens))
+
+
+def _functional(tokens, end_of_subject: int) -> bool:
+    """Whether a clause states the one value of an attribute: "The genre of music X plays is rock
+    music", "Priya's manager is Tom", "The capital of X is Y" (a definite attribute, then "is"),
+    where a new value replaces the old. "Dana is allergic to peanuts" or "Dana owns billing" may
+    hold beside another value: not functional."""
+    if end_of_subject >= len(tokens) or tokens[end_of_subject].lower not in ("is", "are", "was", "were"):
+        return False
+    before = [t for t in tokens[:end_of_subject] if t.kind == "word"]
+    if not before:
+        return False
+    definite = before[0].lower in ("the", "our", "their", "his", "her", "its", "my", "your")
+    possessive = any(t.text.endswith(("'s", "’s")) for t in before)
+    return (definite or possessive) and any(t.keys for t in before)
 
 
 def value_changes(old: Shape, new: Shape) -> tuple[list[str], bool]:
@@ -214,9 +231,32 @@ def value_changes(old: Shape, new: Shape) -> tuple[list[str], bool]:
     return changed, about_another
 
 
-def _unsure(changed: Sequence[str]) -> bool:
-    kinds = {change.split(" ", 1)[0] for change in changed}
-    return len(kinds) > 1 and bool(kinds & _NAMING_KINDS)
+def values_left(old: Shape, new: Shape) -> list[str]:
+    """The kinds of value the older clause states that the newer one does not state at all:
+    "... at 02:00 UTC, and is deprecated" against "... now at 03:00 UTC" leaves the status. An
+    update that leaves them is partial: superseding would hide them."""
+    return sorted(set(old.values) - set(new.values))
+
+
+def _object_swap(old: Shape, new: Shape) -> bool:
+    """The same frame with another object or stated value at its end ("Dana owns billing" /
+    "Dana owns search", "... is rock music" / "... is rap rock"): each side's last words are gone
+    from the other, and all the rest is the same."""
+    gone, came = old.tail - new.tail, new.tail - old.tail
+    return bool(gone and came) and old.head == new.head and old.subject == new.subject
+
+
+def _kinds(changed: Sequence[str]) -> set[str]:
+    return {change.split(" ", 1)[0] for change in changed}
+
+
+def _unsure(changed: Sequence[str], *, cued: bool = False) -> bool:
+    """A change that may be another thing described alike: a name or code changed together with
+    another value; or, without a word that says something changed, two kinds of value at once
+    ("The gym opens at 6:00 on weekdays." / "... at 8:00 on weekends.": another time of another
+    day, not a new opening time)."""
+    kinds = _kinds(changed) - {"polarity"}
+    return len(kinds) > 1 and (bool(kinds & _NAMING_KINDS) or not cued)
 
 
 def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
@@ -225,11 +265,14 @@ def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
         return None
     for new in newer:
         new_shape = shape(new)
-        if new_shape.identity != old_shape.identity:
-            continue
-        changed, about_another = value_changes(old_shape, new_shape)
-        if changed and not about_another and not _unsure(changed):
-            return ClauseUpdate(old, new, tuple(changed))
+        if new_shape.identity == old_shape.identity:
+            changed, about_another = value_changes(old_shape, new_shape)
+            if changed and not about_another and not _unsure(changed, cued=new_shape.cued):
+                return ClauseUpdate(old, new, tuple(changed), tuple(values_left(old_shape, new_shape)))
+        elif old_shape.functional and new_shape.functional and _object_swap(old_shape, new_shape) \
+                and not value_changes(old_shape, new_shape)[0]:
+            change = f"value {' '.join(sorted(old_shape.tail))!r} -> {' '.join(sorted(new_shape.tail))!r}"
+            return ClauseUpdate(old, new, (change,), tuple(values_left(old_shape, new_shape)))
     return None
 
 
@@ -237,8 +280,8 @@ def _look_alike(old: Piece, newer: Sequence[Piece]) -> bool:
     """Whether a clause of the newer text says the same kind of thing of another thing, or
     another attribute of the same thing, with other values: "Ticket SUP-3301 is about a failed
     password reset." / "Ticket SUP-3302 is about ...", "The contract start date is 2025-04-01." /
-    "The contract end date is 2027-03-31.". Two such memories are neither one fact nor an update:
-    merging them would say two values side by side."""
+    "The contract end date is 2027-03-31.", "Dana owns billing." / "Dana owns search.". Two such
+    memories are neither one fact nor an update: merging them would say two values side by side."""
     old_shape = shape(old)
     for new in newer:
         new_shape = shape(new)
@@ -254,6 +297,8 @@ def _look_alike(old: Piece, newer: Sequence[Piece]) -> bool:
         changed = [change for change in value_changes(old_shape, new_shape)[0] if change != "polarity"]
         if changed and len(shared) >= 2:
             return True  # another attribute of the same thing, with another value
+        if _object_swap(old_shape, new_shape):
+            return True  # another object of the same verb: "owns billing" / "owns search"
     return False
 
 
@@ -269,18 +314,29 @@ def _claims(sentence) -> list[Piece]:
     return [sentence.piece(first, last) for first, last in claims]
 
 
-def _says_two_values(text: str) -> bool:
+def says_two_values(text: str) -> bool:
     """Whether two sentences of one text give the same kind of statement about the same thing
     with different values (a text of earlier merges, "A [merged: A']"): which of its values is
-    the older nothing tells, so such a text is never judged an update, nor updated."""
+    the older nothing tells, so such a text is never judged an update, nor updated; and a merge
+    whose text would do so does not happen."""
     claims = [(s.index, shape(c)) for s in text_clauses(text) for c in _claims(s) if c.keys]
     return any(first[0] != second[0] and first[1].identity and first[1].identity == second[1].identity
                and value_changes(first[1], second[1])[0]
                for n, first in enumerate(claims) for second in claims[n + 1:])
 
 
+def _too_long(text: str) -> bool:
+    return sum(len(s.bounds) for s in text_clauses(text)) > MAX_CLAUSES_COMPARED
+
+
 def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -> VersionCheck:
-    """Whether `newer` (the later memory) updates `older` (see the module docstring)."""
+    """Whether `newer` (the later memory) updates `older` (see the module docstring). Two turns of
+    one speaker are compared without their label (two speakers' are never compared: step 2)."""
+    older, newer = without_speaker(older), without_speaker(newer)
+    if _too_long(older) or _too_long(newer):
+        # Clause by clause, two long lists cost the product of their clauses (two 8.7 KB comma
+        # lists took two minutes): such a pair is not judged an update, and says why.
+        return VersionCheck(NONE, too_long=True)
     newer_sentences = text_clauses(newer)
     newer_pieces = [p for s in newer_sentences for p in s.pieces()]
     older_clauses = [c for s in text_clauses(older) for c in _claims(s) if c.keys]
@@ -289,21 +345,27 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     found = {n: None if said.cover(clause, lexical_only=True).covered else _update_of(clause, newer_pieces)
              for n, clause in enumerate(older_clauses)}
     updates = tuple(update for update in found.values() if update is not None)
-    if updates and (_says_two_values(older) or _says_two_values(newer)):
+    if updates and (says_two_values(older) or says_two_values(newer)):
         return VersionCheck(LOOK_ALIKE)
     if updates and _unsure([change for update in updates for change in update.changed]):
         # A name or code changed with other values across the clauses: another thing described
         # alike ("sweep exp-7598 ... 72 hours" / "sweep exp-7139 ... 24 hours").
         return VersionCheck(LOOK_ALIKE)
+    unsaid = [clause for n, clause in enumerate(older_clauses) if found[n] is None
+              and not said.cover(clause, lexical_only=True).covered]
+    if any(_look_alike(clause, newer_pieces) for clause in unsaid):
+        # Some clause says the same kind of thing as a newer one of another thing, attribute or
+        # object: values moved between subjects ("Dana owns billing, and Sam owns search." /
+        # "Dana owns search, and Sam owns billing.") are no restatement, and no sure update.
+        return VersionCheck(LOOK_ALIKE)
     if not updates:
-        if any(_look_alike(clause, newer_pieces) for n, clause in enumerate(older_clauses) if found[n] is None
-               and not said.cover(clause, lexical_only=True).covered):
-            return VersionCheck(LOOK_ALIKE)
         return VersionCheck(NONE)  # most pairs: no frame in common, nothing more to compare
-    # A changed value is never "restated", however alike the two clauses sound.
+    # A changed value is never "restated", however alike the two clauses sound; a value the
+    # updated clause states and the newer one does not is left.
     kept = KeptText(newer_sentences, semantic)
     rest = [clause for n, clause in enumerate(older_clauses) if found[n] is None]
-    left = tuple(c.clause for c in kept.cover_all(rest) if not c.covered)
+    left = tuple(c.clause for c in kept.cover_all(rest) if not c.covered) \
+        + tuple(update.old for update in updates if update.left)
     return VersionCheck(PARTIAL if left else UPDATE, updates, left)
 
 
@@ -343,3 +405,41 @@ def shares_subject_with_change(older: str, newer: str) -> bool:
             if smaller and 2 * overlap >= smaller and value_changes(old_shape, new_shape)[0]:
                 return True
     return False
+
+
+def clauses_an_update_would_hide(older: str, newer: str, semantic: Semantic | None = None) -> list[Piece]:
+    """The clauses of `older` that superseding it by `newer` would hide: those `newer` neither
+    says (coverage) nor gives another value for (a clause of it shares half of the claim's
+    frame and differs in a value, the polarity or its last words). The judge's "update" is taken
+    only when there are none, like an update the words found ("... and it must never run during
+    the audit" is no part of "The nightly ETL job now runs at 02:00.")."""
+    older_claims = [c for s in text_clauses(older) for c in _claims(s) if c.keys]
+    newer_sentences = text_clauses(newer)
+    news = [shape(p) for s in newer_sentences for p in s.pieces() if p.keys]
+    unsaid = [c.clause for c in KeptText(newer_sentences, semantic).cover_all(older_claims) if not c.covered]
+    hidden = []
+    for claim in unsaid:
+        old = shape(claim)
+        answered = any(
+            2 * len(old.frame & new.frame) >= min(len(old.frame), len(new.frame)) > 0
+            and (value_changes(old, new)[0] or _object_swap(old, new) or (old.tail and old.tail != new.tail))
+            and not values_left(old, new)
+            for new in news)
+        if not answered:
+            hidden.append(claim)
+    return hidden
+
+
+def still_supersedes(older: str, successor: str, made: dict) -> bool:
+    """Whether a supersession still holds now that its successor reads `successor` (see
+    store/supersessions.py for when this is asked). It holds while the successor still says
+    what made it current: each newer clause the update was found in (`changes`, offline), or the
+    successor's text as the judge read it; a supersession with neither recorded holds while the
+    words still find the update."""
+    said = KeptText.of([successor])
+    recorded = [change.get("new") for change in made.get("changes") or [] if change.get("new")]
+    if not recorded and made.get("successor_text"):
+        recorded = [made["successor_text"]]
+    if recorded:
+        return not uncovered(recorded, said, lexical_only=True)
+    return compare_versions(older, successor).verdict == UPDATE

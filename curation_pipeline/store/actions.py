@@ -99,8 +99,13 @@ def apply_supersessions(conn: psycopg.Connection, scope: Scope, plan: pl.DataFra
     if plan.is_empty():
         return {"superseded": 0, "skipped_concurrent": 0}
     unchanged = _still_as_loaded(conn, scope, plan, loaded, "older_id", "newer_id")
+    # The successor's text as it was read: the supersession holds while it still says that
+    # (core/supersession.still_supersedes, re-checked each cycle).
+    texts = dict(zip(loaded["id"].to_list(), loaded["pointer_summary"].to_list())) \
+        if "pointer_summary" in loaded.columns else {}
     reasons = [{"similarity": row["similarity"], "superseded_by": row["newer_id"], "method": row["method"],
-                "valid_until": row["valid_until"], "changes": json.loads(row["changes"] or "[]")}
+                "valid_until": row["valid_until"], "changes": json.loads(row["changes"] or "[]"),
+                "successor_text": texts.get(row["newer_id"])}
                for row in unchanged.iter_rows(named=True)]
     ids = unchanged["older_id"].to_list()
     changed = update_nodes(

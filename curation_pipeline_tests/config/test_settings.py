@@ -146,3 +146,13 @@ def test_the_docs_name_only_variables_that_are_read():
     unknown = documented - environment_variables() - {"CURATION_DAGSTER_STORAGE_URL"}
     assert not unknown, f"docs/ name variables no setting reads: {sorted(unknown)}"
     assert {"CURATOR_LLM_API", "CURATOR_LLM_CONCURRENCY", "CURATOR_SIMILARITY_THRESHOLD"} <= documented
+
+
+def test_a_merge_limit_below_what_step_3_keeps_is_refused():
+    # CURATOR_MERGE_MAX_CHARS=1 was accepted, and every merge then dropped the absorbed clauses
+    # (issue "Integrity, round three", point 8).
+    with pytest.raises(SettingsError, match="CURATOR_MERGE_MAX_CHARS='1' is invalid: .*greater than or equal to 200"):
+        load_settings({"CURATOR_MERGE_MAX_CHARS": "1"})
+    with pytest.raises(SettingsError, match="CURATOR_MERGE_MAX_CHARS=300 .*CURATOR_VERBOSE_MIN_CHARS=500"):
+        load_settings({"CURATOR_MERGE_MAX_CHARS": "300"})
+    assert load_settings({"CURATOR_MERGE_MAX_CHARS": "500"}).merge_max_chars == 500

@@ -115,12 +115,29 @@ def test_a_pinned_memory_is_never_superseded():
     assert decisions.supersessions.is_empty() and decisions.merges.plan.is_empty() and decisions.updates_held == 1
 
 
-def test_a_node_takes_part_in_one_decision_per_cycle():
-    nodes = _nodes(("a", "The office printer is on floor 3.", 30), ("b", "The office printer is on floor 5.", 10),
-                   ("c", "The office printer is on floor 7.", 2))
-    decisions = _decide(nodes, _pairs((0, 1, 0.97), (1, 2, 0.96), (0, 2, 0.95)))
-    assert decisions.supersessions.select("older_id", "newer_id").rows() == [("a", "b")]
-    assert decisions.left_over == 0  # (b, c) and (a, c) wait: a node of theirs is decided
+def test_a_chain_of_updates_leaves_only_the_newest_current_each_superseded_by_its_successor():
+    # Floor 3, 5 and 7 written 10, 5 and 1 days ago (issue "Integrity, round three", point 7).
+    nodes = _nodes(("a", "The office printer is on floor 3.", 10), ("b", "The office printer is on floor 5.", 5),
+                   ("c", "The office printer is on floor 7.", 1))
+    for pairs in (_pairs((0, 1, 0.97), (1, 2, 0.96), (0, 2, 0.95)), _pairs((0, 2, 0.99), (0, 1, 0.97), (1, 2, 0.96))):
+        decisions = _decide(nodes, pairs)
+        assert sorted(decisions.supersessions.select("older_id", "newer_id").rows()) == [("a", "b"), ("b", "c")]
+        assert decisions.merges.plan.is_empty()
+
+
+def test_a_value_that_comes_back_is_current_and_is_not_merged_with_its_first_statement():
+    nodes = _nodes(("a", "The office printer is on floor 3.", 10), ("b", "The office printer is on floor 5.", 5),
+                   ("c", "The office printer is on floor 3.", 1))
+    decisions = _decide(nodes, _pairs((0, 2, 1.0), (0, 1, 0.97), (1, 2, 0.97)))
+    assert sorted(decisions.supersessions.select("older_id", "newer_id").rows()) == [("a", "b"), ("b", "c")]
+    assert decisions.merges.plan.is_empty()
+
+
+def test_a_pair_left_by_a_cap_is_counted_so_the_pass_is_searched_again():
+    nodes = _nodes(("a", "The office printer is on floor 3.", 10), ("b", "The office printer is on floor 5.", 5),
+                   ("c", "The office printer is on floor 7.", 1))
+    decisions = _decide(nodes, _pairs((0, 1, 0.97), (1, 2, 0.96), (0, 2, 0.95)), supersede_cap=1)
+    assert decisions.supersessions.height == 1 and decisions.left_over >= 1
 
 
 def test_in_the_band_pairs_go_to_the_judge_when_the_llm_is_on():
@@ -177,3 +194,33 @@ def test_a_judge_that_calls_look_alikes_the_same_or_an_update_is_overruled_by_th
     outcome = apply_verdicts(nodes, judged, verdicts, merge_cap=5, supersede_cap=5, max_chars=2000)
     assert outcome.merges.is_empty() and outcome.supersessions.is_empty()
     assert (outcome.refused_same, outcome.refused_updates) == (2, 4)
+
+
+# --------------------------------------------------------------------------- round three
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A value-only clause ("and is deprecated", "by phone and email") the newer memory does not say
+    # makes the update partial: superseding would hide it (issue "Integrity, round three", point 4).
+    ("The billing-export job writes invoices to s3://acme-billing/exports every night at 02:00 UTC, and is deprecated.",
+     "The billing-export job now writes invoices to s3://acme-billing/exports every night at 03:00 UTC."),
+    ("The Brightline Dental support plan includes 40 tickets per month, by phone and email.",
+     "The Brightline Dental support plan now includes 60 tickets per month."),
+])
+def test_an_update_that_leaves_a_value_only_clause_unsaid_is_partial(older, newer):
+    check = compare_versions(older, newer)
+    assert check.verdict == PARTIAL and check.left
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("The nightly ETL job runs at 01:00, and it must never run during the audit.", "The nightly ETL job now runs at 02:00."),
+    ("The vendor portal password rotates every 90 days, and Dana owns it.", "The vendor portal password rotates every 60 days."),
+    ("The weekly report is sent on Mondays, and the notes go to Priya.", "The weekly report is sent on Tuesdays."),
+])
+def test_the_judges_update_is_refused_when_it_would_hide_an_unsaid_clause(older, newer):
+    # A judge that always answers "update" (issue "Integrity, round three", point 5).
+    nodes = _nodes(("a", older, 30), ("b", newer, 2))
+    judged = pl.DataFrame([{"older_id": "a", "newer_id": "b", "similarity": 0.85, "older_text": older, "newer_text": newer,
+                            "older_created_at": NOW - timedelta(days=30), "newer_created_at": NOW - timedelta(days=2)}])
+    outcome = apply_verdicts(nodes, judged, {("a", "b"): "update"}, merge_cap=5, supersede_cap=5, max_chars=2000)
+    assert outcome.supersessions.is_empty() and outcome.refused_updates == 1

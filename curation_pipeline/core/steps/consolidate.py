@@ -34,6 +34,7 @@ import polars as pl
 
 from curation_pipeline.core.clauses import text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
+from curation_pipeline.core.supersession import says_two_values
 from curation_pipeline.core.steps.similarity import (
     find_similar_pairs,
     require_finite_rows,
@@ -446,7 +447,11 @@ def select_merges(
     if cap <= 0:
         return ConsolidationPass(empty.plan, mergeable.height)
     selected = select_disjoint_pairs(mergeable, nodes["id"], cap)
-    return ConsolidationPass(_with_merged_text(selected, max_chars, semantic), mergeable.height)
+    planned = _with_merged_text(selected, max_chars, semantic)
+    # A merge that cannot keep every clause within the limit, or whose text would state one
+    # thing with two values, does not happen: the pair stays, counted as left over.
+    return ConsolidationPass(planned.filter((pl.col("omitted_sentences") == 0) & ~pl.col("two_values"))
+                             .drop("two_values"), mergeable.height)
 
 
 def group_of_row(nodes: pl.DataFrame) -> np.ndarray:
@@ -516,8 +521,11 @@ def _with_merged_text(selected: pl.DataFrame, max_chars: int, semantic: Semantic
             "omitted_sentences": [m.omitted_sentences for m in merges],
             "coverage": [json.dumps({"covered": list(m.covered), "replaced": list(m.replaced)})
                          if m.covered or m.replaced else None for m in merges],
+            "two_values": [m.changed and says_two_values(m.text) and not says_two_values(keeper)
+                           and not says_two_values(absorbed)
+                           for m, keeper, absorbed in zip(merges, selected["keeper_text"], selected["absorbed_text"])],
         },
-        schema=CONSOLIDATION_SCHEMA,
+        schema={**CONSOLIDATION_SCHEMA, "two_values": pl.Boolean},
     )
 
 

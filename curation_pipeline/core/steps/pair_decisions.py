@@ -42,10 +42,14 @@ from curation_pipeline.core.steps.consolidate import (
     select_merges,
 )
 from curation_pipeline.core.steps.similarity import PAIR_SCHEMA, with_pair_ids
+from curation_pipeline.core.speakers import same_speaker
 from curation_pipeline.core.supersession import (
     LOOK_ALIKE,
+    NONE,
     PARTIAL,
     UPDATE,
+    VersionCheck,
+    clauses_an_update_would_hide,
     compare_versions,
     frames_apart,
     shares_subject_with_change,
@@ -74,6 +78,8 @@ class PairDecisions:
     updates_held: int  # updates of a pinned memory, left as they are
     look_alikes: int  # two things (or attributes) described alike: neither merged nor superseded
     left_over: int  # pairs that could still act, left for the next cycle (caps, a node taken)
+    speakers_apart: int = 0  # pairs of two speakers' turns: never merged, superseded or judged
+    too_long: int = 0  # pairs too long to compare clause by clause (supersession.MAX_CLAUSES_COMPARED)
 
 
 def _ordered(nodes: pl.DataFrame, pairs: pl.DataFrame) -> list[dict]:
@@ -107,59 +113,109 @@ def decide_pairs(
     pairs = pairs.cast(dict(PAIR_SCHEMA))
     if vetoed is not None and vetoed.height:
         pairs = with_pair_ids(pairs, nodes["id"]).join(vetoed, on=["low_id", "high_id"], how="anti").select(pairs.columns)
-    taken: set[str] = set()  # decided this cycle
+    ordered = _ordered(nodes, pairs)
+    tally = _Tally()
+    checks = [_check(pair, semantic, tally) for pair in ordered]
+    superseded, held, capped = _supersessions([(pair, check) for pair, check in zip(ordered, checks)
+                                               if check is not None and check.verdict == UPDATE], supersede_cap)
+    tally.held, tally.left_over = held, capped
+    in_supersession = {row[side] for row in superseded for side in ("older_id", "newer_id")}
+    taken = set(in_supersession)  # decided this cycle
     reserved: set[str] = set()  # in a pair above the merge threshold: merged, not judged
-    superseded, to_judge, merge_pairs = [], [], []
-    partial = held = look_alikes = left_over = 0
-    for pair in _ordered(nodes, pairs):
+    to_judge, merge_pairs = [], []
+    for pair, check in zip(ordered, checks):
         a, b, similarity = pair["a"], pair["b"], pair["similarity"]
+        if check is _APART or (check is not None and check.verdict in (UPDATE, PARTIAL)):
+            continue  # decided above, or counted when checked
+        judge_it = similarity > judge_band_low and judge_cap > 0 and similarity <= merge_threshold
+        acts = similarity > merge_threshold or judge_it
         if a["id"] in taken or b["id"] in taken:
+            if acts and not {a["id"], b["id"]} & _superseded_ids(superseded):
+                tally.left_over += 1  # it waits for the next cycle, which searches it again
             continue
-        judge_it = similarity > judge_band_low and judge_cap > 0
-        if similarity <= merge_threshold and not judge_it and len(superseded) >= supersede_cap:
-            left_over += 1  # it could only be superseded, and this cycle's supersessions are made
-            continue
-        order = _older_newer(a, b)
-        check = compare_versions(order[0]["pointer_summary"] or "", order[1]["pointer_summary"] or "",
-                                 semantic) if order else None
-        if check is not None and check.verdict == UPDATE:
-            older, newer = order
-            if older["pinned"] is not False:
-                held += 1
-            elif len(superseded) < supersede_cap:
-                superseded.append(supersession_row(older, newer, similarity, OFFLINE,
-                                                   [u.record() for u in check.updates]))
-                taken |= {a["id"], b["id"]}
-            else:
-                left_over += 1
-            continue
-        if check is not None and check.verdict == PARTIAL:
-            partial += 1
-            continue
-        if check is not None and check.verdict == LOOK_ALIKE and not (judge_it and similarity <= merge_threshold):
-            look_alikes += 1  # never merged; in the band the judge's verdict is checked (apply_verdicts)
+        if check is not None and check.verdict == LOOK_ALIKE and not judge_it:
+            tally.look_alikes += 1  # never merged; in the band the judge's verdict is checked (apply_verdicts)
             continue
         if similarity > merge_threshold:
             merge_pairs.append(pair)  # the merge rules (pinned, cap, disjoint) decide below
             reserved |= {a["id"], b["id"]}
             continue
+        order = _older_newer(a, b)
         if order is not None and judge_it and not {a["id"], b["id"]} & reserved:
             if len(to_judge) < judge_cap:
                 older, newer = order
                 to_judge.append({"older_id": older["id"], "newer_id": newer["id"], "similarity": similarity,
-                               "older_text": older["pointer_summary"], "newer_text": newer["pointer_summary"],
-                               "older_created_at": older["created_at"], "newer_created_at": newer["created_at"]})
+                                 "older_text": older["pointer_summary"], "newer_text": newer["pointer_summary"],
+                                 "older_created_at": older["created_at"], "newer_created_at": newer["created_at"]})
                 taken |= {a["id"], b["id"]}
             else:
-                left_over += 1
+                tally.left_over += 1
     merges = _merges(nodes, merge_pairs, taken, cap=merge_cap, max_chars=max_chars, semantic=semantic)
     return PairDecisions(
         supersessions=pl.DataFrame(superseded, schema=SUPERSESSION_SCHEMA),
         merges=merges,
         to_judge=pl.DataFrame(to_judge, schema=JUDGE_SCHEMA),
-        partial_updates=partial, updates_held=held, look_alikes=look_alikes,
-        left_over=left_over + merges.left_over,
+        partial_updates=tally.partial, updates_held=tally.held, look_alikes=tally.look_alikes,
+        left_over=tally.left_over + merges.left_over, speakers_apart=tally.speakers_apart,
+        too_long=tally.too_long,
     )
+
+
+@dataclass
+class _Tally:
+    partial: int = 0
+    held: int = 0
+    look_alikes: int = 0
+    left_over: int = 0
+    speakers_apart: int = 0
+    too_long: int = 0
+
+
+# A pair of two speakers' turns: nothing is decided for it.
+_APART = VersionCheck(NONE)
+
+
+def _check(pair: dict, semantic: Semantic | None, tally: _Tally) -> VersionCheck | None:
+    """What the words say of a pair: None when its dates do not say which is current (only a
+    merge or the judge may act on it), _APART for two speakers' turns."""
+    a, b = pair["a"], pair["b"]
+    if not same_speaker(a["pointer_summary"], b["pointer_summary"]):
+        tally.speakers_apart += 1
+        return _APART
+    order = _older_newer(a, b)
+    if order is None:
+        return None
+    check = compare_versions(order[0]["pointer_summary"] or "", order[1]["pointer_summary"] or "", semantic)
+    tally.partial += check.verdict == PARTIAL
+    tally.too_long += check.too_long
+    return check
+
+
+def _supersessions(updates: list[tuple[dict, VersionCheck]], cap: int) -> tuple[list[dict], int, int]:
+    """The supersessions among the update pairs (most similar first): each older memory is
+    superseded by its immediate successor, the earliest newer memory that updates it, so that
+    A -> B -> C leaves C current with A superseded by B and B by C, and a value that comes back
+    (A -> B -> A') supersedes B. A pinned memory is never superseded. Returns the rows, the
+    updates of pinned memories held, and the older memories left for the next cycle by the cap."""
+    successors: dict[str, tuple[dict, dict, float, VersionCheck]] = {}
+    for pair, check in updates:
+        older, newer = _older_newer(pair["a"], pair["b"])
+        known = successors.get(older["id"])
+        if known is None or (newer["created_at"], newer["id"]) < (known[1]["created_at"], known[1]["id"]):
+            successors[older["id"]] = (older, newer, pair["similarity"], check)
+    rows, held, capped = [], 0, 0
+    for older, newer, similarity, check in successors.values():
+        if older["pinned"] is not False:
+            held += 1
+        elif len(rows) < cap:
+            rows.append(supersession_row(older, newer, similarity, OFFLINE, [u.record() for u in check.updates]))
+        else:
+            capped += 1
+    return rows, held, capped
+
+
+def _superseded_ids(rows: list[dict]) -> set[str]:
+    return {row["older_id"] for row in rows}
 
 
 def _merges(nodes: pl.DataFrame, pairs: list[dict], taken: set[str], *, cap: int, max_chars: int,
@@ -220,6 +276,7 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
         check = compare_versions(older_text, newer_text, semantic)
         if verdict == UPDATE_VERDICT:
             if (check.verdict != PARTIAL and shares_subject_with_change(older_text, newer_text)
+                    and not clauses_an_update_would_hide(older_text, newer_text, semantic)
                     and not frames_apart(older_text, newer_text) and not _renamed_with_values(older_text, newer_text)
                     and pinned.get(row["older_id"]) is False and len(superseded) < supersede_cap):
                 superseded.append(supersession_row(

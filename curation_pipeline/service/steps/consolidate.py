@@ -26,6 +26,7 @@ from curation_pipeline.core.step_spec import MERGES, HealthCount, LLMCounts, Ste
 from curation_pipeline.core.steps.consolidate import CONSOLIDATION_SCHEMA, archive_allowance
 from curation_pipeline.core.steps.graph_sync import SyncPosition
 from curation_pipeline.core.steps.incremental import PassStart
+from curation_pipeline.core.supersession import still_supersedes
 from curation_pipeline.core.steps.pair_decisions import (
     JUDGE_SCHEMA,
     SUPERSESSION_SCHEMA,
@@ -36,7 +37,7 @@ from curation_pipeline.core.steps.pair_decisions import (
 from curation_pipeline.service.llm_rewrite import judge_pairs, rewrite_merges
 from curation_pipeline.service.similar_pairs import PairSearch, search_pairs
 from curation_pipeline.service.step_run import StepRun, run_phases
-from curation_pipeline.store import actions, candidates, judgements, passes
+from curation_pipeline.store import actions, candidates, judgements, passes, supersessions
 
 
 @dataclass
@@ -113,15 +114,17 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
     def apply(conn, planned: _Planned) -> dict:
         if planned.search is None:
             repaired = _repair_chains(conn, run, planned.start)
+            undone = _recheck_supersessions(conn, run, planned.start)
             passes.save_pass_state(conn, run.scope, PASS_COLUMNS, planned.start.finished(complete=True))
             return {"pass": "unchanged", "nodes_compared": 0, "focus_nodes": 0, **actions.no_merges(),
-                    "chains_repaired": repaired}
+                    "chains_repaired": repaired, "supersessions_undone": undone}
         decisions, search = planned.decisions, planned.search
         superseded = actions.apply_supersessions(conn, run.scope, planned.supersessions, search.nodes)
         counts = actions.apply_merges(conn, run.scope, planned.merges, search.nodes)
         counts.update(superseded=superseded["superseded"],
                       skipped_concurrent=counts["skipped_concurrent"] + superseded["skipped_concurrent"])
         repaired = _repair_chains(conn, run, planned.start)
+        undone = _recheck_supersessions(conn, run, planned.start)
         judgements.record_judgements(conn, run.scope, planned.verdict_rows, llm.model if llm else "")
         if decisions.left_over and planned.start.incremental:
             # Capped: the same changed nodes are searched again next cycle (a full pass of the
@@ -133,7 +136,8 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
                 "pairs_compared": search.pairs.height, "archive_allowance": planned.allowance,
                 "pairs_left_over": decisions.left_over, "updates_partial": decisions.partial_updates,
                 "updates_held": decisions.updates_held, "look_alikes": decisions.look_alikes,
-                **counts, "chains_repaired": repaired, **planned.counts}
+                "speakers_apart": decisions.speakers_apart, "too_long_to_compare": decisions.too_long,
+                **counts, "chains_repaired": repaired, "supersessions_undone": undone, **planned.counts}
 
     return run_phases(run, load, apply, prepare=decide)
 
@@ -147,6 +151,18 @@ def _repair_chains(conn, run: StepRun, start: PassStart) -> int:
     repaired = actions.repair_chains(conn, run.scope, SyncPosition())
     passes.mark_chains_checked(conn, run.scope)
     return repaired
+
+
+def _recheck_supersessions(conn, run: StepRun, start: PassStart) -> int:
+    """Put back the older memories whose successor no longer says the newer value (edited,
+    moved out of the namespace, archived): see store/supersessions.py."""
+    undone = []
+    for row in supersessions.supersessions_to_recheck(conn, run.scope, start.position):
+        if row["problem"] is not None:
+            undone.append({**row, "why": f"its successor was {row['problem']}"})
+        elif not still_supersedes(row["older_text"], row["successor_text"], row["made"]):
+            undone.append({**row, "why": "its successor no longer says the newer value"})
+    return supersessions.restore_superseded(conn, run.scope, undone)
 
 
 def _verdict_rows(judged: pl.DataFrame, verdicts: dict, nodes: pl.DataFrame, outcome, merges: pl.DataFrame) -> list[dict]:
@@ -195,6 +211,10 @@ class ConsolidateCounts(LLMCounts):
     focus_nodes: int | None = count("changed nodes the search started from")
     skipped_concurrent: int | None = count("planned pairs an agent changed meanwhile (left alone)")
     chains_repaired: int | None = count("archived nodes whose keeper was archived, re-pointed to the chain's end")
+    supersessions_undone: int | None = count(
+        "older memories put back: their successor was edited, moved or archived and no longer says the newer value")
+    speakers_apart: int | None = count("similar pairs of two speakers' turns (never merged, superseded or judged)")
+    too_long_to_compare: int | None = count("similar pairs too long to compare clause by clause (left as they are)")
     llm_fallbacks: list | None = count("a few merges the LLM did not write, with why")
 
 
@@ -213,11 +233,13 @@ SPEC = StepSpec(
                  "judge_same", "judge_update", "judge_related", "judge_distinct",
                  "judge_updates_refused", "judge_same_refused", "judge_no_verdict", "pairs_left_over",
                  "archive_allowance", "pass", "pairs_compared", "nodes_compared",
-                 "focus_nodes", "skipped_concurrent"),
+                 "focus_nodes", "skipped_concurrent", "supersessions_undone", "speakers_apart",
+                 "too_long_to_compare"),
     health=(HealthCount("merged", ("pairs_merged",)), HealthCount("superseded", ("superseded",)),
             HealthCount("judged", ("judged",)), HealthCount("duplicate_pairs_left", ("pairs_left_over",))),
     uses_llm=True,
-    changes_namespace=("pairs_merged", "nodes_archived", "keepers_rewritten", "repointed", "superseded"),
+    changes_namespace=("pairs_merged", "nodes_archived", "keepers_rewritten", "repointed", "superseded",
+                       "supersessions_undone"),
     changes_view=MERGES,
     run=consolidate_duplicates,
 )

@@ -16,6 +16,7 @@ from curation_pipeline.core.coverage import KeptText, clauses_of
 from curation_pipeline.core.steps.consolidate import (
     CONSOLIDATION_SCHEMA,
     choose_keeper,
+    consolidation_pass,
     keeper_rank,
     keeper_sort_key,
     offline_merge,
@@ -37,12 +38,17 @@ def angle_vectors(*angles: float) -> np.ndarray:
     return np.array([[math.cos(a), math.sin(a)] for a in angles], dtype=np.float32)
 
 
+_WORDS = ("Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliett",
+          "Kilo", "Lima", "Mike", "November", "Oscar", "Papa", "Quebec", "Romeo", "Sierra", "Tango")
+
+
 def make_nodes(count: int, **columns: list) -> pl.DataFrame:
     """A node frame of ``count`` rows with neutral defaults, overridden by ``columns``."""
     base = {
         "id": [f"n{k}" for k in range(count)],
         "memory_type": ["fact"] * count,
-        "pointer_summary": [f"Sentence number {k}." for k in range(count)],
+        # Distinct facts of distinct things: two values of one thing never merge.
+        "pointer_summary": [f"{_WORDS[k % len(_WORDS)]} has a note{'s' * (k // len(_WORDS))}." for k in range(count)],
         "base_utility": [0.5] * count,
         "pinned": [False] * count,
         "confidence": ["default"] * count,
@@ -492,18 +498,10 @@ def test_threshold_parameter_is_respected() -> None:
     assert plan_consolidation(nodes, embeddings, threshold=0.85).height == 1
 
 
-def test_merged_text_respects_max_chars() -> None:
+def test_a_merge_that_does_not_fit_max_chars_is_left_for_the_next_cycle() -> None:
     nodes = make_nodes(2, pointer_summary=["Keep this.", "Keep this. " + "Long " * 10 + "tail."])
-    plan = plan_consolidation(nodes, angle_vectors(0.0, 0.01), max_chars=20)
-    assert plan.drop("coverage").row(0, named=True) | {"similarity": None} == {
-        "keeper_id": "n0",
-        "absorbed_id": "n1",
-        "similarity": None,
-        "merged_text": "Keep this.",
-        "keeper_text_changed": False,
-        "added_sentences": 0,
-        "omitted_sentences": 1,
-    }
+    chosen = consolidation_pass(nodes, angle_vectors(0.0, 0.01), max_chars=20)
+    assert chosen.plan.is_empty() and chosen.left_over == 1  # "Long ... tail." would be dropped
 
 
 def test_empty_nodes_give_typed_empty_plan() -> None:
@@ -605,3 +603,46 @@ def test_a_pass_reports_the_mergeable_pairs_it_left_for_later():
     assert (capped.plan.height, capped.mergeable_pairs, capped.left_over) == (1, 2, 1)
     complete = consolidation_pass(nodes, vectors, cap=5)
     assert complete.left_over == 0
+
+
+# --------------------------------------------------------------------------- round three
+
+
+def _merge_plan(keeper: str, absorbed: str, *, max_chars: int):
+    from curation_pipeline.core.steps.consolidate import select_merges
+
+    nodes = make_nodes(2, pointer_summary=[keeper, absorbed], base_utility=[0.9, 0.1])
+    return select_merges(nodes, pl.DataFrame([(0, 1, 0.97)], schema=PAIR_SCHEMA, orient="row"), cap=5,
+                         max_chars=max_chars)
+
+
+@pytest.mark.parametrize(("keeper", "absorbed", "max_chars"), [
+    # The absorbed clause does not fit: archiving it would drop a fact (issue "Integrity, round
+    # three", point 8).
+    ("The billing-export job runs nightly.", "The billing-export job runs nightly and is deprecated.", 40),
+    ("The billing-export job runs nightly.", "The billing-export job runs nightly. It is deprecated.", 40),
+    # A keeper already over the limit absorbs only what it says word for word.
+    ("word " * 500, "The billing-export job is deprecated.", 2000),
+])
+def test_a_merge_that_cannot_keep_every_clause_within_the_limit_does_not_happen(keeper, absorbed, max_chars):
+    chosen = _merge_plan(keeper, absorbed, max_chars=max_chars)
+    assert chosen.plan.is_empty()
+    assert chosen.left_over == 1  # counted, left for a person or a larger limit
+
+
+def test_a_merge_within_the_limit_still_happens():
+    chosen = _merge_plan("The billing-export job runs nightly.", "The billing-export job runs nightly and is deprecated.",
+                         max_chars=2000)
+    assert chosen.plan.height == 1 and chosen.plan["omitted_sentences"].to_list() == [0]
+    long_keeper = "word " * 500 + ". The job is deprecated."
+    assert _merge_plan(long_keeper, "The job is deprecated.", max_chars=2000).plan.height == 1
+
+
+def test_comparing_two_long_lists_is_bounded_in_clauses():
+    """Two comma lists of 8.7 KB made one step-2 run take 126 s (issue "Integrity, round three",
+    point 13): a pair over the clause budget is not compared clause by clause, and says so."""
+    from curation_pipeline.core import supersession
+
+    items = ", ".join(f"item{n} costs {n} dollars" for n in range(600))
+    check = supersession.compare_versions(f"The price list: {items}.", f"The price list: {items.replace('5 dollars', '6 dollars')}.")
+    assert check.verdict == supersession.NONE and check.too_long

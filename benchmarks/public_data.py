@@ -1,0 +1,192 @@
+"""Public memory data written by others, turned into memories as an agent would store them.
+
+Two datasets, each split into a development part and a held-out part (by conversation, fixed
+below; the held-out part's failures are never read while rules are written):
+
+- **BEAM** (github.com/mohammadtavakoli78/BEAM, `chats/100K`): 20 long chats. Each chat's plan
+  (`plan_new.txt`) lists, batch by batch, the facts the user states ("Tagged release v1.0.0 on
+  April 20, ...", "Information Update: The number of commits ... has grown to 165", "Logical
+  Contradiction: I have never ..."). An agent that extracts facts stores one memory per fact,
+  without the plan's labels (the user never says "Information Update:"), dated by its batch's
+  time anchor. The probing questions label what must come of them: `knowledge_update` names an
+  original fact and the fact that updates it (the newer value must be current, the older one
+  superseded), `contradiction_resolution` a statement the user contradicts (both must stay
+  current, so that the agent can ask which is right: superseding either is wrong).
+- **LoCoMo** (github.com/snap-research/locomo, `data/locomo10.zip`): 10 long conversations of
+  two speakers. An agent that keeps the conversation stores each turn, "Speaker: text", dated by
+  its session. Its questions name the turns that answer them (`evidence`): recall of those turns
+  from `current_memory` must not get worse, and a turn of one speaker is never merged with or
+  superseded by another speaker's.
+
+Getting the data (not part of this repository; nothing of it is committed):
+
+    git clone https://github.com/mohammadtavakoli78/BEAM DATA/BEAM
+    git clone https://github.com/snap-research/locomo DATA/locomo
+    (cd DATA/locomo/data && unzip locomo10.zip)
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+# The splits: fixed, by conversation. Development first, held out second.
+BEAM_SPLITS = {"dev": [str(n) for n in range(1, 11)], "heldout": [str(n) for n in range(11, 21)]}
+LOCOMO_SPLITS = {"dev": ["26", "30", "41", "42", "43"], "heldout": ["44", "47", "48", "49", "50"]}
+SPLITS = ("dev", "heldout")
+
+
+@dataclass
+class Memory:
+    key: str  # unique within its dataset part
+    namespace: str
+    text: str
+    created_at: datetime
+    role: str = ""  # "update" (BEAM's Information Update), "contradiction", "" otherwise
+    speaker: str = ""
+
+
+@dataclass
+class Probe:
+    """A question and what its answer needs: `newest` must be top-1 of current_memory and not
+    `outdated` (BEAM's knowledge updates); or `evidence` among the top 10 (LoCoMo)."""
+
+    namespace: str
+    question: str
+    newest: str | None = None  # memory key
+    outdated: str | None = None  # memory key
+    evidence: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Part:
+    name: str  # "beam-dev", "locomo-heldout", ...
+    memories: list[Memory]
+    probes: list[Probe]
+    updates: list[tuple[str, str]]  # (older key, newer key) that must end superseded
+    keep_both: list[tuple[str, str]] = field(default_factory=list)  # pairs never superseded either way
+    never_superseded: set[str] = field(default_factory=set)  # keys no supersession may involve
+
+
+# ----------------------------------------------------------------------------- BEAM
+
+
+_BULLET = re.compile(r"^\s*•\s*\*\*(?P<label>[^*]+?):?\*\*:?\s*(?P<text>.+?)\s*$")
+_LABEL_PREFIX = re.compile(r"^(?:[A-Z][A-Za-z &/-]{0,60}:)+\s*")
+
+
+def _normal(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).replace("’", "'").replace("“", '"').replace("”", '"')
+    return " ".join(text.split()).strip().rstrip(".").casefold()
+
+
+def _without_label(text: str) -> str:
+    """A reference as the probing questions quote it ("DevOps & Deployment Labels:Version
+    Control: Tagged release ...") without the plan's labels."""
+    return _LABEL_PREFIX.sub("", text).strip()
+
+
+def _anchor(text: str) -> datetime | None:
+    for form in ("%B %d, %Y", "%b %d, %Y", "%B %d %Y"):
+        try:
+            return datetime.strptime(text.strip().rstrip("."), form).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
+def beam_chat(root: Path, chat: str) -> tuple[list[Memory], dict]:
+    """The memories of one BEAM chat (one namespace) and its probing questions."""
+    namespace = f"beam-{chat}"
+    memories: list[Memory] = []
+    when = datetime(2024, 1, 1, tzinfo=UTC)
+    for line in (root / chat / "plan_new.txt").read_text(encoding="utf-8").splitlines():
+        match = _BULLET.match(line)
+        if match is None:
+            continue
+        label, text = match.group("label").strip(), match.group("text").strip()
+        if label.startswith("Time Anchor"):
+            when = _anchor(text) or when
+            continue
+        # Labels are the plan's, not the user's words: the memory is what the user said.
+        text = _without_label(text)
+        role = "update" if label.startswith("Information Update") else (
+            "contradiction" if label.startswith("Logical Contradiction") else "")
+        when += timedelta(minutes=10)
+        memories.append(Memory(f"{namespace}/{len(memories)}", namespace, text, when, role))
+    questions = json.loads((root / chat / "probing_questions" / "probing_questions.json").read_text(encoding="utf-8"))
+    return memories, questions
+
+
+def _find(memories: list[Memory], reference: str) -> Memory | None:
+    wanted = _normal(_without_label(reference))
+    exact = [m for m in memories if _normal(m.text) == wanted]
+    if exact:
+        return exact[0]
+    scored = max(memories, key=lambda m: difflib.SequenceMatcher(None, _normal(m.text), wanted).ratio())
+    return scored if difflib.SequenceMatcher(None, _normal(scored.text), wanted).ratio() >= 0.85 else None
+
+
+def beam_part(root: Path, split: str) -> Part:
+    memories, probes, updates, never = [], [], [], set()
+    for chat in BEAM_SPLITS[split]:
+        chat_memories, questions = beam_chat(root, chat)
+        memories += chat_memories
+        never |= {m.key for m in chat_memories if m.role == "contradiction"}
+        for question in questions.get("knowledge_update", []):
+            references = question.get("conversation_references") or []
+            if len(references) < 2:
+                continue
+            older, newer = _find(chat_memories, references[0]), _find(chat_memories, references[-1])
+            if older is None or newer is None or older is newer:
+                continue
+            updates.append((older.key, newer.key))
+            probes.append(Probe(older.namespace, question["question"], newest=newer.key, outdated=older.key))
+    return Part(f"beam-{split}", memories, probes, updates, never_superseded=never)
+
+
+# ----------------------------------------------------------------------------- LoCoMo
+
+
+def _session_time(text: str) -> datetime:
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def locomo_part(root: Path, split: str) -> Part:
+    """Each turn "Speaker: text" (a shared photo's caption in brackets), dated by its session."""
+    folder = root / "data" / "multimodal_dialog" / "locomo10_v2"
+    memories, probes = [], []
+    for conversation in LOCOMO_SPLITS[split]:
+        data = json.loads((folder / f"{conversation}.json").read_text(encoding="utf-8"))
+        namespace = f"locomo-{conversation}"
+        sessions = sorted((int(key.split("_")[1]), key) for key in data
+                          if re.fullmatch(r"session_\d+", key) and isinstance(data[key], list))
+        for number, key in sessions:
+            start = _session_time(data[f"{key}_date_time"])
+            for n, turn in enumerate(data[key]):
+                text = f"{turn['speaker']}: {turn['text'].strip()}"
+                if turn.get("blip_caption"):
+                    text += f" [shares {turn['blip_caption']}]"
+                memories.append(Memory(f"{namespace}/{turn['dia_id']}", namespace, text,
+                                       start + timedelta(seconds=30 * n), speaker=turn["speaker"]))
+        known = {m.key for m in memories}
+        for qa in data.get("qa", []):
+            evidence = [f"{namespace}/{e.strip()}" for e in qa.get("evidence") or [] if f"{namespace}/{e.strip()}" in known]
+            if evidence and qa.get("category") != 5:
+                probes.append(Probe(namespace, qa["question"], evidence=evidence))
+    return Part(f"locomo-{split}", memories, probes, updates=[])
+
+
+def parts(data: Path, splits: list[str], datasets: list[str]) -> list[Part]:
+    found = []
+    for split in splits:
+        if "beam" in datasets:
+            found.append(beam_part(data / "BEAM" / "chats" / "100K", split))
+        if "locomo" in datasets:
+            found.append(locomo_part(data / "locomo" / "data", split))
+    return found

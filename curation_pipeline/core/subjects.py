@@ -1,0 +1,119 @@
+"""What a clause is about: its subject, read from its words without a parser. Pure.
+
+A value belongs to its subject. "The EU cluster has 5 nodes, and the US cluster has 12 nodes"
+does not say that the EU cluster has 12 nodes, although every word of that claim is in it; and
+"Ticket 3302 ..." is another ticket than "Ticket 3301 ...", not a new value of one ticket. The
+rules here say where a clause's subject ends and what it is:
+
+- **where it ends**: at its verb ("is", "has", "will", a verb of change such as "moved"), at a
+  colon, or else after its first word or name ("Maria Chen");
+- **its own subject**: a clause that starts with a determiner or a name and goes on to say
+  something ("and the US cluster has 12 nodes", "and Sam owns billing") has a subject of its
+  own; one that continues the clause before it ("and is deprecated", "and HIPAA-compliant
+  storage", "which runs nightly") has none;
+- **numbers in names**: a number right after a noun of the subject ("Ticket 3301", "Room 101",
+  "Payment 2", "Server 1") or after "for/of" ("the export for invoice 4471") names the thing; a
+  number after the verb ("is on floor 3") or before its noun ("5 engineers") is a value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from curation_pipeline.core.sentence_tokens import CLAUSE_WORDS, Token
+
+# Where a clause's subject ends: its verb "is"/"has"/"will"..., or a verb of change ("moved to").
+VERBS = frozenset("""
+is are was were be been has have had will would can could must should may might does do did shall
+isn't aren't wasn't weren't hasn't haven't hadn't won't wouldn't can't couldn't doesn't don't didn't
+moved changed switched passed transferred migrated shifted rescheduled postponed pushed grew grown
+went became cut raised lowered increased decreased reduced dropped rose fell extended
+""".split())
+_DETERMINERS = frozenset("the a an our their his her its my your this that these those".split())
+# Clause words after which a clause refers back to the one before ("which runs nightly").
+_REFERRING = frozenset("which who whom whose where when that".split())
+# A continuation says too little to have a subject of its own ("and HIPAA-compliant storage").
+_MIN_OWN_SUBJECT_CLAUSE = 3
+
+
+def subject_end(tokens: Sequence[Token]) -> int:
+    """Index of the first token after the clause's subject: 0 for a clause that continues
+    another ("until 17:00", "and Wednesdays")."""
+    if tokens and tokens[0].lower in CLAUSE_WORDS:
+        return 0
+    for n, token in enumerate(tokens):
+        if token.lower in VERBS or token.text == ":":
+            return n
+    first = next((n for n, t in enumerate(tokens) if t.keys), None)
+    if first is None:
+        return 0
+    end = first + 1
+    while end < len(tokens) and tokens[first].is_name and tokens[end].is_name:
+        end += 1  # a name is one subject: "Maria Chen"
+    if end < len(tokens) and tokens[end].kind == "number":
+        end += 1  # a numbered name: "Server 1 runs ..."
+    return end
+
+
+def own_subject(tokens: Sequence[Token]) -> frozenset[str]:
+    """The keys of a clause's own subject (see the module docstring); empty for a clause that
+    continues the one before it."""
+    start = 0
+    if tokens and tokens[0].lower in CLAUSE_WORDS:
+        if tokens[0].lower in _REFERRING:
+            return frozenset()
+        start = 1
+    rest = list(tokens[start:])
+    if not rest or not (rest[0].lower in _DETERMINERS or rest[0].is_name):
+        return frozenset()
+    if sum(1 for t in rest if t.keys or t.lower in VERBS) < _MIN_OWN_SUBJECT_CLAUSE:
+        return frozenset()
+    end = subject_end(rest)
+    return frozenset(key for token in rest[:end] for key in token.keys)
+
+
+def naming_numbers(tokens: Sequence[Token]) -> set[int]:
+    """Positions of the numbers that are part of a name: right after a word of the clause's
+    subject ("Ticket 3301 is ...", "Room 101 is ...") or after "for/of <noun>" ("the export for
+    invoice 4471")."""
+    end = subject_end(tokens)
+    found = set()
+    for n, token in enumerate(tokens):
+        if token.kind != "number" or n == 0:
+            continue
+        before = tokens[n - 1]
+        if before.kind != "word" or not before.keys:
+            continue
+        in_subject = n < end
+        after_of = n >= 2 and tokens[n - 2].lower in ("for", "of")
+        if in_subject or after_of:
+            found.add(n)
+    return found
+
+
+# The words at the end of a clause that are its object or the value it states ("owns billing",
+# "is rap rock"): at most this many.
+_TAIL_WORDS = 2
+
+
+def tail_start(tokens: Sequence[Token]) -> int:
+    """Where the clause's last words begin (see tail_keys): len(tokens) when it ends in none."""
+    start, count = len(tokens), 0
+    for n in range(len(tokens) - 1, -1, -1):
+        token = tokens[n]
+        if token.kind == "punct":
+            if count:
+                break
+            continue
+        if not token.keys:
+            break
+        start, count = n, count + 1
+        if count == _TAIL_WORDS:
+            break
+    return start
+
+
+def tail_keys(tokens: Sequence[Token]) -> frozenset[str]:
+    """The keys of the clause's last words (its object, or the value it states): the run of
+    content words that ends it, at most two ("is rap rock", "owns billing", "run Ubuntu 24.04")."""
+    return frozenset(key for token in tokens[tail_start(tokens):] for key in token.keys)

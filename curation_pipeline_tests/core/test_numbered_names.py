@@ -1,0 +1,40 @@
+"""A number, code or ordinal inside a name is part of the subject, not its value. Pure.
+
+"Ticket 3301 ..." and "Ticket 3302 ..." are two tickets: superseding one by the other hides a
+fact that is still current (issue "Integrity, round three", point 3). A number after the verb is
+still a value: "The printer is on floor 3." / "... on floor 5." is an update.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from curation_pipeline.core.supersession import UPDATE, compare_versions
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Ticket 3301 is about a failed password reset.", "Ticket 3302 is about a failed login."),
+    ("Ticket 3301 is assigned to Dana.", "Ticket 3302 is assigned to Sam."),
+    ("Room 101 is booked for the design review.", "Room 205 is booked for the design review."),
+    ("Payment 1 is due on March 5.", "Payment 2 is due on April 5."),
+    ("Server 1 runs Postgres 16.", "Server 2 runs Postgres 15."),
+    ("Invoice 4471 was paid on May 2.", "Invoice 4472 was paid on May 9."),
+    ("Port 5432 is used by Postgres.", "Port 6379 is used by Redis."),
+    ("Child 1 is allergic to peanuts.", "Child 2 is allergic to shellfish."),
+    ("The export for invoice 4471 failed at 02:00.", "The export for invoice 4472 failed at 03:00."),
+    ("The gym opens at 6:00 on weekdays.", "The gym opens at 8:00 on weekends."),
+])
+def test_a_numbered_name_is_another_thing_not_a_new_value(older, newer):
+    assert compare_versions(older, newer).verdict != UPDATE
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Counter-examples: the number is the value, after the verb or of a quantity.
+    ("The office printer is on floor 3.", "The office printer is on floor 5."),
+    ("Postgres listens on port 5432.", "Postgres now listens on port 6543."),
+    ("The support team has 5 engineers.", "The support team has 7 engineers."),
+    ("Ticket 3301 is assigned to Dana.", "Ticket 3301 is now assigned to Sam."),
+    ("The gym opens at 6:00 on weekdays.", "The gym now opens at 7:00 on weekdays."),
+])
+def test_a_number_that_is_the_value_is_still_an_update(older, newer):
+    assert compare_versions(older, newer).verdict == UPDATE

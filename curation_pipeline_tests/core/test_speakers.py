@@ -1,0 +1,69 @@
+"""A speaker label says who said it, and a question is not its answer. Pure.
+
+Memories of conversation turns ("Jon: Thanks, Gina! ...") were merged and superseded across
+speakers on LoCoMo's dialogues: Jon's words became Gina's, and one speaker's farewell superseded
+another's (issue "Integrity, round three", point 12).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import polars as pl
+import pytest
+
+from curation_pipeline.core.coverage import KeptText, uncovered
+from curation_pipeline.core.speakers import speaker_of
+from curation_pipeline.core.steps.consolidate import NODE_SCHEMA, offline_merge
+from curation_pipeline.core.steps.pair_decisions import decide_pairs
+from curation_pipeline.core.steps.similarity import PAIR_SCHEMA
+from curation_pipeline.core.supersession import UPDATE, compare_versions
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+
+
+def _decide(*texts: str, similarity: float = 0.97):
+    nodes = pl.DataFrame([{"id": str(n), "memory_type": "episodic", "pointer_summary": text, "base_utility": 0.5,
+                           "pinned": False, "confidence": "default", "recall_count": 1,
+                           "created_at": NOW - timedelta(days=10 - n), "row_version": 1}
+                          for n, text in enumerate(texts)], schema={**NODE_SCHEMA, "row_version": pl.Int64})
+    pairs = pl.DataFrame([(0, 1, similarity)], schema=PAIR_SCHEMA, orient="row")
+    return decide_pairs(nodes, pairs, merge_threshold=0.92, merge_cap=20, supersede_cap=20, judge_cap=0,
+                        max_chars=2000, judge_band_low=0.75)
+
+
+@pytest.mark.parametrize(("text", "speaker"), [
+    ("Jon: Thanks, Gina!", "jon"),
+    ("Melanie Smith: I went camping.", "melanie smith"),
+    ("The deploy runs at 02:00: ask Dana.", None),  # a time, not a speaker
+    ("Note: the deploy runs nightly.", None),  # a label word, not a name
+    ("Dana prefers email.", None),
+])
+def test_a_speaker_label_is_a_capitalised_name_before_a_colon(text, speaker):
+    assert speaker_of(text) == speaker
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Jon: Thanks, Gina! Your support's really been awesome.", "Gina: Thanks, Jon! Your support's really been awesome."),
+    ("Sam: Bye, see you soon!", "Evan: Bye, see you soon!"),
+    ("Sam: I moved to Berlin.", "Evan: I moved to Munich."),
+])
+def test_turns_of_two_speakers_are_never_merged_or_superseded(first, second):
+    decisions = _decide(first, second)
+    assert decisions.merges.plan.is_empty() and decisions.supersessions.is_empty()
+
+
+def test_the_same_speaker_still_updates_and_merges():
+    assert not _decide("Sam: I live in Berlin.", "Sam: I now live in Munich.").supersessions.is_empty()
+    assert _decide("Sam: Bye, see you soon!", "Sam: Bye, see you soon!", similarity=1.0).merges.plan.height == 1
+
+
+def test_small_talk_is_no_update():
+    assert compare_versions("Gina: Remember Jon, Just do it!", "Gina: That's the spirit! Bye!").verdict != UPDATE
+
+
+def test_a_question_is_not_said_by_a_statement_nor_replaced_by_its_answer():
+    question, answer = "Jon: What do you do to relax?", "Jon: To relax, I do yoga."
+    assert uncovered([question], KeptText.of([answer]))
+    merged = offline_merge(question, answer)
+    assert "What do you do to relax?" in merged.text and "I do yoga" in merged.text
