@@ -59,6 +59,7 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _TRAILING = ".,:;!?'’)"
+_CLAUSE_MARKS = ",;:!?)"
 _SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "als", "al",
              "ies", "ied", "es", "ed", "ly", "s")
 
@@ -133,12 +134,17 @@ def tokenize(sentence: str) -> list[Token]:
     for match in _TOKEN.finditer(sentence):
         kind = match.lastgroup
         text = match.group()
+        tail = ""
         if kind in ("url", "number", "email"):
-            text = text.rstrip(_TRAILING) or text
+            trimmed = text.rstrip(_TRAILING) or text
+            tail, text = text[len(trimmed):], trimmed
         lower = text.casefold().replace("’", "'")
         if kind == "word" and lower.endswith("'s"):
             lower = lower[:-2]
         tokens.append(Token(text, lower, kind, _keys(kind, lower, text)))
+        # The punctuation a number or address ends on still ends its clause: "on April 20,
+        # pushed to ..." is two clauses.
+        tokens.extend(Token(mark, mark, "punct", ()) for mark in tail if mark in _CLAUSE_MARKS)
     return tokens
 
 

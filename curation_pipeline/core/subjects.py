@@ -36,6 +36,21 @@ _REFERRING = frozenset("which who whom whose where when that".split())
 _MIN_OWN_SUBJECT_CLAUSE = 3
 
 
+# Words an agent's note opens with that are capitalised only because they open it: "Set April
+# 20 deadline ...", "Added project gallery ...", "Scheduled a Zoom meeting ...".
+_OPENING_VERBS = frozenset("""
+set add use get make keep send move start stop run check call book plan track buy try ask tell
+need want build fix ship test write read review update remove create open close
+""".split())
+
+
+def verb_like_opening(token: Token) -> bool:
+    """Whether a capitalised word that opens a sentence is a verb rather than a name: a past or
+    present participle ("Scheduled", "Targeting"), or a common verb ("Set", "Added")."""
+    lower = token.lower
+    return lower in _OPENING_VERBS or (len(lower) > 4 and lower.endswith(("ed", "ing")))
+
+
 def subject_end(tokens: Sequence[Token]) -> int:
     """Index of the first token after the clause's subject: 0 for a clause that continues
     another ("until 17:00", "and Wednesdays")."""
@@ -117,3 +132,56 @@ def tail_keys(tokens: Sequence[Token]) -> frozenset[str]:
     """The keys of the clause's last words (its object, or the value it states): the run of
     content words that ends it, at most two ("is rap rock", "owns billing", "run Ubuntu 24.04")."""
     return frozenset(key for token in tokens[tail_start(tokens):] for key in token.keys)
+
+
+# ----------------------------------------------------------------------------- the subject index
+
+# Nouns a value sits next to that say nothing of what is measured ("3 times", "2 of them").
+_VAGUE_NOUNS = frozenset("time times thing things one ones lot lots way ways bit kind sort part am pm".split())
+_CLOCK = frozenset({"am", "pm", "a.m", "p.m", "utc", "gmt"})
+# How far from a value a noun still says what the value measures ("8 cards", "deadline April 1",
+# "1,000 calls/day quota", "accuracy ... from 70% to 90%").
+_VALUE_REACH = 3
+
+
+def subject_keys(text: str) -> frozenset[str]:
+    """What a memory is about, as keys two memories of one thing share however they are worded
+    (the candidate index of step 2): each name or run of names other than a lone word that only
+    starts its sentence ("name:danielle"); each code ("id:INV-4471", case kept); the head noun of
+    each clause's subject ("thing:deadlin"); and each noun within three words of a number, date,
+    time or value word, which says what the value measures ("thing:card" of "8 cards"). A
+    speaker label is no subject: every turn of a conversation has one."""
+    from curation_pipeline.core.clauses import text_clauses
+    from curation_pipeline.core.fact_tokens import extract_facts
+    from curation_pipeline.core.speakers import without_speaker
+    from curation_pipeline.core.value_words import value_class
+
+    text = without_speaker(text)
+    keys: set[str] = {f"id:{token}" for token in extract_facts(text).by_kind.get("identifier", ())}
+    for sentence in text_clauses(text):
+        tokens = sentence.tokens
+        run: list[Token] = []
+        for n, token in enumerate((*tokens, None)):
+            if token is not None and token.is_name and token.keys and token.lower not in _CLOCK \
+                    and value_class(token.lower, token.keys[0]) not in ("weekday", "month"):
+                run.append(token)
+                continue
+            if run and not (len(run) == 1 and tokens.index(run[0]) == 0):
+                keys.add("name:" + " ".join(t.lower for t in run))
+            run = []
+        for clause in sentence.clauses:
+            words = clause.tokens
+            end = subject_end(words)
+            head = [t for t in words[:end] if t.keys and t.kind == "word" and not t.is_name]
+            if head and head[-1].lower not in _VAGUE_NOUNS:
+                keys.add(f"thing:{head[-1].keys[-1]}")
+            for n, token in enumerate(words):
+                is_value = token.kind == "number" or (token.kind == "word" and token.keys
+                                                      and value_class(token.lower, token.keys[0]) is not None)
+                if not is_value:
+                    continue
+                for near in (*words[max(0, n - _VALUE_REACH):n], *words[n + 1:n + 1 + _VALUE_REACH]):
+                    if (near.kind == "word" and near.keys and not near.is_name and near.lower not in _VAGUE_NOUNS
+                            and value_class(near.lower, near.keys[0]) is None):
+                        keys.add(f"thing:{near.keys[-1]}")
+    return frozenset(keys)

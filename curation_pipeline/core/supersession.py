@@ -42,11 +42,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from curation_pipeline.core.change_cues import (
+    CHANGE_VERBS,
+    NOW_WORDS,
+    change_statement,
+    old_value_range,
+)
+from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
 from curation_pipeline.core.meaning_markers import NEGATION
 from curation_pipeline.core.speakers import without_speaker
-from curation_pipeline.core.subjects import VERBS, naming_numbers, subject_end, tail_keys, tail_start
+from curation_pipeline.core.subjects import (
+    VERBS,
+    naming_numbers,
+    subject_end,
+    tail_keys,
+    tail_start,
+    verb_like_opening,
+)
+from curation_pipeline.core.sentence_tokens import root, tokenize
 from curation_pipeline.core.value_words import value_class
 
 UPDATE, PARTIAL, LOOK_ALIKE, NONE = "update", "partial", "look-alike", "none"
@@ -60,15 +75,18 @@ now new newly currently anymore longer moved move changed change switched switch
 replaced replace instead previously formerly earlier former latest today effective raised
 lowered increased decreased reduced rescheduled renamed relocated migrated grew grown cut pushed
 postponed shifted transferred passed went became become dropped rose fell extended
-""".split())
+""".split()) | CHANGE_VERBS | NOW_WORDS
 # A name after these words says whose or which thing the clause is about ("the export for Cedar
 # Bank", "the deploy of the Rhodium service", "our contact at Driftwood Press"): part of the subject.
 _OF_WHICH = frozenset({"for", "of", "at"})
 # Value classes whose word, before a noun, names the thing ("phone number", "staging cluster").
-_MODIFYING_CLASSES = frozenset({"channel", "environment"})
+_MODIFYING_CLASSES = frozenset({"channel", "environment", "status"})
+# "3 PM", "09:00 UTC": part of a time, not a name.
+_CLOCK = frozenset({"am", "pm", "a.m", "p.m"})
 # Status words that are also common verbs: a status only after a form of "be" ("is live").
 _ALSO_VERBS = frozenset({"live"})
 _DOERS = frozenset("i we you they he she who to still now also".split())
+_OWNERS = frozenset("my our your his her their its the this these those".split())
 # Kinds that name a thing rather than measure it: a change of one of these together with
 # another value describes another thing.
 _NAMING_KINDS = frozenset({"identifier", "name"})
@@ -111,9 +129,11 @@ class VersionCheck:
     updates: tuple[ClauseUpdate, ...] = ()
     left: tuple[Piece, ...] = ()  # older clauses neither restated nor updated
     too_long: bool = False  # not compared: over MAX_CLAUSES_COMPARED clauses
+    carried: tuple[Carried, ...] = ()  # older clauses the newer memory takes over (carry.py)
+    carried_text: str | None = None  # the newer memory's text with them
 
 
-def _kind(token, following, previous=None) -> str | None:
+def _kind(token, following, previous=None, opening: bool = False) -> str | None:
     """The value kind of a token, None for a frame word."""
     if token.kind in ("number", "url", "email"):
         return token.kind
@@ -125,11 +145,13 @@ def _kind(token, following, previous=None) -> str | None:
     if word_class == "status" and token.lower in _ALSO_VERBS and previous is not None \
             and (previous.lower in _DOERS or previous.is_name):
         word_class = None  # "I live in Berlin": a verb; "the site is live", "unblocked and live": a status
+    if word_class == "status" and previous is not None and previous.lower in _OWNERS:
+        word_class = None  # "review my draft", "the open house": a thing, not its status
     if word_class is not None:
         modifies = (word_class in _MODIFYING_CLASSES and following is not None and following.kind == "word"
                     and following.keys and value_class(following.lower, following.keys[0]) is None)
         return None if modifies else word_class
-    if token.is_name:
+    if token.is_name and not (opening and verb_like_opening(token)):
         return "name"
     return None
 
@@ -178,10 +200,11 @@ def _shape(piece: Piece) -> Shape:
         if state is not None:
             values.setdefault("status", Counter())[state] += 1
             continue
-        if not token.keys or token.lower in _CHANGE_CUES:
+        if not token.keys or token.lower in _CHANGE_CUES or token.lower in _CLOCK:
             continue
         following = next((t for t in tokens[n + 1:] if t.lower not in _CHANGE_CUES), None)
-        kind = "identifier" if token.lower in codes or n in in_names else _kind(token, following, tokens[n - 1] if n else None)
+        kind = "identifier" if token.lower in codes or n in in_names else _kind(
+            token, following, tokens[n - 1] if n else None, opening=n == 0 and piece.first == 0)
         if kind is None:
             frame.update(token.keys)
             if n < last_words:
@@ -273,7 +296,121 @@ def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
                 and not value_changes(old_shape, new_shape)[0]:
             change = f"value {' '.join(sorted(old_shape.tail))!r} -> {' '.join(sorted(new_shape.tail))!r}"
             return ClauseUpdate(old, new, (change,), tuple(values_left(old_shape, new_shape)))
+    return next((update for new in newer if (update := _event_update(old, new)) is not None), None)
+
+
+# Words of an attribute that say nothing of which one ("the number of designers", "my total").
+_GENERIC_ATTRIBUTE = frozenset(root(w) for w in "number amount count total level rate value figure size".split())
+
+
+def _values_of(tokens, opening: bool = False) -> dict[str, Counter]:
+    """The values among `tokens`, by kind (as a clause's shape counts them); `opening`: the
+    tokens open a sentence."""
+    found: dict[str, Counter] = {}
+    for n, token in enumerate(tokens):
+        if not token.keys or token.lower in _CHANGE_CUES or token.lower in _CLOCK:
+            continue
+        following = tokens[n + 1] if n + 1 < len(tokens) else None
+        kind = _kind(token, following, tokens[n - 1] if n else None, opening=opening and n == 0)
+        if kind is not None:
+            found.setdefault(kind, Counter()).update(token.keys)
+    return found
+
+
+def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
+    """An update said as an event (change_cues.py): "The scheduled Zoom meeting with Professor
+    Danielle was moved to March 22 at 4:30 PM ..." updates "Scheduled a Zoom meeting with
+    Professor Danielle on March 22 at 3 PM to review my draft." when
+
+    - the attribute that changed is the older clause's: the head noun of the words before the
+      cue ("meeting"; "commits" of "the number of commits") is in it, or the noun after the new
+      value is the one after the old value ("10 cards" / "8 cards"); the names and codes before
+      the cue are in the older sentence, and their value words in the older clause;
+    - a value after the cue replaces an older value of the same kind, which the older clause
+      states once or next to the attribute;
+    - every other value of the older clause is said by the newer one (else the update would
+      hide it: the older clause is left, and the pair is partial).
+    """
+    statement = change_statement(new.tokens)
+    if statement is None:
+        return None
+    before = new.tokens[:statement.cue_at]
+    named = _values_of(before, new.first == 0)
+    sentence_keys = {key for t in tokenize(old.context or old.text) for key in t.keys}
+    if not {key for kind, keys in named.items() if kind in _NAMING_KINDS for key in keys} <= sentence_keys:
+        return None  # the newer one names another thing
+    old_values = _values_of(old.tokens, old.first == 0)
+    if any(kind in old_values and not set(keys) & set(old_values[kind])
+           for kind, keys in named.items() if kind not in _NAMING_KINDS | {"number"}):
+        return None  # "the staging cluster" is not the clause about the production one
+    named_old = statement.old_values
+    after = [t for n, t in enumerate(new.tokens) if n >= statement.values_from
+             and not (named_old and named_old[0] <= n < named_old[1])]
+    new_values = _values_of(after)
+    changed, gone_all = [], set()
+    for kind in sorted(set(old_values) & set(new_values)):
+        gone = old_values[kind] - new_values[kind]
+        if not gone or not new_values[kind] - old_values[kind]:
+            continue
+        changed.append(f"{kind} {', '.join(sorted(old_values[kind]))!r} -> {', '.join(sorted(new_values[kind]))!r}")
+        gone_all |= set(gone)
+    if not changed or _unsure(changed, cued=True):
+        return None
+    head = _attribute_head(before) or _attribute_head(new.tokens[statement.cue_at + 1:statement.values_from])
+    same_unit = any(_unit_after(old.tokens, key) and _unit_after(old.tokens, key) in
+                    {_unit_after(after, k) for k in (new_values.get("number") or {})} for key in gone_all)
+    if not ((head and head <= old.keys) or same_unit):
+        return None
+    if len(gone_all) > 1 and head and not all(_bound(old.tokens, key, head) for key in gone_all):
+        return None  # which of its values is the old one nothing tells
+    said_anywhere = {key for t in new.tokens for key in t.keys}
+    historical = {key for t in old.tokens[slice(*old_value_range(old.tokens) or (0, 0))] for key in t.keys}
+    left = sorted({kind for kind, keys in old_values.items()
+                   for key in keys if key not in said_anywhere and key not in gone_all and key not in historical})
+    return ClauseUpdate(old, new, tuple(changed), tuple(left))
+
+
+_DETERMINERS = frozenset("the a an my our your his her their its this that these those".split())
+_NP_ENDS = frozenset("with for of in on at to from by into about after before during under over".split())
+
+
+def _attribute_head(tokens) -> frozenset[str]:
+    """The keys of the head noun of the words before a change cue: "The scheduled Zoom meeting
+    with Professor Danielle" -> meeting; "The number of commits merged into ..." -> commits;
+    "The API key's daily quota" -> quota. Empty when they name nothing ("I recently")."""
+    words = [t for t in tokens if t.kind != "punct"]
+    n = 0
+    while n < len(words) and words[n].lower in _DETERMINERS:
+        n += 1
+    phrase = []
+    while n < len(words) and words[n].lower not in _NP_ENDS and words[n].lower not in VERBS \
+            and not (phrase and words[n].kind == "word" and words[n].lower.endswith(("ed", "ing")) and not words[n].is_name):
+        phrase.append(words[n])
+        n += 1
+    content = [t for t in phrase if t.keys and t.kind == "word"]
+    if content and content[-1].keys[-1] in _GENERIC_ATTRIBUTE and n < len(words) and words[n].lower == "of":
+        return _attribute_head(words[n + 1:])
+    return frozenset(content[-1].keys) if content else frozenset()
+
+
+def _unit_after(tokens, key: str) -> str | None:
+    """The noun right after the value `key` ("10 cards" -> card), if any."""
+    for n, token in enumerate(tokens):
+        if key in token.keys and n + 1 < len(tokens):
+            following = tokens[n + 1]
+            if following.kind == "word" and following.keys and not following.is_name:
+                return following.keys[-1]
     return None
+
+
+def _bound(tokens, key: str, attribute: set[str], reach: int = 3) -> bool:
+    """Whether the value `key` stands within `reach` words of a word of the attribute."""
+    for n, token in enumerate(tokens):
+        if key in token.keys:
+            near = tokens[max(0, n - reach):n + reach + 1]
+            if any(set(t.keys) & attribute for t in near):
+                return True
+    return False
 
 
 def _look_alike(old: Piece, newer: Sequence[Piece]) -> bool:
@@ -303,11 +440,13 @@ def _look_alike(old: Piece, newer: Sequence[Piece]) -> bool:
 
 
 def _claims(sentence) -> list[Piece]:
-    """The clauses of an older sentence as claims: a clause of values only ("and Wednesdays")
-    belongs to the clause before it."""
+    """The clauses of an older sentence as claims: a clause of values only that continues a list
+    of the clause before it ("on Mondays" + "and Wednesdays") belongs to it; one that says
+    something else of it ("... at 02:00 UTC" + "and is deprecated") is a claim of its own."""
     claims: list[tuple[int, int]] = []
     for n, clause in enumerate(sentence.clauses):
-        if claims and not shape(clause).frame:
+        here = shape(clause)
+        if claims and not here.frame and set(here.values) & set(shape(sentence.piece(*claims[-1])).values):
             claims[-1] = (claims[-1][0], n)
         else:
             claims.append((n, n))
@@ -339,10 +478,12 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
         return VersionCheck(NONE, too_long=True)
     newer_sentences = text_clauses(newer)
     newer_pieces = [p for s in newer_sentences for p in s.pieces()]
-    older_clauses = [c for s in text_clauses(older) for c in _claims(s) if c.keys]
+    older_sentences = text_clauses(older)
+    older_clauses = [c for s in older_sentences for c in _claims(s) if c.keys]
     said = KeptText(newer_sentences)
     # A clause the newer text says in its own words is restated, not updated.
-    found = {n: None if said.cover(clause, lexical_only=True).covered else _update_of(clause, newer_pieces)
+    restated = {n: said.cover(clause, lexical_only=True) for n, clause in enumerate(older_clauses)}
+    found = {n: None if restated[n].covered else _update_of(clause, newer_pieces)
              for n, clause in enumerate(older_clauses)}
     updates = tuple(update for update in found.values() if update is not None)
     if updates and (says_two_values(older) or says_two_values(newer)):
@@ -351,8 +492,7 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
         # A name or code changed with other values across the clauses: another thing described
         # alike ("sweep exp-7598 ... 72 hours" / "sweep exp-7139 ... 24 hours").
         return VersionCheck(LOOK_ALIKE)
-    unsaid = [clause for n, clause in enumerate(older_clauses) if found[n] is None
-              and not said.cover(clause, lexical_only=True).covered]
+    unsaid = [clause for n, clause in enumerate(older_clauses) if found[n] is None and not restated[n].covered]
     if any(_look_alike(clause, newer_pieces) for clause in unsaid):
         # Some clause says the same kind of thing as a newer one of another thing, attribute or
         # object: values moved between subjects ("Dana owns billing, and Sam owns search." /
@@ -360,13 +500,24 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
         return VersionCheck(LOOK_ALIKE)
     if not updates:
         return VersionCheck(NONE)  # most pairs: no frame in common, nothing more to compare
-    # A changed value is never "restated", however alike the two clauses sound; a value the
-    # updated clause states and the newer one does not is left.
+    # A changed value is never "restated", however alike the two clauses sound; an updated
+    # clause with a value the newer one does not state is left, and so is a clause neither
+    # said nor updated: the newer memory carries it (carry.py) where it safely can, else the
+    # update is partial.
     kept = KeptText(newer_sentences, semantic)
-    rest = [clause for n, clause in enumerate(older_clauses) if found[n] is None]
-    left = tuple(c.clause for c in kept.cover_all(rest) if not c.covered) \
-        + tuple(update.old for update in updates if update.left)
-    return VersionCheck(PARTIAL if left else UPDATE, updates, left)
+    said_by = {n: restated[n].by for n in restated if restated[n].covered}
+    rest = [n for n in found if found[n] is None and not restated[n].covered]
+    for n, covered in zip(rest, kept.cover_all([older_clauses[n] for n in rest])):
+        if covered.covered:
+            said_by[n] = covered.by
+    entangled = tuple(update.old for update in updates if update.left)
+    left = [n for n in rest if n not in said_by]
+    hosts = {n: found[n].new if found[n] is not None else said_by.get(n) for n in range(len(older_clauses))}
+    carried = carried_clauses(older_clauses, left, hosts)
+    if entangled or carried is None:
+        return VersionCheck(PARTIAL, updates, entangled + tuple(older_clauses[n] for n in left))
+    return VersionCheck(UPDATE, updates, (), carried=carried,
+                        carried_text=carry_into(newer, carried) if carried else None)
 
 
 def frames_apart(older: str, newer: str) -> bool:

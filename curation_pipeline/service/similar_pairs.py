@@ -53,6 +53,8 @@ class PairSearch:
     how: str  # "full", "incremental" or INCREMENTAL_IN_DATABASE
     focus_nodes: int  # nodes whose pairs were searched (all of them for a full pass)
     compared: int  # nodes compared: the namespace's (streamed), or the pairs' (in the database)
+    # Pairs found by a shared subject rather than by their cosine (step 2): {id, id} each.
+    by_subject: frozenset[frozenset[str]] = frozenset()
 
 
 def search_pairs(
@@ -139,3 +141,23 @@ def _pairs_of_unchanged_rows(
 
 def _node_id(key: bytes) -> str:
     return str(uuid.UUID(bytes=key))
+
+
+def with_subject_pairs(conn: psycopg.Connection, scope: Scope, search: PairSearch, found: pl.DataFrame) -> PairSearch:
+    """The search with the pairs a shared subject found (store/subject_index.py) that its cosine
+    did not: their rows are loaded (as the search's, in the same transaction), the pairs indexed
+    like the others and named in `by_subject`."""
+    ids = search.nodes["id"].to_list()
+    known = {frozenset((ids[i], ids[j])) for i, j in zip(search.pairs["i"].to_list(), search.pairs["j"].to_list())}
+    new = [(a, b, similarity) for a, b, similarity in found.iter_rows() if frozenset((a, b)) not in known]
+    if not new:
+        return search
+    missing = sorted({node_id for a, b, _ in new for node_id in (a, b)} - set(ids))
+    nodes = pl.concat([search.nodes, candidates.node_rows(conn, scope, missing)], how="vertical_relaxed") \
+        if missing else search.nodes
+    row_of = {node_id: row for row, node_id in enumerate(nodes["id"].to_list())}
+    new = [(a, b, similarity) for a, b, similarity in new if a in row_of and b in row_of]
+    added = pl.DataFrame([(row_of[a], row_of[b], similarity) for a, b, similarity in new], schema=PAIR_SCHEMA,
+                         orient="row")
+    return PairSearch(nodes, pl.concat([search.pairs.cast(dict(PAIR_SCHEMA)), added]), search.how,
+                      search.focus_nodes, search.compared, frozenset(frozenset((a, b)) for a, b, _ in new))

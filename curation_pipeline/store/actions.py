@@ -72,7 +72,7 @@ def insert_reclassify_signals(
 def no_merges() -> dict:
     """Step 2's counts when nothing merged (or was superseded)."""
     return {"pairs_merged": 0, "nodes_archived": 0, "keepers_rewritten": 0,
-            "repointed": 0, "omitted_sentences": 0, "skipped_concurrent": 0, "superseded": 0}
+            "repointed": 0, "omitted_sentences": 0, "skipped_concurrent": 0, "superseded": 0, "carried_into": 0}
 
 
 def _still_as_loaded(conn: psycopg.Connection, scope: Scope, plan: pl.DataFrame, loaded: pl.DataFrame,
@@ -97,7 +97,7 @@ def apply_supersessions(conn: psycopg.Connection, scope: Scope, plan: pl.DataFra
     either in between leaves the pair for the next cycle.
     """
     if plan.is_empty():
-        return {"superseded": 0, "skipped_concurrent": 0}
+        return {"superseded": 0, "carried_into": 0, "skipped_concurrent": 0}
     unchanged = _still_as_loaded(conn, scope, plan, loaded, "older_id", "newer_id")
     # The successor's text as it was read: the supersession holds while it still says that
     # (core/supersession.still_supersedes, re-checked each cycle).
@@ -116,7 +116,23 @@ def apply_supersessions(conn: psycopg.Connection, scope: Scope, plan: pl.DataFra
     )
     if len(changed) != len(ids):
         raise RuntimeError("a locked row changed during a supersession; rolling the step back")
-    return {"superseded": len(changed), "skipped_concurrent": plan.height - unchanged.height}
+    carrying = unchanged.filter(pl.col("carried_text").is_not_null()) if "carried_text" in unchanged.columns \
+        else unchanged.clear()
+    if carrying.height:
+        # The newer memory takes over the older clauses it did not say (core/carry.py): its
+        # text changes, so its vector is computed anew by step 4.
+        newer_ids = carrying["newer_id"].to_list()
+        rewritten = update_nodes(
+            conn, scope, ids=newer_ids, row_versions=_versions(loaded, newer_ids),
+            reasons=[{"carried_from": row["older_id"], "carried": json.loads(row["carried"] or "[]")}
+                     for row in carrying.iter_rows(named=True)],
+            assignments="pointer_summary = p.carried_text, embedding = NULL",
+            columns=[PlanColumn("carried_text", "text", carrying["carried_text"].to_list())],
+        )
+        if len(rewritten) != carrying.height:
+            raise RuntimeError("a locked row changed during a supersession; rolling the step back")
+    return {"superseded": len(changed), "carried_into": carrying.height,
+            "skipped_concurrent": plan.height - unchanged.height}
 
 
 def apply_merges(

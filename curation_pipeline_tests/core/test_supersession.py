@@ -168,10 +168,12 @@ def test_a_reworded_update_the_offline_rules_call_a_look_alike_is_taken_from_the
                    ("d", "The Riverside Clinic integration is unblocked and live.", 3),
                    ("e", "The Pilgrim v2 launch date is 2026-05-05.", 40),
                    ("f", "The Pilgrim v2 launch was pushed to 2026-05-19.", 3))
-    judged = _decide(nodes, _pairs((0, 1, 0.8), (2, 3, 0.85)), judge_cap=5).to_judge
-    outcome = apply_verdicts(nodes, judged, {("c", "d"): "update", ("e", "f"): "update"},
+    decisions = _decide(nodes, _pairs((0, 1, 0.8), (2, 3, 0.85)), judge_cap=5)
+    # "was pushed to" is an event update the words find on their own (change_cues.py).
+    assert decisions.supersessions.select("older_id", "newer_id").rows() == [("e", "f")]
+    outcome = apply_verdicts(nodes, decisions.to_judge, {("c", "d"): "update"},
                              merge_cap=5, supersede_cap=5, max_chars=2000)
-    assert sorted(outcome.supersessions.select("older_id", "newer_id").rows()) == [("c", "d"), ("e", "f")]
+    assert outcome.supersessions.select("older_id", "newer_id").rows() == [("c", "d")]
 
 
 def test_a_judge_that_calls_look_alikes_the_same_or_an_update_is_overruled_by_the_texts():
@@ -199,17 +201,34 @@ def test_a_judge_that_calls_look_alikes_the_same_or_an_update_is_overruled_by_th
 # --------------------------------------------------------------------------- round three
 
 
-@pytest.mark.parametrize(("older", "newer"), [
-    # A value-only clause ("and is deprecated", "by phone and email") the newer memory does not say
-    # makes the update partial: superseding would hide it (issue "Integrity, round three", point 4).
+@pytest.mark.parametrize(("older", "newer", "carried"), [
+    # A clause the newer memory does not say (issue "Integrity, round three", point 4) is never
+    # hidden: the newer memory carries it, said of the same thing (core/carry.py).
     ("The billing-export job writes invoices to s3://acme-billing/exports every night at 02:00 UTC, and is deprecated.",
-     "The billing-export job now writes invoices to s3://acme-billing/exports every night at 03:00 UTC."),
+     "The billing-export job now writes invoices to s3://acme-billing/exports every night at 03:00 UTC.",
+     "The billing-export job now writes invoices to s3://acme-billing/exports every night at 03:00 UTC, and is deprecated."),
     ("The Brightline Dental support plan includes 40 tickets per month, by phone and email.",
-     "The Brightline Dental support plan now includes 60 tickets per month."),
+     "The Brightline Dental support plan now includes 60 tickets per month.",
+     "The Brightline Dental support plan now includes 60 tickets per month, by phone and email."),
+    ("The team has 5 engineers and 2 designers.", "The number of designers increased to 3.",
+     "The number of designers increased to 3. The team has 5 engineers."),
 ])
-def test_an_update_that_leaves_a_value_only_clause_unsaid_is_partial(older, newer):
+def test_an_update_carries_the_clauses_the_newer_memory_does_not_say(older, newer, carried):
     check = compare_versions(older, newer)
-    assert check.verdict == PARTIAL and check.left
+    assert check.verdict == UPDATE and check.carried_text == carried
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Counter-examples: what cannot be carried keeps the update partial, and both current.
+    # When the older value held: said of another value it could be wrong.
+    ("The test coverage reached 65% after the initial test run on March 27.", "The test coverage has increased to 78%."),
+    # A bare list item completes words the update replaced.
+    ("The first sprint deadline is April 1 for the basic layout and navigation.", "The first sprint deadline moved to April 5."),
+    # A value of the updated clause the newer one does not state.
+    ("The gallery has 8 cards built with Bootstrap 5.3.0.", "The gallery now includes 10 cards."),
+])
+def test_an_update_that_would_hide_what_it_cannot_carry_is_not_superseded(older, newer):
+    assert compare_versions(older, newer).verdict in (PARTIAL, LOOK_ALIKE)
 
 
 @pytest.mark.parametrize(("older", "newer"), [

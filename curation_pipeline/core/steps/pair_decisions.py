@@ -58,6 +58,9 @@ from curation_pipeline.core.supersession import (
 SUPERSESSION_SCHEMA = pl.Schema({
     "older_id": pl.String, "newer_id": pl.String, "similarity": pl.Float64,
     "valid_until": pl.Datetime("us", "UTC"), "method": pl.String, "changes": pl.String,
+    # The newer memory's text with the older clauses it carries (core/carry.py), and which: null
+    # when it carries none.
+    "carried_text": pl.String, "carried": pl.String,
 })
 JUDGE_SCHEMA = pl.Schema({
     "older_id": pl.String, "newer_id": pl.String, "similarity": pl.Float64,
@@ -98,27 +101,33 @@ def _older_newer(a: dict, b: dict) -> tuple[dict, dict] | None:
     return (a, b) if a["created_at"] < b["created_at"] else (b, a)
 
 
-def supersession_row(older: dict, newer: dict, similarity: float, method: str, changes: list) -> dict:
+def supersession_row(older: dict, newer: dict, similarity: float, method: str, changes: list,
+                     check: VersionCheck | None = None) -> dict:
+    carried = check.carried if check is not None else ()
     return {"older_id": older["id"], "newer_id": newer["id"], "similarity": similarity,
-            "valid_until": newer["created_at"], "method": method, "changes": json.dumps(changes)}
+            "valid_until": newer["created_at"], "method": method, "changes": json.dumps(changes),
+            "carried_text": check.carried_text if carried else None,
+            "carried": json.dumps([c.record() for c in carried]) if carried else None}
 
 
 def decide_pairs(
     nodes: pl.DataFrame, pairs: pl.DataFrame, *, merge_threshold: float, merge_cap: int,
     supersede_cap: int, judge_cap: int, max_chars: int, judge_band_low: float = 0.0,
     vetoed: pl.DataFrame | None = None, semantic: Semantic | None = None,
+    by_subject: frozenset[frozenset[str]] = frozenset(),
 ) -> PairDecisions:
     """Decide this cycle's pairs (PAIR_SCHEMA rows indexing `nodes`, the step's node columns
-    with `created_at`): see the module docstring. `judge_cap` 0: no judge (the LLM is off)."""
+    with `created_at`): see the module docstring. `judge_cap` 0: no judge (the LLM is off).
+    `by_subject`: pairs found by a shared subject, not by their cosine ({id, id} each), which the
+    judge is asked about whatever their cosine."""
     pairs = pairs.cast(dict(PAIR_SCHEMA))
     if vetoed is not None and vetoed.height:
         pairs = with_pair_ids(pairs, nodes["id"]).join(vetoed, on=["low_id", "high_id"], how="anti").select(pairs.columns)
     ordered = _ordered(nodes, pairs)
     tally = _Tally()
     checks = [_check(pair, semantic, tally) for pair in ordered]
-    superseded, held, capped = _supersessions([(pair, check) for pair, check in zip(ordered, checks)
-                                               if check is not None and check.verdict == UPDATE], supersede_cap)
-    tally.held, tally.left_over = held, capped
+    superseded = _supersessions([(pair, check) for pair, check in zip(ordered, checks)
+                                 if check is not None and check.verdict == UPDATE], supersede_cap, max_chars, tally)
     in_supersession = {row[side] for row in superseded for side in ("older_id", "newer_id")}
     taken = set(in_supersession)  # decided this cycle
     reserved: set[str] = set()  # in a pair above the merge threshold: merged, not judged
@@ -127,7 +136,8 @@ def decide_pairs(
         a, b, similarity = pair["a"], pair["b"], pair["similarity"]
         if check is _APART or (check is not None and check.verdict in (UPDATE, PARTIAL)):
             continue  # decided above, or counted when checked
-        judge_it = similarity > judge_band_low and judge_cap > 0 and similarity <= merge_threshold
+        judge_it = judge_cap > 0 and similarity <= merge_threshold and (
+            similarity > judge_band_low or frozenset((a["id"], b["id"])) in by_subject)
         acts = similarity > merge_threshold or judge_it
         if a["id"] in taken or b["id"] in taken:
             if acts and not {a["id"], b["id"]} & _superseded_ids(superseded):
@@ -191,27 +201,41 @@ def _check(pair: dict, semantic: Semantic | None, tally: _Tally) -> VersionCheck
     return check
 
 
-def _supersessions(updates: list[tuple[dict, VersionCheck]], cap: int) -> tuple[list[dict], int, int]:
+def _supersessions(updates: list[tuple[dict, VersionCheck]], cap: int, max_chars: int,
+                   tally: _Tally) -> list[dict]:
     """The supersessions among the update pairs (most similar first): each older memory is
     superseded by its immediate successor, the earliest newer memory that updates it, so that
     A -> B -> C leaves C current with A superseded by B and B by C, and a value that comes back
-    (A -> B -> A') supersedes B. A pinned memory is never superseded. Returns the rows, the
-    updates of pinned memories held, and the older memories left for the next cycle by the cap."""
+    (A -> B -> A') supersedes B. A pinned memory is never superseded. A newer memory that must
+    carry older clauses (core/carry.py) carries one older memory's a cycle, is not itself
+    superseded in that cycle, and must not be pinned nor grow past `max_chars`: else the pair is
+    partial. Counts the pinned held, the partial and the capped in `tally`."""
     successors: dict[str, tuple[dict, dict, float, VersionCheck]] = {}
     for pair, check in updates:
         older, newer = _older_newer(pair["a"], pair["b"])
         known = successors.get(older["id"])
         if known is None or (newer["created_at"], newer["id"]) < (known[1]["created_at"], known[1]["id"]):
             successors[older["id"]] = (older, newer, pair["similarity"], check)
-    rows, held, capped = [], 0, 0
+    rows, carrying = [], set()
     for older, newer, similarity, check in successors.values():
+        if check.carried:
+            if newer["pinned"] is not False or len(check.carried_text or "") > max_chars:
+                tally.partial += 1  # the newer memory cannot take the clauses over: both stay
+                continue
+            if newer["id"] in carrying:
+                tally.left_over += 1  # it carries another older memory's clauses this cycle
+                continue
+            carrying.add(newer["id"])
         if older["pinned"] is not False:
-            held += 1
+            tally.held += 1
         elif len(rows) < cap:
-            rows.append(supersession_row(older, newer, similarity, OFFLINE, [u.record() for u in check.updates]))
+            rows.append(supersession_row(older, newer, similarity, OFFLINE, [u.record() for u in check.updates], check))
         else:
-            capped += 1
-    return rows, held, capped
+            tally.left_over += 1
+    # A memory that takes clauses over this cycle is superseded in the next (with them).
+    kept = [row for row in rows if row["older_id"] not in carrying]
+    tally.left_over += len(rows) - len(kept)
+    return kept
 
 
 def _superseded_ids(rows: list[dict]) -> set[str]:

@@ -26,6 +26,7 @@ from curation_pipeline.core.step_spec import MERGES, HealthCount, LLMCounts, Ste
 from curation_pipeline.core.steps.consolidate import CONSOLIDATION_SCHEMA, archive_allowance
 from curation_pipeline.core.steps.graph_sync import SyncPosition
 from curation_pipeline.core.steps.incremental import PassStart
+from curation_pipeline.core.subjects import subject_keys
 from curation_pipeline.core.supersession import still_supersedes
 from curation_pipeline.core.steps.pair_decisions import (
     JUDGE_SCHEMA,
@@ -35,9 +36,17 @@ from curation_pipeline.core.steps.pair_decisions import (
     decide_pairs,
 )
 from curation_pipeline.service.llm_rewrite import judge_pairs, rewrite_merges
-from curation_pipeline.service.similar_pairs import PairSearch, search_pairs
+from curation_pipeline.service.similar_pairs import PairSearch, search_pairs, with_subject_pairs
 from curation_pipeline.service.step_run import StepRun, run_phases
-from curation_pipeline.store import actions, candidates, judgements, passes, supersessions
+from curation_pipeline.store import actions, candidates, judgements, passes, subject_index, supersessions
+
+
+# The subject index (store/subject_index.py): partners per searched node at most, the share of a
+# namespace above which a key is too common to follow, and the keys' version (a new one means
+# one full pass, which rewrites every node's keys).
+SUBJECT_PARTNERS = 8
+SUBJECT_MAX_SHARE = 0.05
+SUBJECT_INDEX_VERSION = 1
 
 
 @dataclass
@@ -61,7 +70,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
     judge_low = min(config.judge_band_low, config.similarity_threshold)
     lowest = min(config.update_min_similarity, judge_low)
     params = {"similarity_threshold": config.similarity_threshold, "judge_band_low": judge_low,
-              "update_min_similarity": lowest, "model": model}
+              "update_min_similarity": lowest, "model": model, "subjects": SUBJECT_INDEX_VERSION}
 
     def load(conn) -> _Planned:
         start = passes.begin_pass(conn, run.scope, PASS_COLUMNS, params, max_changed=config.search_max_changed)
@@ -72,6 +81,12 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
             conn, run.scope, start, model=model, threshold=lowest,
             in_database_max_changed=config.in_database_search_max_changed,
         )
+        # Pairs that share a subject however far apart their wordings are: the keys of what this
+        # pass searches are rewritten first (every node on a full pass).
+        focus = sorted(start.changed) if start.incremental else None
+        subject_index.refresh_keys(conn, run.scope, focus, subject_keys)
+        search = with_subject_pairs(conn, run.scope, search, subject_index.pairs_by_subject(
+            conn, run.scope, focus, model=model, per_node=SUBJECT_PARTNERS, max_share=SUBJECT_MAX_SHARE))
         vetoed = candidates.vetoed_pairs(conn, run.scope)
         if llm is not None:
             # A pair judged at these very versions is not asked again: its verdict stood.
@@ -103,7 +118,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
             planned.search.nodes, planned.search.pairs, merge_threshold=config.similarity_threshold,
             judge_band_low=judge_low, merge_cap=merge_cap, supersede_cap=config.supersede_cap,
             judge_cap=config.judge_cap if llm is not None else 0, max_chars=config.max_chars,
-            vetoed=planned.vetoed, semantic=semantic,
+            vetoed=planned.vetoed, semantic=semantic, by_subject=planned.search.by_subject,
         )
         planned.decisions = decisions
         planned.merges, planned.supersessions = decisions.merges.plan, decisions.supersessions
@@ -121,7 +136,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
         decisions, search = planned.decisions, planned.search
         superseded = actions.apply_supersessions(conn, run.scope, planned.supersessions, search.nodes)
         counts = actions.apply_merges(conn, run.scope, planned.merges, search.nodes)
-        counts.update(superseded=superseded["superseded"],
+        counts.update(superseded=superseded["superseded"], carried_into=superseded["carried_into"],
                       skipped_concurrent=counts["skipped_concurrent"] + superseded["skipped_concurrent"])
         repaired = _repair_chains(conn, run, planned.start)
         undone = _recheck_supersessions(conn, run, planned.start)
@@ -188,6 +203,7 @@ def _verdict_rows(judged: pl.DataFrame, verdicts: dict, nodes: pl.DataFrame, out
 class ConsolidateCounts(LLMCounts):
     pairs_merged: int | None = count("near-duplicate pairs merged")
     superseded: int | None = count("memories marked superseded by a newer one")
+    carried_into: int | None = count("newer memories that took over the clauses of the one they superseded")
     nodes_archived: int | None = count("nodes archived by the merges")
     keepers_rewritten: int | None = count("keepers whose text the merge changed")
     repointed: int | None = count("archived nodes re-pointed at their keeper's keeper")
@@ -228,7 +244,7 @@ SPEC = StepSpec(
     counts=ConsolidateCounts,
     config=ConsolidateConfig,
     summary=(SummaryColumn("merged", ("pairs_merged",)), SummaryColumn("superseded", ("superseded",))),
-    count_order=("pairs_merged", "superseded", "nodes_archived", "keepers_rewritten", "repointed",
+    count_order=("pairs_merged", "superseded", "carried_into", "nodes_archived", "keepers_rewritten", "repointed",
                  "omitted_sentences", "updates_partial", "updates_held", "judged",
                  "judge_same", "judge_update", "judge_related", "judge_distinct",
                  "judge_updates_refused", "judge_same_refused", "judge_no_verdict", "pairs_left_over",
@@ -239,7 +255,7 @@ SPEC = StepSpec(
             HealthCount("judged", ("judged",)), HealthCount("duplicate_pairs_left", ("pairs_left_over",))),
     uses_llm=True,
     changes_namespace=("pairs_merged", "nodes_archived", "keepers_rewritten", "repointed", "superseded",
-                       "supersessions_undone"),
+                       "carried_into", "supersessions_undone"),
     changes_view=MERGES,
     run=consolidate_duplicates,
 )

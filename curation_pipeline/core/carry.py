@@ -1,0 +1,151 @@
+"""What a newer memory takes over from the one it supersedes: the older clauses it neither says
+nor updates. Pure.
+
+"The Zotero library now contains 45 sources, tagged by theme and date, improving retrieval speed
+by 40%." and a later "The Zotero library now includes 52 sources." are an update of the count,
+but superseding the older memory as it is would hide that the library is tagged by theme and
+date. Leaving both current keeps the outdated 45 beside the 52. So the newer memory carries what
+only the older one said, and the older one is superseded: current memory says the new count and
+everything else, each once, and the older memory keeps its words, with the time it stopped being
+current. Carried:
+
+- **a statement of its own** (the first clause of its sentence, or one after a semicolon, with the
+  clauses that continue it): appended as a sentence ("Estimated 3 sprints of 2 weeks each.");
+- **a continuation** of a clause the newer memory updates or says ("and is deprecated", "by phone
+  and email", "tagged by theme and date", "using Postgres 16"): added to the newer sentence that
+  updates or says that clause, before its final stop, so it stays said of the same thing ("... now
+  writes invoices ... at 03:00 UTC, and is deprecated.").
+
+Never carried, so the update stays partial and both memories stay current: a clause that says
+when, why or on what condition the older value held ("after the initial test run on March 27",
+"because ...", "unless ...", "which ..."), which moved to another value could say something else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from curation_pipeline.core.clauses import Piece
+from curation_pipeline.core.subjects import VERBS
+from curation_pipeline.core.text import append_sentence
+
+# A clause opening with one of these says when, why, on what condition or of what the clause
+# before it holds: never carried to another clause.
+_SUBORDINATE = frozenset("""
+after before until till since because when whenever while once if unless although though whereas
+which who whom whose where that so whereby
+""".split())
+# A clause opening with one of these (or an -ing / -ed word) continues the one before it.
+_CONTINUING = frozenset("with by via using including for through in on at as".split())
+
+
+@dataclass(frozen=True)
+class Carried:
+    """Older words the newer memory takes over: a sentence of their own (`host` None), or words
+    added to the newer sentence `host`."""
+
+    text: str
+    host: str | None = None
+
+    def record(self) -> dict:
+        return {"clause": self.text, **({"added_to": self.host} if self.host else {})}
+
+
+def _opening(piece: Piece) -> str:
+    return next((t.lower for t in piece.tokens if t.kind != "punct"), "")
+
+
+def _after_semicolon(piece: Piece) -> bool:
+    context = piece.context or piece.text
+    at = context.find(piece.text)
+    before = context[:at].rstrip() if at > 0 else ""
+    return before.endswith((";", "；", ":"))
+
+
+def _starts_statement(piece: Piece) -> bool:
+    return piece.first == 0 or _after_semicolon(piece)
+
+
+def _continues(piece: Piece) -> bool:
+    """A continuation that says something of its own: a phrase opened by a preposition ("by
+    phone and email", "using Postgres 16") or a participle ("tagged by theme"), or a coordinated
+    clause with a verb ("and is deprecated"). A bare list item ("and navigation") only completes
+    the words before it, which the update replaced: it is not carried."""
+    word = _opening(piece)
+    if word in ("and", "or", "plus"):
+        return any(t.lower in VERBS or (t.kind == "word" and t.lower.endswith(("ed", "ing")))
+                   for t in piece.tokens[1:])
+    return word in _CONTINUING or word.endswith(("ing", "ed"))
+
+
+def _span(first: Piece, last: Piece) -> str:
+    """The words of an older sentence from `first` to `last` (two claims of it), as written."""
+    context = first.context or first.text
+    start = context.find(first.text)
+    end = context.find(last.text, max(start, 0)) + len(last.text)
+    return context[start:end] if start >= 0 and end >= start else first.text
+
+
+def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping[int, Piece | None]
+                    ) -> tuple[Carried, ...] | None:
+    """What the newer memory must take over for the older `claims` numbered in `left` (neither
+    said nor updated) to stay current, or None when one of them cannot be carried (see the module
+    docstring). `hosts`: for each other claim, the newer piece that updates or says it."""
+    carried: list[Carried] = []
+    left_set = set(left)
+    n = 0
+    while n < len(claims):
+        if n not in left_set:
+            n += 1
+            continue
+        end = n
+        while end + 1 in left_set and claims[end + 1].sentence == claims[n].sentence \
+                and not _starts_statement(claims[end + 1]):
+            end += 1  # a statement and the clauses that continue it go together
+        first = claims[n]
+        if any(_opening(claims[m]) in _SUBORDINATE for m in range(n, end + 1)):
+            return None
+        text = _span(first, claims[end])
+        if _starts_statement(first):
+            carried.append(Carried(_as_sentence(text)))
+        elif _continues(first) and n > 0 and claims[n - 1].sentence == first.sentence \
+                and hosts.get(n - 1) is not None:
+            carried.append(Carried(text.strip(), hosts[n - 1].context or hosts[n - 1].text))
+        else:
+            return None
+        n = end + 1
+    return tuple(carried)
+
+
+def _as_sentence(text: str) -> str:
+    text = text.strip().rstrip(",;:")
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", "。")) else text + "."
+
+
+def _extended(sentence: str, words: Sequence[str]) -> str:
+    body = sentence.rstrip()
+    end = body[-1] if body and body[-1] in ".!?…" else ""
+    body = body[:-1].rstrip() if end else body
+    return f"{body}, {', '.join(w.strip().lstrip(',').strip() for w in words)}{end}"
+
+
+def carry_into(newer: str, carried: Sequence[Carried]) -> str:
+    """The newer memory's text with the carried words: each continuation added to its host
+    sentence, each statement appended."""
+    text = newer
+    by_host: dict[str, list[str]] = {}
+    for item in carried:
+        if item.host is not None:
+            by_host.setdefault(item.host, []).append(item.text)
+    for host, words in by_host.items():
+        at = text.find(host)
+        if at < 0:
+            text = append_sentence(text, _as_sentence(", ".join(words)))
+        else:
+            text = text[:at] + _extended(host, words) + text[at + len(host):]
+    for item in carried:
+        if item.host is None:
+            text = append_sentence(text, item.text)
+    return text

@@ -1,0 +1,119 @@
+"""The words that say a value changed: a closed vocabulary, each entry with a test and a
+counter-example (curation_pipeline_tests/core/test_change_cues.py). Pure.
+
+Real updates are rarely the old sentence with one value swapped. They are events ("The Zoom call
+was moved to April 22 at 11 AM", "The gallery now includes 10 cards", "The number of commits has
+grown to 165") or marked corrections ("Update: ...", "Correction: ...", "Actually, ..."). This
+module finds such a *change statement* in a clause: where its cue is, what comes before it (the
+attribute that changed) and where its new value starts. It says nothing about which older memory
+it updates: supersession.py still needs the shared attribute and an older value of the same kind
+that the new one replaces. When unsure, nothing is superseded.
+
+The entries:
+
+- **change verbs** followed, within a few words, by "to", "for" or "at" and a value ("moved to",
+  "was extended to", "increased from 5 to 7", "has grown to", "was cut to", "was renamed to",
+  "was promoted to"): the value after "to" is the new one, a value after "from" the old one;
+- **"now"** before a value ("now includes 10 cards", "now averaging around 250ms", "aiming now for
+  April 5", "now reaching 95%"); and "reached" / "reaching" a value;
+- **"no longer"**, "not ... anymore", "stopped", "quit": the statement is no longer true (its
+  polarity changed: supersession.py compares polarity already);
+- **correction markers** that open a memory: "Update:", "Correction:", "Actually,", "Make that",
+  "Scratch that", "I meant";
+- **a named old value**: "(the old value was X)", "(previously X)", "(was X)", "instead of X",
+  "(the $100 was last year's price)": X is old, whatever else the memory says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from curation_pipeline.core.sentence_tokens import Token
+
+CHANGE_VERBS = frozenset("""
+moved move changed change switched switch shifted shift pushed rescheduled postponed delayed
+extended increased increase decreased decrease raised lowered reduced cut adjusted updated
+bumped grown grew grow rose risen dropped fell fallen renamed promoted upgraded downgraded
+relocated migrated transferred expanded improved climbed revised amended
+""".split())
+# After a change verb, within this many words: the word that introduces the new value.
+_TO_WORDS = frozenset({"to", "for", "at", "into"})
+_TO_REACH = 4
+# "now", "reached": the value that follows is the current one.
+NOW_WORDS = frozenset({"now", "currently", "reached", "reaching", "reaches"})
+STOP_WORDS = frozenset({"stopped", "quit", "quitted", "ceased", "discontinued"})
+# Openers of a memory that corrects what was said before it.
+CORRECTION_OPENERS = (("update",), ("updated",), ("correction",), ("actually",), ("make", "that"),
+                      ("scratch", "that"), ("i", "meant"), ("sorry",), ("edit",), ("change", "of", "plans"))
+# Words that name the value after them as the old one.
+_OLD_VALUE_WORDS = (("instead", "of"), ("previously",), ("formerly",), ("was",), ("old", "value", "was"),
+                    ("used", "to", "be"))
+
+
+@dataclass(frozen=True)
+class ChangeStatement:
+    """Where a clause says that something changed (token positions in the clause)."""
+
+    cue: str  # the cue as written
+    cue_at: int  # the attribute that changed is said before this
+    values_from: int  # the new values are said from here on
+    old_values: tuple[int, int] | None = None  # a range the clause names as the old value ("from 5")
+
+
+def _words(tokens: Sequence[Token]) -> list[str]:
+    return [t.lower for t in tokens]
+
+
+def opens_with_correction(tokens: Sequence[Token]) -> bool:
+    """Whether a memory opens with a correction marker ("Update: ...", "Actually, ...")."""
+    words = [t.lower for t in tokens if t.kind != "punct"]
+    return any(tuple(words[:len(opener)]) == opener for opener in CORRECTION_OPENERS)
+
+
+def old_value_range(tokens: Sequence[Token]) -> tuple[int, int] | None:
+    """The positions of a value the clause names as the old one: "(the old value was X)",
+    "(previously X)", "instead of X", "from X to Y" (X)."""
+    words = _words(tokens)
+    for n, word in enumerate(words):
+        if word == "from":
+            to = next((m for m in range(n + 1, min(len(words), n + 6)) if words[m] == "to"), None)
+            if to is not None and any(t.kind == "number" for t in tokens[n + 1:to]):
+                return n + 1, to
+        for phrase in _OLD_VALUE_WORDS:
+            if tuple(words[n:n + len(phrase)]) == phrase and _inside_brackets(tokens, n) or (
+                    phrase == ("instead", "of") and tuple(words[n:n + 2]) == phrase):
+                start = n + len(phrase)
+                end = next((m for m in range(start, len(tokens)) if tokens[m].text in ")," or tokens[m].ends_clause
+                            and tokens[m].kind == "punct"), len(tokens))
+                if end > start:
+                    return start, end
+    return None
+
+
+def _inside_brackets(tokens: Sequence[Token], n: int) -> bool:
+    opened = max((m for m in range(n) if tokens[m].text == "("), default=-1)
+    closed = max((m for m in range(n) if tokens[m].text == ")"), default=-1)
+    return opened > closed
+
+
+def change_statement(tokens: Sequence[Token]) -> ChangeStatement | None:
+    """The change statement of a clause, or None (see the module docstring): a change verb with
+    "to" and a value after it, or "now" / "reached" before a value."""
+    words = _words(tokens)
+    has_value_after = lambda start: any(t.kind == "number" or (t.is_name and t.keys) or t.lower in _MONTHS  # noqa: E731
+                                        for t in tokens[start:])
+    for n, word in enumerate(words):
+        if word in CHANGE_VERBS:
+            to = next((m for m in range(n + 1, min(len(words), n + 1 + _TO_REACH)) if words[m] in _TO_WORDS), None)
+            if to is not None and has_value_after(to + 1):
+                old = old_value_range(tokens[n:to + 1])
+                return ChangeStatement(tokens[n].text, n, to + 1,
+                                       (old[0] + n, old[1] + n) if old is not None else None)
+        if word in NOW_WORDS and has_value_after(n + 1):
+            return ChangeStatement(tokens[n].text, n, n + 1)
+    return None
+
+
+_MONTHS = frozenset("""january february march april may june july august september october november
+december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
