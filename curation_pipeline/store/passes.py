@@ -51,22 +51,22 @@ def changed_active_ids(
     row = conn.execute(
         """
         WITH snap AS (SELECT pg_current_snapshot() AS s),
-        -- A range of memory_nodes_change_cursor in (last_txid, id) order that stops after limit + 1.
+        -- A range of memory_nodes_content_changes in (content_txid, id) order that stops after limit + 1.
         past_cursor AS (
-            SELECT id, last_txid FROM memory_nodes
-            WHERE tenant_id = %(t)s AND namespace = %(n)s AND last_txid >= %(txid)s::text::xid8
-              AND (last_txid > %(txid)s::text::xid8 OR %(node)s::uuid IS NULL OR id > %(node)s::uuid)
+            SELECT id, content_txid FROM memory_nodes
+            WHERE tenant_id = %(t)s AND namespace = %(n)s AND content_txid >= %(txid)s::text::xid8
+              AND (content_txid > %(txid)s::text::xid8 OR %(node)s::uuid IS NULL OR id > %(node)s::uuid)
               AND archived_at IS NULL AND embedding IS NOT NULL
-            ORDER BY memory_nodes.last_txid, memory_nodes.id
+            ORDER BY memory_nodes.content_txid, memory_nodes.id
             LIMIT %(limit)s + 1
         )
         SELECT (SELECT pg_snapshot_xmax(s)::text::bigint FROM snap),
                (SELECT array(SELECT x::text::bigint FROM pg_snapshot_xip(s) AS x) FROM snap),
-               array(SELECT id::text FROM past_cursor ORDER BY last_txid, id),
-               array(SELECT last_txid::text::bigint FROM past_cursor ORDER BY last_txid, id),
+               array(SELECT id::text FROM past_cursor ORDER BY content_txid, id),
+               array(SELECT content_txid::text::bigint FROM past_cursor ORDER BY content_txid, id),
                array(SELECT id::text FROM memory_nodes
                      WHERE tenant_id = %(t)s AND namespace = %(n)s
-                       AND last_txid = ANY(%(pending)s::text[]::xid8[])
+                       AND content_txid = ANY(%(pending)s::text[]::xid8[])
                        AND archived_at IS NULL AND embedding IS NOT NULL)
         """,
         {"t": scope.tenant_id, "n": scope.namespace, "txid": str(position.txid), "node": position.node_id,

@@ -45,7 +45,7 @@ def supersessions_to_recheck(conn: psycopg.Connection, scope: Scope, since: Sync
           AND o.archived_at IS NULL
           AND (s.id IS NULL OR s.tenant_id <> o.tenant_id OR s.namespace <> o.namespace
                OR (s.archived_at IS NOT NULL AND s.merged_into IS NULL)
-               OR s.last_txid >= %(txid)s::text::xid8 OR s.last_txid = ANY(%(pending)s::text[]::xid8[]))
+               OR s.content_txid >= %(txid)s::text::xid8 OR s.content_txid = ANY(%(pending)s::text[]::xid8[]))
         ORDER BY o.id
         """,
         {"t": scope.tenant_id, "n": scope.namespace, "txid": str(since.txid),

@@ -156,7 +156,7 @@ def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
     current = {
         row[0]: (row[1], row[2])
         for row in conn.execute(
-            "SELECT id::text, to_jsonb(m) - 'last_txid', row_version FROM memory_nodes m"
+            "SELECT id::text, to_jsonb(m) - 'last_txid' - 'content_txid', row_version FROM memory_nodes m"
             " WHERE id = ANY(%s::uuid[]) ORDER BY id FOR UPDATE",
             (list(changes),),
         ).fetchall()
