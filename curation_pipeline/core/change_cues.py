@@ -57,7 +57,8 @@ class ChangeStatement:
 
     cue: str  # the cue as written
     cue_at: int  # the attribute that changed is said before this
-    values_from: int  # the new values are said from here on
+    values_from: int  # the new values are said from here ...
+    values_to: int  # ... to here: "moved to April 22 at 11 AM" (not "to accommodate ...", "by May 13")
     old_values: tuple[int, int] | None = None  # a range the clause names as the old value ("from 5")
 
 
@@ -101,18 +102,53 @@ def change_statement(tokens: Sequence[Token]) -> ChangeStatement | None:
     """The change statement of a clause, or None (see the module docstring): a change verb with
     "to" and a value after it, or "now" / "reached" before a value."""
     words = _words(tokens)
-    has_value_after = lambda start: any(t.kind == "number" or (t.is_name and t.keys) or t.lower in _MONTHS  # noqa: E731
-                                        for t in tokens[start:])
     for n, word in enumerate(words):
         if word in CHANGE_VERBS:
             to = next((m for m in range(n + 1, min(len(words), n + 1 + _TO_REACH)) if words[m] in _TO_WORDS), None)
-            if to is not None and has_value_after(to + 1):
-                old = old_value_range(tokens[n:to + 1])
-                return ChangeStatement(tokens[n].text, n, to + 1,
-                                       (old[0] + n, old[1] + n) if old is not None else None)
-        if word in NOW_WORDS and has_value_after(n + 1):
-            return ChangeStatement(tokens[n].text, n, n + 1)
+            if to is not None:
+                start, end = _target(tokens, to + 1)
+                if end > start:
+                    old = old_value_range(tokens[n:to + 1])
+                    return ChangeStatement(tokens[n].text, n, start, end,
+                                           (old[0] + n, old[1] + n) if old is not None else None)
+        if word in NOW_WORDS:
+            start, end = _target(tokens, n + 1)
+            if end > start:
+                return ChangeStatement(tokens[n].text, n, start, end)
     return None
+
+
+# Words that end what a cue sets: an adverbial after the new value ("by May 13", "after review"),
+# a reason ("reflecting ...", "due to ..."), or a purpose ("to accommodate ...").
+_TARGET_ENDS = frozenset("""by after before since because due reflecting following given thanks so while
+when which who as over within during""".split())
+
+
+_LINKS = frozenset("to with for of from into onto about".split())
+
+
+def _is_value(token: Token) -> bool:
+    return token.kind == "number" or (token.is_name and bool(token.keys)) or token.lower in _MONTHS
+
+
+def _target(tokens: Sequence[Token], start: int) -> tuple[int, int]:
+    """Where the value a cue sets is said: from `start` (over a verb that only introduces it:
+    "adjusted to accommodate 1,200 calls", "now includes 10 cards", "now averaging around 250ms")
+    to the first word that ends it. Empty when no value is said there ("to comply with ...")."""
+    n = start
+    while n < len(tokens) and n < start + 2 and tokens[n].kind == "word" and not _is_value(tokens[n]) \
+            and tokens[n].lower not in _TARGET_ENDS and tokens[n].lower not in _LINKS:
+        n += 1  # "includes", "averaging around", "accommodate" (not "comply with ...")
+    if n > start and n < len(tokens) and not _is_value(tokens[n]) and tokens[n].lower not in ("a", "an", "the"):
+        return start, start  # a verb that introduces no value: "to comply with StreamWave's ..."
+    end = n
+    while end < len(tokens) and tokens[end].lower not in _TARGET_ENDS and not (
+            tokens[end].kind == "punct" and tokens[end].text != "-") and not (
+            tokens[end].lower == "to" and end + 1 < len(tokens) and not _is_value(tokens[end + 1])):
+        end += 1
+    if not any(_is_value(t) for t in tokens[n:end]):
+        return start, start
+    return n, end
 
 
 _MONTHS = frozenset("""january february march april may june july august september october november

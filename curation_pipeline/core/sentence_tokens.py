@@ -141,10 +141,14 @@ def tokenize(sentence: str) -> list[Token]:
         lower = text.casefold().replace("’", "'")
         if kind == "word" and lower.endswith("'s"):
             lower = lower[:-2]
+        elif kind == "word" and lower.endswith("'"):
+            lower = lower[:-1]  # a plural's possessive: "mentees' stories"
         tokens.append(Token(text, lower, kind, _keys(kind, lower, text)))
         # The punctuation a number or address ends on still ends its clause: "on April 20,
-        # pushed to ..." is two clauses.
-        tokens.extend(Token(mark, mark, "punct", ()) for mark in tail if mark in _CLAUSE_MARKS)
+        # pushed to ..." is two clauses; a list of numbers ("sides 7, 9, 12 cm", "May 1, 2024")
+        # is not cut.
+        if not sentence[match.end():].lstrip()[:1].isdigit():
+            tokens.extend(Token(mark, mark, "punct", ()) for mark in tail if mark in _CLAUSE_MARKS)
     return tokens
 
 

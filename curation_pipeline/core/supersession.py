@@ -37,6 +37,7 @@ text of earlier merges): nothing tells which of its values is the older.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,6 +56,8 @@ from curation_pipeline.core.meaning_markers import NEGATION
 from curation_pipeline.core.speakers import without_speaker
 from curation_pipeline.core.subjects import (
     VERBS,
+    own_subject,
+    past_event,
     naming_numbers,
     subject_end,
     tail_keys,
@@ -134,13 +137,19 @@ class VersionCheck:
 
 
 def _kind(token, following, previous=None, opening: bool = False) -> str | None:
-    """The value kind of a token, None for a frame word."""
-    if token.kind in ("number", "url", "email"):
+    """The value kind of a token, None for a frame word. A number's kind says what it counts:
+    a percentage, an amount of money, a time of day, a date, a year or a plain count, so that
+    "$200" is never taken for the new value of "April 18"."""
+    if token.kind == "number":
+        return _number_kind(token, following, previous)
+    if token.kind in ("url", "email"):
         return token.kind
     if token.kind != "word" or not token.keys:
         return None
     if any(ch.isdigit() for ch in token.text) or token.text.startswith("#"):
         return "identifier"
+    if opening and verb_like_opening(token):
+        return None  # "Completed 8 problems", "Scheduled a call": the note's verb
     word_class = value_class(token.lower, token.keys[0])
     if word_class == "status" and token.lower in _ALSO_VERBS and previous is not None \
             and (previous.lower in _DOERS or previous.is_name):
@@ -154,6 +163,29 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
     if token.is_name and not (opening and verb_like_opening(token)):
         return "name"
     return None
+
+
+_MONTH_WORDS = frozenset("""january february march april may june july august september october november
+december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
+_MONEY_WORDS = frozenset("dollars dollar euros euro usd eur gbp pounds k".split())
+
+
+def _number_kind(token, following, previous) -> str:
+    text = token.text
+    if text.count(".") >= 2:
+        return "identifier"  # a version: "5.3.0"
+    if text.endswith("%"):
+        return "number:percent"
+    if text[:1] in "$€£" or (following is not None and following.lower in _MONEY_WORDS):
+        return "number:money"
+    if ":" in text or (following is not None and following.lower in _CLOCK):
+        return "number:time"
+    if (previous is not None and previous.lower.rstrip(".") in _MONTH_WORDS) or \
+            (following is not None and following.lower.rstrip(".") in _MONTH_WORDS) or \
+            re.fullmatch(r"\d{4}-\d{2}-\d{2}.*|\d{1,2}/\d{1,2}/\d{2,4}", text) or \
+            re.fullmatch(r"(19|20)\d\d", text):
+        return "number:date"
+    return "number"
 
 
 def _after_of_which(tokens, n: int) -> bool:
@@ -288,7 +320,12 @@ def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
         return None
     for new in newer:
         new_shape = shape(new)
-        if new_shape.identity == old_shape.identity:
+        if new_shape.identity == old_shape.identity and _stands_alone(old) and _stands_alone(new) \
+                and (new_shape.cued or not (past_event(old) or past_event(new))):
+            # Two past events of one kind with other numbers are two events ("Completed 5 coin
+            # toss problems" / "Completed 8 ..."), not a new value, unless a cue says so; and a
+            # clause that continues another ("4 correct", "and Canadian markets") is read only
+            # with it.
             changed, about_another = value_changes(old_shape, new_shape)
             if changed and not about_another and not _unsure(changed, cued=new_shape.cued):
                 return ClauseUpdate(old, new, tuple(changed), tuple(values_left(old_shape, new_shape)))
@@ -296,7 +333,10 @@ def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
                 and not value_changes(old_shape, new_shape)[0]:
             change = f"value {' '.join(sorted(old_shape.tail))!r} -> {' '.join(sorted(new_shape.tail))!r}"
             return ClauseUpdate(old, new, (change,), tuple(values_left(old_shape, new_shape)))
-    return next((update for new in newer if (update := _event_update(old, new)) is not None), None)
+    # Of the newer clauses that say the change, the one that leaves the fewest of the older
+    # clause's values unsaid ("... increased to 5 between April 25 and May 1, 2024").
+    events = [update for new in newer if (update := _event_update(old, new)) is not None]
+    return min(events, key=lambda update: len(update.left)) if events else None
 
 
 # Words of an attribute that say nothing of which one ("the number of designers", "my total").
@@ -341,30 +381,41 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
         return None  # the newer one names another thing
     old_values = _values_of(old.tokens, old.first == 0)
     if any(kind in old_values and not set(keys) & set(old_values[kind])
-           for kind, keys in named.items() if kind not in _NAMING_KINDS | {"number"}):
+           for kind, keys in named.items() if kind not in _NAMING_KINDS and not kind.startswith("number")):
         return None  # "the staging cluster" is not the clause about the production one
     named_old = statement.old_values
-    after = [t for n, t in enumerate(new.tokens) if n >= statement.values_from
+    after = [t for n, t in enumerate(new.tokens) if statement.values_from <= n < statement.values_to
              and not (named_old and named_old[0] <= n < named_old[1])]
     new_values = _values_of(after)
-    changed, gone_all = [], set()
+    historical = {key for t in old.tokens[slice(*old_value_range(old.tokens) or (0, 0))] for key in t.keys}
+    changed, gone_all, ambiguous = [], set(), set()
     for kind in sorted(set(old_values) & set(new_values)):
-        gone = old_values[kind] - new_values[kind]
+        gone = set(old_values[kind] - new_values[kind]) - historical
         if not gone or not new_values[kind] - old_values[kind]:
             continue
         changed.append(f"{kind} {', '.join(sorted(old_values[kind]))!r} -> {', '.join(sorted(new_values[kind]))!r}")
-        gone_all |= set(gone)
+        gone_all |= gone
+        if len(gone) > 1:
+            ambiguous |= gone
     if not changed or _unsure(changed, cued=True):
         return None
     head = _attribute_head(before) or _attribute_head(new.tokens[statement.cue_at + 1:statement.values_from])
-    same_unit = any(_unit_after(old.tokens, key) and _unit_after(old.tokens, key) in
-                    {_unit_after(after, k) for k in (new_values.get("number") or {})} for key in gone_all)
-    if not ((head and head <= old.keys) or same_unit):
-        return None
-    if len(gone_all) > 1 and head and not all(_bound(old.tokens, key, head) for key in gone_all):
-        return None  # which of its values is the old one nothing tells
+    new_units = {_unit_after(after, k, new.text) for kind, keys in new_values.items() if kind.startswith("number")
+                 for k in keys}
+    new_units.discard(None)
+    for key in gone_all:
+        # What the old value counts ("8 cards", "4 interview prep sessions") is what changed:
+        # the attribute's head noun, or what the new value counts; a value that counts another
+        # thing than the new one is another value.
+        unit = _unit_after(old.tokens, key, old.text)
+        if unit is not None and (any(not unit & other for other in new_units)
+                                 or not (unit & head or any(unit & other for other in new_units))):
+            return None
+        if unit is None and (new_units or not (head and head <= old.keys)):
+            return None
+    if ambiguous and not (head and all(_bound(old.tokens, key, head) for key in ambiguous)):
+        return None  # two old values of one kind: which one changed nothing tells
     said_anywhere = {key for t in new.tokens for key in t.keys}
-    historical = {key for t in old.tokens[slice(*old_value_range(old.tokens) or (0, 0))] for key in t.keys}
     left = sorted({kind for kind, keys in old_values.items()
                    for key in keys if key not in said_anywhere and key not in gone_all and key not in historical})
     return ClauseUpdate(old, new, tuple(changed), tuple(left))
@@ -390,17 +441,33 @@ def _attribute_head(tokens) -> frozenset[str]:
     content = [t for t in phrase if t.keys and t.kind == "word"]
     if content and content[-1].keys[-1] in _GENERIC_ATTRIBUTE and n < len(words) and words[n].lower == "of":
         return _attribute_head(words[n + 1:])
-    return frozenset(content[-1].keys) if content else frozenset()
+    # The head and the word before it: "the bounce rate" is not "the pass rate".
+    return frozenset(key for t in content[-2:] for key in t.keys)
 
 
-def _unit_after(tokens, key: str) -> str | None:
-    """The noun right after the value `key` ("10 cards" -> card), if any."""
+def _unit_after(tokens, key: str, text: str = "") -> frozenset[str] | None:
+    """What the value `key` counts: the last noun of the words right after it ("10 cards" ->
+    card, "4 interview prep sessions" -> session, "5 mentees' stories" -> mentee, "1,000
+    calls/day quota" -> quota), if any."""
     for n, token in enumerate(tokens):
-        if key in token.keys and n + 1 < len(tokens):
-            following = tokens[n + 1]
-            if following.kind == "word" and following.keys and not following.is_name:
-                return following.keys[-1]
+        if key not in token.keys:
+            continue
+        run: list[str] = []
+        for following in tokens[n + 1:n + 5]:
+            if following.kind != "word" or not following.keys or following.is_name or following.lower in _CLOCK \
+                    or following.lower in VERBS or value_class(following.lower, following.keys[0]) is not None:
+                break
+            run.append(root(following.lower.split("/")[0]))
+            if following.text.endswith(("'s", "’s")) or f"{following.text}'" in text or f"{following.text}’" in text:
+                break  # "5 mentees' success stories" counts mentees
+        return frozenset(run[-2:]) if run else None
     return None
+
+
+def _stands_alone(piece: Piece) -> bool:
+    """Whether a clause says what it is about on its own: it opens its sentence or has a subject
+    of its own ("and the US cluster has 12 nodes"), unlike "4 correct" or "and Canadian markets"."""
+    return piece.first == 0 or bool(own_subject(piece.tokens))
 
 
 def _bound(tokens, key: str, attribute: set[str], reach: int = 3) -> bool:
@@ -444,13 +511,22 @@ def _claims(sentence) -> list[Piece]:
     of the clause before it ("on Mondays" + "and Wednesdays") belongs to it; one that says
     something else of it ("... at 02:00 UTC" + "and is deprecated") is a claim of its own."""
     claims: list[tuple[int, int]] = []
-    for n, clause in enumerate(sentence.clauses):
+    clauses = sentence.clauses
+    for n, clause in enumerate(clauses):
         here = shape(clause)
         if claims and not here.frame and set(here.values) & set(shape(sentence.piece(*claims[-1])).values):
             claims[-1] = (claims[-1][0], n)
+        elif claims and claims[-1] == (0, 0) and n == 1 and _bare_names(clauses[0]):
+            claims[-1] = (0, n)  # "Carla" + "and I planned ...": one subject
         else:
             claims.append((n, n))
     return [sentence.piece(first, last) for first, last in claims]
+
+
+def _bare_names(clause: Piece) -> bool:
+    """A clause of names only, which is the subject of the clause after it ("Carla and I ...")."""
+    words = [t for t in clause.tokens if t.keys]
+    return bool(words) and all(t.is_name for t in words) and len(words) <= 3
 
 
 def says_two_values(text: str) -> bool:

@@ -1,4 +1,4 @@
-"""The subject index of step 2 (sql/015): what each node is about, and the pairs that share it.
+"""The subject index of step 2 (sql/013): what each node is about, and the pairs that share it.
 
 Step 2 rewrites the keys of the nodes it searches (every node on a full pass, the changed ones
 on an incremental pass), then asks for the pairs of those nodes with any node of the namespace
