@@ -166,7 +166,7 @@ def locomo_part(root: Path, split: str) -> Part:
         namespace = f"locomo-{conversation}"
         sessions = sorted((int(key.split("_")[1]), key) for key in data
                           if re.fullmatch(r"session_\d+", key) and isinstance(data[key], list))
-        for number, key in sessions:
+        for _number, key in sessions:
             start = _session_time(data[f"{key}_date_time"])
             for n, turn in enumerate(data[key]):
                 text = f"{turn['speaker']}: {turn['text'].strip()}"

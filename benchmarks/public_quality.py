@@ -239,7 +239,7 @@ def report(conn, part: public_data.Part, ids: dict, before: dict, cycles: dict, 
     current = [row["text"] for row in nodes.values() if not row["archived"] and not row["superseded_by"]]
     said_now = KeptText.of(current, semantic)
     hidden = []
-    for older, successor in _supersessions(nodes):
+    for older, _successor in _supersessions(nodes):
         updated = {change.get("old") for change in _changes(conn, older)}
         for covered in said_now.cover_all(clauses_of([nodes[older]["text"]])):
             if not covered.covered and covered.clause.keys and not any(

@@ -161,7 +161,7 @@ def subject_keys(text: str) -> frozenset[str]:
     for sentence in text_clauses(text):
         tokens = sentence.tokens
         run: list[Token] = []
-        for n, token in enumerate((*tokens, None)):
+        for token in (*tokens, None):
             if token is not None and token.is_name and token.keys and token.lower not in _CLOCK \
                     and value_class(token.lower, token.keys[0]) not in ("weekday", "month"):
                 run.append(token)

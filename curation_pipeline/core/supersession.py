@@ -43,28 +43,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
 from curation_pipeline.core.change_cues import (
     CHANGE_VERBS,
     NOW_WORDS,
     change_statement,
     old_value_range,
 )
-from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
 from curation_pipeline.core.meaning_markers import NEGATION
+from curation_pipeline.core.sentence_tokens import root, tokenize
 from curation_pipeline.core.speakers import without_speaker
 from curation_pipeline.core.subjects import (
     VERBS,
+    naming_numbers,
     own_subject,
     past_event,
-    naming_numbers,
     subject_end,
     tail_keys,
     tail_start,
     verb_like_opening,
 )
-from curation_pipeline.core.sentence_tokens import root, tokenize
 from curation_pipeline.core.value_words import value_class
 
 UPDATE, PARTIAL, LOOK_ALIKE, NONE = "update", "partial", "look-alike", "none"

@@ -51,7 +51,7 @@ def _random_store(rng: random.Random) -> list[dict]:
 def _state(db) -> dict:
     return {
         "nodes": db.execute(
-            "SELECT to_jsonb(m) - 'row_version' - 'updated_at' - 'last_txid' FROM memory_nodes m ORDER BY id"
+            "SELECT to_jsonb(m) - 'row_version' - 'updated_at' - 'last_txid' - 'content_txid' FROM memory_nodes m ORDER BY id"
         ).fetchall(),
         "signals": db.execute(
             "SELECT memory_id, signal_type, content_snapshot, status FROM training_signals"

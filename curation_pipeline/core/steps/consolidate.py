@@ -34,12 +34,12 @@ import polars as pl
 
 from curation_pipeline.core.clauses import text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
-from curation_pipeline.core.supersession import says_two_values
 from curation_pipeline.core.steps.similarity import (
     find_similar_pairs,
     require_finite_rows,
     with_pair_ids,
 )
+from curation_pipeline.core.supersession import says_two_values
 from curation_pipeline.core.text import (
     CJK_TERMINATORS,
     append_sentence,

@@ -36,13 +36,13 @@ import polars as pl
 
 from curation_pipeline.core.coverage import Semantic
 from curation_pipeline.core.fact_tokens import missing_facts
+from curation_pipeline.core.speakers import same_speaker
 from curation_pipeline.core.steps.consolidate import (
     CONSOLIDATION_SCHEMA,
     ConsolidationPass,
     select_merges,
 )
 from curation_pipeline.core.steps.similarity import PAIR_SCHEMA, with_pair_ids
-from curation_pipeline.core.speakers import same_speaker
 from curation_pipeline.core.supersession import (
     LOOK_ALIKE,
     NONE,

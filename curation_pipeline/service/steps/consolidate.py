@@ -26,8 +26,6 @@ from curation_pipeline.core.step_spec import MERGES, HealthCount, LLMCounts, Ste
 from curation_pipeline.core.steps.consolidate import CONSOLIDATION_SCHEMA, archive_allowance
 from curation_pipeline.core.steps.graph_sync import SyncPosition
 from curation_pipeline.core.steps.incremental import PassStart
-from curation_pipeline.core.subjects import subject_keys
-from curation_pipeline.core.supersession import still_supersedes
 from curation_pipeline.core.steps.pair_decisions import (
     JUDGE_SCHEMA,
     SUPERSESSION_SCHEMA,
@@ -35,11 +33,12 @@ from curation_pipeline.core.steps.pair_decisions import (
     apply_verdicts,
     decide_pairs,
 )
+from curation_pipeline.core.subjects import subject_keys
+from curation_pipeline.core.supersession import still_supersedes
 from curation_pipeline.service.llm_rewrite import judge_pairs, rewrite_merges
 from curation_pipeline.service.similar_pairs import PairSearch, search_pairs, with_subject_pairs
 from curation_pipeline.service.step_run import StepRun, run_phases
 from curation_pipeline.store import actions, candidates, judgements, passes, subject_index, supersessions
-
 
 # The subject index (store/subject_index.py): partners per searched node at most, the share of a
 # namespace above which a key is too common to follow, and the keys' version (a new one means
