@@ -16,8 +16,16 @@ The entries:
   "was promoted to"): the value after "to" is the new one, a value after "from" the old one;
 - **"now"** before a value ("now includes 10 cards", "now averaging around 250ms", "aiming now for
   April 5", "now reaching 95%"); and "reached" / "reaching" a value;
-- **"no longer"**, "not ... anymore", "stopped", "quit": the statement is no longer true (its
-  polarity changed: supersession.py compares polarity already);
+- **"no longer"**, "not ... anymore": the statement is no longer true (its polarity changed:
+  supersession.py compares polarity already);
+- **stops**: "quit coffee", "stopped the newsletter", "gave up sugar", "dropped out of the
+  marathon" end what the older clause says its subject does with that object; "left Acme" and
+  "resigned from Acme" end only employment ("works at Acme"), "sold the Corolla" and "gave away
+  the Corolla" only possession ("drives a Corolla"). A stop followed by a preposition is no stop
+  ("stopped by the office", "quit on Friday");
+- **moves**: "moved to Berlin", "relocated to Berlin" give a new place to where the subject lives
+  ("lives in Lisbon", "is based in Lisbon"), and to nothing else ("moved the meeting to Berlin"
+  is a change verb with an object, see above);
 - **correction markers** that open a memory: "Update:", "Correction:", "Actually,", "Make that",
   "Scratch that", "I meant";
 - **a named old value**: "(the old value was X)", "(previously X)", "(was X)", "instead of X",
@@ -26,6 +34,7 @@ The entries:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -42,13 +51,62 @@ _TO_WORDS = frozenset({"to", "for", "at", "into"})
 _TO_REACH = 4
 # "now", "reached": the value that follows is the current one.
 NOW_WORDS = frozenset({"now", "currently", "reached", "reaching", "reaches"})
-STOP_WORDS = frozenset({"stopped", "quit", "quitted", "ceased", "discontinued"})
+# Stops, each with the verbs an older clause must have for the stop to end it (None: any verb).
+EMPLOYMENT_VERBS = frozenset("work works working employed".split())
+POSSESSION_VERBS = frozenset("own owns has have drive drives ride rides".split())
+STOP_PHRASES: dict[tuple[str, ...], frozenset[str] | None] = {
+    ("quit",): None, ("quitted",): None, ("stopped",): None, ("gave", "up"): None, ("given", "up"): None,
+    ("dropped", "out", "of"): None, ("ceased",): None, ("discontinued",): None,
+    ("left",): EMPLOYMENT_VERBS, ("resigned", "from"): EMPLOYMENT_VERBS,
+    ("sold",): POSSESSION_VERBS, ("gave", "away"): POSSESSION_VERBS,
+}
+# Moves, and the verbs (with "in" or "at" after them) of the place they change.
+RESIDENCE_VERBS = frozenset("live lives living based resides reside located".split())
+MOVE_PHRASES = (("moved", "to"), ("moved", "back", "to"), ("relocated", "to"), ("moving", "to"))
+# After a stop these words open an adverbial, not the object it ends.
+_NOT_AN_OBJECT = frozenset("by at in on for from after before to with during".split())
 # Openers of a memory that corrects what was said before it.
 CORRECTION_OPENERS = (("update",), ("updated",), ("correction",), ("actually",), ("make", "that"),
                       ("scratch", "that"), ("i", "meant"), ("sorry",), ("edit",), ("change", "of", "plans"))
 # Words that name the value after them as the old one.
 _OLD_VALUE_WORDS = (("instead", "of"), ("previously",), ("formerly",), ("was",), ("old", "value", "was"),
                     ("used", "to", "be"))
+
+
+@dataclass(frozen=True)
+class Stop:
+    """A clause that ends something: its subject is said before `cue_at`, what it ends from
+    `object_from` to the end of the clause, and `verbs` are the older verbs it can end."""
+
+    cue: str
+    cue_at: int
+    object_from: int
+    verbs: frozenset[str] | None
+
+
+def stop_statement(tokens: Sequence[Token]) -> Stop | None:
+    """The stop a clause says ("Ana quit coffee"), or None."""
+    words = _words(tokens)
+    for n in range(len(words)):
+        for phrase, verbs in STOP_PHRASES.items():
+            if tuple(words[n:n + len(phrase)]) != phrase:
+                continue
+            start = n + len(phrase)
+            if start < len(words) and words[start] not in _NOT_AN_OBJECT and tokens[start].kind != "punct":
+                return Stop(" ".join(phrase), n, start, verbs)
+    return None
+
+
+def move_statement(tokens: Sequence[Token]) -> tuple[int, int] | None:
+    """Where a clause says its subject moved ("Maya moved to Berlin"): the position of the cue
+    and of the place after it; None for anything else."""
+    words = _words(tokens)
+    for n in range(len(words)):
+        for phrase in MOVE_PHRASES:
+            if tuple(words[n:n + len(phrase)]) == phrase and n + len(phrase) < len(tokens) \
+                    and tokens[n + len(phrase)].is_name:
+                return n, n + len(phrase)
+    return None
 
 
 @dataclass(frozen=True)
@@ -60,6 +118,27 @@ class ChangeStatement:
     values_from: int  # the new values are said from here ...
     values_to: int  # ... to here: "moved to April 22 at 11 AM" (not "to accommodate ...", "by May 13")
     old_values: tuple[int, int] | None = None  # a range the clause names as the old value ("from 5")
+
+
+# What a newer memory says besides its values, left out when it is compared with an older one:
+# a correction marker that opens it, and a value it names as the old one, which must neither
+# restate the older memory ("9:30 (previously 9:00)" does not say "9:00") nor count as new.
+_OPENER = re.compile(r"^\s*(?:(?:update|updated|correction|actually|sorry|edit|change of plans?)\s*[:,\-–—]"
+                     r"|scratch that\s*[:,\-–—]?|i meant\b)\s*", re.IGNORECASE)
+_NAMED_OLD = (
+    re.compile(r"\s*\((?:the\s+)?(?:old\s+value\s+was|previously|formerly|was|used\s+to\s+be)\b[^()]*\)", re.IGNORECASE),
+    re.compile(r"\s*\([^()]*\b(?:was|were)\s+(?:last\s+(?:year|month|week)'s|the\s+old|the\s+previous)\b[^()]*\)",
+               re.IGNORECASE),
+    re.compile(r"\s+instead\s+of\s+(?:[^,.;:()]|[.,:](?=\d))+", re.IGNORECASE),
+)
+
+
+def as_compared(text: str) -> str:
+    """`text` without an opening correction marker and the values it names as old ones."""
+    text = _OPENER.sub("", text, count=1)
+    for pattern in _NAMED_OLD:
+        text = pattern.sub("", text)
+    return text
 
 
 def _words(tokens: Sequence[Token]) -> list[str]:

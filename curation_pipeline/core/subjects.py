@@ -192,7 +192,7 @@ _IRREGULAR_PAST = frozenset("""
 went met made got took gave saw ran wrote built sent bought sold led held spent won lost left found
 began brought chose drew drove ate fell felt flew forgot grew hit kept knew lent paid put quit read
 rode rose said sat shot showed slept spoke stood stole struck swam taught thought threw told understood
-woke wore
+woke wore drank sang rang
 """.split())
 _SUBORDINATORS = frozenset("""
 after before until till since because when whenever while once if unless although though whereas

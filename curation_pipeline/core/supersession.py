@@ -47,8 +47,12 @@ from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
 from curation_pipeline.core.change_cues import (
     CHANGE_VERBS,
     NOW_WORDS,
+    RESIDENCE_VERBS,
+    as_compared,
     change_statement,
+    move_statement,
     old_value_range,
+    stop_statement,
 )
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
@@ -335,8 +339,69 @@ def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
             return ClauseUpdate(old, new, (change,), tuple(values_left(old_shape, new_shape)))
     # Of the newer clauses that say the change, the one that leaves the fewest of the older
     # clause's values unsaid ("... increased to 5 between April 25 and May 1, 2024").
-    events = [update for new in newer if (update := _event_update(old, new)) is not None]
+    events = [update for new in newer for find in (_event_update, _stop_update, _move_update)
+              if (update := find(old, new)) is not None]
     return min(events, key=lambda update: len(update.left)) if events else None
+
+
+def _subject_keys(tokens) -> frozenset[str] | None:
+    """The keys of a clause's subject, or None when it is something of a name's ("Maya's
+    sister"): then the words after the name are no verb, and the clause is not the name's."""
+    subject = tokens[:subject_end(tokens)]
+    if any(t.text.endswith(("'s", "’s")) for t in subject):
+        return None
+    return frozenset(key for t in subject for key in t.keys)
+
+
+def _plain_state(old: Piece) -> bool:
+    """An older clause a stop or a move can end: a current state said on its own, not negated
+    and not a past event ("Ana drank coffee yesterday" stays true whatever she does now)."""
+    return _stands_alone(old) and not shape(old).negated and not past_event(old)
+
+
+def _stop_update(old: Piece, new: Piece) -> ClauseUpdate | None:
+    """A stop (change_cues.py) of what the older clause says: "Ana quit coffee." ends "Ana
+    drinks coffee every morning." when both have the same subject, the older clause has the
+    stop's object after its subject, and its verb is one the stop can end."""
+    stop = stop_statement(new.tokens)
+    if stop is None or not _plain_state(old):
+        return None
+    subject = _subject_keys(old.tokens)
+    said_of = frozenset(key for t in new.tokens[:stop.cue_at] for key in t.keys)
+    ended = frozenset(key for t in new.tokens[stop.object_from:] for key in t.keys)
+    rest = old.tokens[subject_end(old.tokens):]
+    if subject is None or said_of != subject or not ended or not ended <= {key for t in rest for key in t.keys}:
+        return None
+    if stop.verbs is not None and not any(t.lower in stop.verbs for t in rest[:2]):
+        return None
+    return ClauseUpdate(old, new, (f"polarity ({stop.cue})",))
+
+
+def _move_update(old: Piece, new: Piece) -> ClauseUpdate | None:
+    """A move (change_cues.py): "Maya moved to Berlin." gives "Maya lives in Lisbon." a new
+    place when both have the same subject and the older clause says nothing but where it lives."""
+    move = move_statement(new.tokens)
+    if move is None or not _plain_state(old):
+        return None
+    cue_at, place_at = move
+    end = subject_end(old.tokens)
+    rest = [t for t in old.tokens[end:] if t.kind != "punct"]
+    verb = next((n for n, t in enumerate(rest[:2]) if t.lower in RESIDENCE_VERBS), None)
+    if verb is None or verb + 1 >= len(rest) or rest[verb + 1].lower not in ("in", "at"):
+        return None
+    old_place = rest[verb + 2:]
+    new_place = []
+    for token in new.tokens[place_at:]:
+        if not token.is_name:
+            break
+        new_place.append(token)
+    said_of = frozenset(key for t in new.tokens[:cue_at] for key in t.keys)
+    old_keys = frozenset(key for t in old_place for key in t.keys)
+    new_keys = frozenset(key for t in new_place for key in t.keys)
+    if said_of != _subject_keys(old.tokens) or not old_place or not all(t.is_name for t in old_place) \
+            or old_keys == new_keys:
+        return None
+    return ClauseUpdate(old, new, (f"place {' '.join(sorted(old_keys))!r} -> {' '.join(sorted(new_keys))!r}",))
 
 
 # Words of an attribute that say nothing of which one ("the number of designers", "my total").
@@ -547,7 +612,8 @@ def _too_long(text: str) -> bool:
 def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -> VersionCheck:
     """Whether `newer` (the later memory) updates `older` (see the module docstring). Two turns of
     one speaker are compared without their label (two speakers' are never compared: step 2)."""
-    older, newer = without_speaker(older), without_speaker(newer)
+    older, written = without_speaker(older), without_speaker(newer)
+    newer = as_compared(written)  # without "Update:" and the values it names as old ones
     if _too_long(older) or _too_long(newer):
         # Clause by clause, two long lists cost the product of their clauses (two 8.7 KB comma
         # lists took two minutes): such a pair is not judged an update, and says why.
@@ -593,7 +659,7 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     if entangled or carried is None:
         return VersionCheck(PARTIAL, updates, entangled + tuple(older_clauses[n] for n in left))
     return VersionCheck(UPDATE, updates, (), carried=carried,
-                        carried_text=carry_into(newer, carried) if carried else None)
+                        carried_text=carry_into(written, carried) if carried else None)
 
 
 def frames_apart(older: str, newer: str) -> bool:

@@ -37,7 +37,7 @@ status: enabled, disabled, active, inactive, pending, complete, completed, done,
     approved, rejected, open, closed, unblocked, live, failed, passed, shipped, started, stopped,
     running, paid, unpaid, overdue, signed, unsigned
 ordinal: second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh,
-    twelfth, next, last, previous, ground, basement
+    twelfth, next, last, previous, ground
 access: admin, owner, viewer, editor, guest, readonly, read-only
 priority: low, medium, high, critical, urgent, minor, major, blocker
 direction: north, south, east, west, left, right, upper, lower, inbound, outbound, ascending,

@@ -1,0 +1,118 @@
+"""The change-cue vocabulary (core/change_cues.py), entry by entry: each is an update the words
+find on their own, and each has a counter-example that looks alike and is not one (another
+subject, another object, a past event, a change verb with an object of its own, ...). When
+unsure, nothing is superseded."""
+
+from __future__ import annotations
+
+import pytest
+
+from curation_pipeline.core.change_cues import as_compared, move_statement, stop_statement
+from curation_pipeline.core.sentence_tokens import tokenize
+from curation_pipeline.core.supersession import UPDATE, compare_versions
+
+# (entry, older, newer): the newer memory updates the older one.
+UPDATES = [
+    ("change verb + to", "The marketing budget is $50,000.", "The marketing budget was cut to $30,000."),
+    ("change verb + to", "The default branch is master.", "The default branch was renamed to main."),
+    ("change verb from/to", "The team has 5 engineers.", "The team increased from 5 to 7 engineers."),
+    ("grown to", "The repo has 120 commits.", "The number of commits has grown to 165."),
+    ("switched from/to", "Maya is learning Spanish.", "Maya switched from Spanish to Japanese."),
+    ("now", "The repo has 120 commits.", "The repo now has 165 commits."),
+    ("no longer", "The cafe is open on Sundays.", "The cafe is no longer open on Sundays."),
+    ("not ... anymore", "Priya is on the on-call rota.", "Priya is not on the on-call rota anymore."),
+    ("stop: quit", "Ana drinks coffee every morning.", "Ana quit coffee."),
+    ("stop: stopped", "Ana reads the newsletter.", "Ana stopped the newsletter."),
+    ("stop: gave up", "Ana eats sugar.", "Ana gave up sugar."),
+    ("stop: dropped out of", "Ben is training for the marathon.", "Ben dropped out of the marathon."),
+    ("stop: left (employment)", "Tom works at Acme.", "Tom left Acme and joined Initech."),
+    ("stop: resigned from (employment)", "Tom works at Acme.", "Tom resigned from Acme."),
+    ("stop: sold (possession)", "Raj drives a Corolla.", "Raj sold the Corolla and bought a Tesla."),
+    ("stop: gave away (possession)", "Raj owns a piano.", "Raj gave away the piano."),
+    ("move: moved to", "Maya lives in Lisbon.", "Maya moved to Berlin."),
+    ("move: relocated to", "Maya is based in Lisbon.", "Maya relocated to Porto."),
+    ("opener: Update:", "The budget is 50k.", "Update: the budget is 150k."),
+    ("opener: Correction:", "The standup is at 9:00.", "Correction: the standup is at 9:30."),
+    ("opener: Actually,", "The standup is at 9:00.", "Actually, the standup is at 9:30."),
+    ("opener: Sorry,", "The standup is at 9:00.", "Sorry, the standup is at 9:30."),
+    ("opener: Edit:", "The standup is at 9:00.", "Edit: the standup is at 9:30."),
+    ("opener: Scratch that", "The standup is at 9:00.", "Scratch that, the standup is at 9:30."),
+    ("opener: I meant", "The standup is at 9:00.", "I meant the standup is at 9:30."),
+    ("opener: Change of plans:", "The standup is at 9:00.", "Change of plans: the standup is at 9:30."),
+    ("old value: (previously X)", "The standup is at 9:00.", "The standup is at 9:30 (previously 9:00)."),
+    ("old value: (was X)", "The standup is at 9:00.", "The standup is at 9:30 (was 9:00)."),
+    ("old value: instead of X", "The standup is at 9:00.", "The standup is at 9:30 instead of 9:00."),
+    ("old value: (X was last year's)", "The unit price is $100.", "The unit price is $150 (the $100 was last year's price)."),
+]
+
+# (entry, older, newer): alike, and no update.
+COUNTER_EXAMPLES = [
+    ("change verb + to, another attribute", "The budget is $50,000.", "The travel budget was cut to $30,000."),
+    ("change verb with an object of its own", "Maya lives in Lisbon.", "Maya moved the meeting to Berlin."),
+    ("now, the same value", "The API rate limit is 100 requests per minute.",
+     "The API rate limit reached 100 requests per minute."),
+    ("now, another attribute", "The repo has 120 commits.", "The repo now has 3 contributors."),
+    ("stop of another object", "Ana drinks coffee every morning.", "Ana quit smoking."),
+    ("stop by another subject", "Sam drinks coffee every morning.", "Ana quit coffee."),
+    ("stop followed by a preposition", "Ana drinks coffee every morning.", "Ana stopped by the cafe."),
+    ("stop of a past event", "Ana drank coffee yesterday.", "Ana quit coffee."),
+    ("stop of a past event", "Ben ran the marathon in 2019.", "Ben dropped out of the marathon."),
+    ("left: no employment", "Tom lives near Acme.", "Tom left Acme."),
+    ("left: another object", "Tom works at Acme.", "Tom left Acme's office at 6."),
+    ("sold: no possession", "Raj washes the Corolla on Sundays.", "Raj sold the Corolla."),
+    ("stop of something of the subject's", "Maya's sister drinks coffee.", "Maya quit coffee."),
+    ("move: the older clause says more", "Maya lives in Lisbon with her partner.", "Maya moved to Berlin."),
+    ("move: another subject", "Maya's sister lives in Lisbon.", "Maya moved to Berlin."),
+    ("move: another subject", "Maya lives in Lisbon.", "Maya's team moved to Berlin."),
+    ("move: the same place", "Maya lives in Lisbon.", "Maya moved to Lisbon."),
+    ("move: not where one lives", "Maya visited Lisbon.", "Maya moved to Berlin."),
+    ("opener, another subject", "The budget is 50k.", "Actually, the travel budget is 60k."),
+    ("opener, two kinds of value changed", "The gym opens at 6:00 on weekdays.",
+     "Update: the gym opens at 8:00 on weekends."),
+    ("old value named: another attribute", "Dana prefers tea.", "Dana prefers coffee instead of tea."),
+]
+
+
+@pytest.mark.parametrize(("entry", "older", "newer"), UPDATES, ids=[f"{e}: {n}" for e, _, n in UPDATES])
+def test_each_change_cue_finds_its_update(entry, older, newer):
+    check = compare_versions(older, newer)
+    assert check.verdict == UPDATE, (entry, check)
+
+
+@pytest.mark.parametrize(("entry", "older", "newer"), COUNTER_EXAMPLES,
+                         ids=[f"{e}: {n}" for e, _, n in COUNTER_EXAMPLES])
+def test_each_change_cue_has_a_look_alike_that_is_no_update(entry, older, newer):
+    assert compare_versions(older, newer).verdict != UPDATE, entry
+
+
+def test_a_stop_ends_the_older_statement_and_says_which_cue():
+    [update] = compare_versions("Ben is training for the marathon.", "Ben dropped out of the marathon.").updates
+    assert update.changed == ("polarity (dropped out of)",)
+
+
+def test_a_move_names_the_old_and_the_new_place():
+    [update] = compare_versions("Maya lives in Lisbon.", "Maya moved to Berlin.").updates
+    assert update.changed == ("place 'lisbon' -> 'berlin'",)
+
+
+@pytest.mark.parametrize(("text", "compared"), [
+    ("Actually, the standup is at 9:30.", "the standup is at 9:30."),
+    ("I meant the standup is at 9:30.", "the standup is at 9:30."),
+    ("The standup is at 9:30 instead of 9:00.", "The standup is at 9:30."),
+    ("The price (was $100) is now $150.", "The price is now $150."),
+    ("The unit price is $150 (the $100 was last year's price).", "The unit price is $150."),
+    # Not openers: a verb that opens a sentence, a word inside it.
+    ("Updated the docs.", "Updated the docs."),
+    ("The update is due Friday.", "The update is due Friday."),
+])
+def test_what_a_newer_memory_is_compared_as(text, compared):
+    assert as_compared(text) == compared
+
+
+def test_stop_and_move_statements_are_read_off_the_tokens():
+    stop = stop_statement(tokenize("Ana gave up sugar"))
+    assert stop is not None and stop.cue == "gave up" and stop.object_from == 3
+    assert stop_statement(tokenize("Tom stopped by the office")) is None
+    assert stop_statement(tokenize("The rain stopped.")) is None
+    assert move_statement(tokenize("Maya moved to Berlin")) == (1, 3)
+    assert move_statement(tokenize("Maya moved to a bigger flat")) is None
