@@ -128,6 +128,7 @@ class EmbedderResource(dg.ConfigurableResource):
     dimension: int = Field(EmbedderSettings.model_fields["dimension"].default,
                            description="must be the store's (CURATION_EMBEDDING_DIM)")
     _built: Embedder | None = PrivateAttr(default=None)
+    _semantic: Semantic | None = PrivateAttr(default=None)
 
     @classmethod
     def from_settings(cls, settings: EmbedderSettings) -> EmbedderResource:
@@ -154,8 +155,11 @@ class EmbedderResource(dg.ConfigurableResource):
         loads only when a step first compares two texts by it."""
         if not self.settings().is_semantic:
             return None
-        embedder = self.get()
-        return semantic_for(embedder.name, embedder.embed)
+        if self._semantic is None:
+            # One per run: steps 2 and 3 share its vectors, so a clause is embedded once a cycle.
+            embedder = self.get()
+            self._semantic = semantic_for(embedder.name, embedder.embed)
+        return self._semantic
 
     def semantic_model_name(self) -> str | None:
         """The embedder's name if its similarity means shared meaning; None for the lexical one."""

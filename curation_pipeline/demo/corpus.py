@@ -1027,6 +1027,9 @@ _PLANTED_UPDATES: dict[tuple[str, str], tuple[tuple[str, str, str], ...]] = {
          "The Brightline Dental support plan now includes 60 tickets per month."),
         ("procedural", "The weekly support sync with Harbor & Vine is on Tuesdays at 15:00 CET.",
          "The weekly support sync with Harbor & Vine moved to Thursdays at 15:00 CET."),
+        # An event, not the old sentence with a new value: the stop "left" ends the employment.
+        ("semantic", "Tomasz Nowak works at Harbor & Vine.",
+         "Tomasz Nowak left Harbor & Vine and joined Orbital Foods."),
     ),
     ("acme", "sales-assistant"): (
         ("semantic", "The Orbital Foods renewal call is scheduled for 2025-03-14.",
