@@ -408,7 +408,7 @@ def _move_update(old: Piece, new: Piece) -> ClauseUpdate | None:
 _GENERIC_ATTRIBUTE = frozenset(root(w) for w in "number amount count total level rate value figure size".split())
 
 
-def _values_of(tokens, opening: bool = False) -> dict[str, Counter]:
+def values_of(tokens, opening: bool = False) -> dict[str, Counter]:
     """The values among `tokens`, by kind (as a clause's shape counts them); `opening`: the
     tokens open a sentence."""
     found: dict[str, Counter] = {}
@@ -440,18 +440,18 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     if statement is None:
         return None
     before = new.tokens[:statement.cue_at]
-    named = _values_of(before, new.first == 0)
+    named = values_of(before, new.first == 0)
     sentence_keys = {key for t in tokenize(old.context or old.text) for key in t.keys}
     if not {key for kind, keys in named.items() if kind in _NAMING_KINDS for key in keys} <= sentence_keys:
         return None  # the newer one names another thing
-    old_values = _values_of(old.tokens, old.first == 0)
+    old_values = values_of(old.tokens, old.first == 0)
     if any(kind in old_values and not set(keys) & set(old_values[kind])
            for kind, keys in named.items() if kind not in _NAMING_KINDS and not kind.startswith("number")):
         return None  # "the staging cluster" is not the clause about the production one
     named_old = statement.old_values
     after = [t for n, t in enumerate(new.tokens) if statement.values_from <= n < statement.values_to
              and not (named_old and named_old[0] <= n < named_old[1])]
-    new_values = _values_of(after)
+    new_values = values_of(after)
     historical = {key for t in old.tokens[slice(*old_value_range(old.tokens) or (0, 0))] for key in t.keys}
     changed, gone_all, ambiguous = [], set(), set()
     for kind in sorted(set(old_values) & set(new_values)):

@@ -18,6 +18,7 @@ the next pass).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -55,6 +56,8 @@ class PairSearch:
     compared: int  # nodes compared: the namespace's (streamed), or the pairs' (in the database)
     # Pairs found by a shared subject rather than by their cosine (step 2): {id, id} each.
     by_subject: frozenset[frozenset[str]] = frozenset()
+    # Pairs of a memory that names no subject and the memory written just before it (step 2).
+    by_context: frozenset[frozenset[str]] = frozenset()
 
 
 def search_pairs(
@@ -147,11 +150,26 @@ def with_subject_pairs(conn: psycopg.Connection, scope: Scope, search: PairSearc
     """The search with the pairs a shared subject found (store/subject_index.py) that its cosine
     did not: their rows are loaded (as the search's, in the same transaction), the pairs indexed
     like the others and named in `by_subject`."""
+    widened, new = _with_pairs(conn, scope, search, found)
+    return dataclasses.replace(widened, by_subject=search.by_subject | new)
+
+
+def with_context_pairs(conn: psycopg.Connection, scope: Scope, search: PairSearch, found: pl.DataFrame) -> PairSearch:
+    """The search with the pairs of a memory that needs context and the memory written just
+    before it (store/context_pairs.py), named in `by_context` (also when the cosine found them)."""
+    widened, _ = _with_pairs(conn, scope, search, found)
+    return dataclasses.replace(widened, by_context=search.by_context | {
+        frozenset((a, b)) for a, b in zip(found["low_id"].to_list(), found["high_id"].to_list())})
+
+
+def _with_pairs(conn: psycopg.Connection, scope: Scope, search: PairSearch,
+                found: pl.DataFrame) -> tuple[PairSearch, frozenset[frozenset[str]]]:
+    """The search with the `found` pairs (low_id, high_id, similarity) it lacks, and those."""
     ids = search.nodes["id"].to_list()
     known = {frozenset((ids[i], ids[j])) for i, j in zip(search.pairs["i"].to_list(), search.pairs["j"].to_list())}
     new = [(a, b, similarity) for a, b, similarity in found.iter_rows() if frozenset((a, b)) not in known]
     if not new:
-        return search
+        return search, frozenset()
     missing = sorted({node_id for a, b, _ in new for node_id in (a, b)} - set(ids))
     nodes = pl.concat([search.nodes, candidates.node_rows(conn, scope, missing)], how="vertical_relaxed") \
         if missing else search.nodes
@@ -159,5 +177,5 @@ def with_subject_pairs(conn: psycopg.Connection, scope: Scope, search: PairSearc
     new = [(a, b, similarity) for a, b, similarity in new if a in row_of and b in row_of]
     added = pl.DataFrame([(row_of[a], row_of[b], similarity) for a, b, similarity in new], schema=PAIR_SCHEMA,
                          orient="row")
-    return PairSearch(nodes, pl.concat([search.pairs.cast(dict(PAIR_SCHEMA)), added]), search.how,
-                      search.focus_nodes, search.compared, frozenset(frozenset((a, b)) for a, b, _ in new))
+    widened = dataclasses.replace(search, nodes=nodes, pairs=pl.concat([search.pairs.cast(dict(PAIR_SCHEMA)), added]))
+    return widened, frozenset(frozenset((a, b)) for a, b, _ in new)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from curation_pipeline.core.context_updates import context_update
 from curation_pipeline.core.coverage import Semantic
 from curation_pipeline.core.fact_tokens import missing_facts
 from curation_pipeline.core.speakers import same_speaker
@@ -114,30 +115,34 @@ def decide_pairs(
     nodes: pl.DataFrame, pairs: pl.DataFrame, *, merge_threshold: float, merge_cap: int,
     supersede_cap: int, judge_cap: int, max_chars: int, judge_band_low: float = 0.0,
     vetoed: pl.DataFrame | None = None, semantic: Semantic | None = None,
-    by_subject: frozenset[frozenset[str]] = frozenset(),
+    by_subject: frozenset[frozenset[str]] = frozenset(), by_context: frozenset[frozenset[str]] = frozenset(),
 ) -> PairDecisions:
     """Decide this cycle's pairs (PAIR_SCHEMA rows indexing `nodes`, the step's node columns
     with `created_at`): see the module docstring. `judge_cap` 0: no judge (the LLM is off).
     `by_subject`: pairs found by a shared subject, not by their cosine ({id, id} each), which the
-    judge is asked about whatever their cosine."""
+    judge is asked about whatever their cosine. `by_context`: pairs of a memory that names no
+    subject and the memory written just before it (core/context_updates.py), read together
+    first, and judged whatever their cosine."""
     pairs = pairs.cast(dict(PAIR_SCHEMA))
     if vetoed is not None and vetoed.height:
         pairs = with_pair_ids(pairs, nodes["id"]).join(vetoed, on=["low_id", "high_id"], how="anti").select(pairs.columns)
     ordered = _ordered(nodes, pairs)
     tally = _Tally()
-    checks = [_check(pair, semantic, tally) for pair in ordered]
+    checks = [_check(pair, semantic, tally, in_context=frozenset((pair["a"]["id"], pair["b"]["id"])) in by_context)
+              for pair in ordered]
     superseded = _supersessions([(pair, check) for pair, check in zip(ordered, checks)
                                  if check is not None and check.verdict == UPDATE], supersede_cap, max_chars, tally)
     in_supersession = {row[side] for row in superseded for side in ("older_id", "newer_id")}
     taken = set(in_supersession)  # decided this cycle
     reserved: set[str] = set()  # in a pair above the merge threshold: merged, not judged
+    judged_anyway = by_subject | by_context  # whatever their cosine
     to_judge, merge_pairs = [], []
     for pair, check in zip(ordered, checks):
         a, b, similarity = pair["a"], pair["b"], pair["similarity"]
         if check is _APART or (check is not None and check.verdict in (UPDATE, PARTIAL)):
             continue  # decided above, or counted when checked
         judge_it = judge_cap > 0 and similarity <= merge_threshold and (
-            similarity > judge_band_low or frozenset((a["id"], b["id"])) in by_subject)
+            similarity > judge_band_low or frozenset((a["id"], b["id"])) in judged_anyway)
         acts = similarity > merge_threshold or judge_it
         if a["id"] in taken or b["id"] in taken:
             if acts and not {a["id"], b["id"]} & _superseded_ids(superseded):
@@ -185,9 +190,10 @@ class _Tally:
 _APART = VersionCheck(NONE)
 
 
-def _check(pair: dict, semantic: Semantic | None, tally: _Tally) -> VersionCheck | None:
+def _check(pair: dict, semantic: Semantic | None, tally: _Tally, *, in_context: bool = False) -> VersionCheck | None:
     """What the words say of a pair: None when its dates do not say which is current (only a
-    merge or the judge may act on it), _APART for two speakers' turns."""
+    merge or the judge may act on it), _APART for two speakers' turns. `in_context`: the newer
+    memory names no subject and the older one was written just before it."""
     a, b = pair["a"], pair["b"]
     if not same_speaker(a["pointer_summary"], b["pointer_summary"]):
         tally.speakers_apart += 1
@@ -195,7 +201,8 @@ def _check(pair: dict, semantic: Semantic | None, tally: _Tally) -> VersionCheck
     order = _older_newer(a, b)
     if order is None:
         return None
-    check = compare_versions(order[0]["pointer_summary"] or "", order[1]["pointer_summary"] or "", semantic)
+    older, newer = order[0]["pointer_summary"] or "", order[1]["pointer_summary"] or ""
+    check = (context_update(older, newer) if in_context else None) or compare_versions(older, newer, semantic)
     tally.partial += check.verdict == PARTIAL
     tally.too_long += check.too_long
     return check

@@ -21,6 +21,7 @@ import polars as pl
 
 from curation_pipeline.clients.llm import LLMClient, StepTally
 from curation_pipeline.config.op_config import ConsolidateConfig
+from curation_pipeline.core.context_updates import CONTEXT_WINDOW, needs_context
 from curation_pipeline.core.coverage import Semantic
 from curation_pipeline.core.step_spec import MERGES, HealthCount, LLMCounts, StepSpec, SummaryColumn, count
 from curation_pipeline.core.steps.consolidate import CONSOLIDATION_SCHEMA, archive_allowance
@@ -36,9 +37,22 @@ from curation_pipeline.core.steps.pair_decisions import (
 from curation_pipeline.core.subjects import subject_keys
 from curation_pipeline.core.supersession import still_supersedes
 from curation_pipeline.service.llm_rewrite import judge_pairs, rewrite_merges
-from curation_pipeline.service.similar_pairs import PairSearch, search_pairs, with_subject_pairs
+from curation_pipeline.service.similar_pairs import (
+    PairSearch,
+    search_pairs,
+    with_context_pairs,
+    with_subject_pairs,
+)
 from curation_pipeline.service.step_run import StepRun, run_phases
-from curation_pipeline.store import actions, candidates, judgements, passes, subject_index, supersessions
+from curation_pipeline.store import (
+    actions,
+    candidates,
+    context_pairs,
+    judgements,
+    passes,
+    subject_index,
+    supersessions,
+)
 
 # The subject index (store/subject_index.py): partners per searched node at most, the share of a
 # namespace above which a key is too common to follow, and the keys' version (a new one means
@@ -86,6 +100,9 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
         subject_index.refresh_keys(conn, run.scope, focus, subject_keys)
         search = with_subject_pairs(conn, run.scope, search, subject_index.pairs_by_subject(
             conn, run.scope, focus, model=model, per_node=SUBJECT_PARTNERS, max_share=SUBJECT_MAX_SHARE))
+        # A memory that names no subject ("Make that 150k.") with the one written just before it.
+        search = with_context_pairs(conn, run.scope, search, context_pairs.previous_pairs(
+            conn, run.scope, focus, model=model, window=CONTEXT_WINDOW, needs_context=needs_context))
         vetoed = candidates.vetoed_pairs(conn, run.scope)
         if llm is not None:
             # A pair judged at these very versions is not asked again: its verdict stood.
@@ -118,6 +135,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
             judge_band_low=judge_low, merge_cap=merge_cap, supersede_cap=config.supersede_cap,
             judge_cap=config.judge_cap if llm is not None else 0, max_chars=config.max_chars,
             vetoed=planned.vetoed, semantic=semantic, by_subject=planned.search.by_subject,
+            by_context=planned.search.by_context,
         )
         planned.decisions = decisions
         planned.merges, planned.supersessions = decisions.merges.plan, decisions.supersessions
