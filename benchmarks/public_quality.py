@@ -103,9 +103,9 @@ def _llm(mode: str, parts: list[public_data.Part]):
         stub.close()
 
 
-def _run_cycles(url: str, namespace: str) -> tuple[list[dict], list[float]]:
+def _run_cycles(url: str, namespace: str) -> tuple[list[dict], list[float], float]:
     """Cycles of the real job until one merges and supersedes nothing: each cycle's step counts
-    and time."""
+    and time; then the time of one more cycle, with nothing written since the last."""
     import dagster as dg
 
     from curation_pipeline.core.partition_keys import partition_key
@@ -119,12 +119,17 @@ def _run_cycles(url: str, namespace: str) -> tuple[list[dict], list[float]]:
     cycles, times = [], []
     with dg.DagsterInstance.ephemeral() as instance:
         instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, [key])
-        for _ in range(MAX_CYCLES):
+
+        def cycle():
             started = time.perf_counter()
             result = defs.resolve_job_def(JOB_NAME).execute_in_process(
                 partition_key=key, instance=instance, run_config={**RUN_CONFIG, **scale_data.QUIET},
                 raise_on_error=False)
-            times.append(time.perf_counter() - started)
+            return result, time.perf_counter() - started
+
+        for _ in range(MAX_CYCLES):
+            result, took = cycle()
+            times.append(took)
             with open_connection(url) as conn:
                 [metadata] = conn.execute("SELECT metadata FROM activity_log WHERE run_id = %s AND action = 'curation_cycle'",
                                           (result.run_id,)).fetchone()
@@ -134,7 +139,8 @@ def _run_cycles(url: str, namespace: str) -> tuple[list[dict], list[float]]:
             step2 = metadata["steps"]["consolidate_duplicates"]
             if not (step2.get("pairs_merged") or step2.get("superseded")):
                 break
-    return cycles, times
+        _, idle = cycle()
+    return cycles, times, idle
 
 
 # ----------------------------------------------------------------------------- what came of it
@@ -203,7 +209,7 @@ def _speaker(text: str) -> str | None:
 
 
 def report(conn, part: public_data.Part, ids: dict, before: dict, cycles: dict, times: dict, embedder,
-           verbose: bool) -> dict:
+           verbose: bool, *, idle: float) -> dict:
     from curation_pipeline.core.coverage import KeptText, clauses_of, restated_within, semantic_for, uncovered
     from curation_pipeline.core.supersession import says_two_values
 
@@ -266,7 +272,8 @@ def report(conn, part: public_data.Part, ids: dict, before: dict, cycles: dict, 
     if after["recall@10"] is not None:
         print(f"recall@10 of the evidence: {before['recall@10']:.2f} -> {after['recall@10']:.2f}; questions from hit to miss:"
               f" {len(before['hits'] - after['hits'])}, from miss to hit: {len(after['hits'] - before['hits'])}")
-    print(f"time: first cycle {first:.0f} s in all; later cycles " + ", ".join(f"{t:.0f} s" for t in later if t))
+    print(f"time: first cycle {first:.0f} s in all; later cycles " + ", ".join(f"{t:.0f} s" for t in later if t)
+          + f"; a cycle with nothing written since the last: {idle:.0f} s")
     if verbose:
         for why, older, successor in wrong:
             print(f"  WRONG ({why}): {nodes[older]['text']!r}\n      superseded by {nodes[successor]['text']!r}")
@@ -323,11 +330,11 @@ def main(argv: list[str] | None = None) -> None:
             with open_connection(url) as conn:
                 ids = _seed(conn, part, embedder)
                 before = probe(conn, part, ids, _nodes(conn, sorted({m.namespace for m in part.memories})), embedder)
-            cycles, times = {}, {}
+            cycles, times, idle = {}, {}, {}
             for namespace in sorted({m.namespace for m in part.memories}):
-                cycles[namespace], times[namespace] = _run_cycles(url, namespace)
+                cycles[namespace], times[namespace], idle[namespace] = _run_cycles(url, namespace)
             with open_connection(url) as conn:
-                report(conn, part, ids, before, cycles, times, embedder, args.verbose)
+                report(conn, part, ids, before, cycles, times, embedder, args.verbose, idle=sum(idle.values()))
 
 
 if __name__ == "__main__":

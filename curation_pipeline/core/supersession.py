@@ -318,10 +318,29 @@ def _unsure(changed: Sequence[str], *, cued: bool = False) -> bool:
     return len(kinds) > 1 and (bool(kinds & _NAMING_KINDS) or not cued)
 
 
+@lru_cache(maxsize=16384)
+def _sentence_subject(sentence: str) -> frozenset[str]:
+    """The names and codes a sentence opens with, before its verb or colon: "Monarch Retail" of
+    "Monarch Retail is evaluating ...; the budget is about $343,000", "Ablation exp-2787" of
+    "Ablation exp-2787: removing ...". They say what each of its clauses is about."""
+    tokens = tokenize(sentence)
+    return frozenset(key for t in tokens[:subject_end(tokens)]
+                     if t.is_name or (t.kind == "word" and any(ch.isdigit() for ch in t.text)) for key in t.keys)
+
+
+def _of_another_thing(old: Piece, new: Piece) -> bool:
+    """Whether the two clauses' sentences open with other names: then "the budget is about
+    $180,000" of Orbital Foods' evaluation is no new value of "the budget is about $343,000" of
+    Monarch Retail's, and "Ablation exp-4969" is another ablation than "Ablation exp-2787"."""
+    before, after = _sentence_subject(old.context or old.text), _sentence_subject(new.context or new.text)
+    return bool(before and after and before != after)
+
+
 def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
     old_shape = shape(old)
     if not old_shape.identity:
         return None
+    newer = [new for new in newer if not _of_another_thing(old, new)]
     for new in newer:
         new_shape = shape(new)
         if new_shape.identity == old_shape.identity and _stands_alone(old) and _stands_alone(new) \
