@@ -253,23 +253,28 @@ def _shape(piece: Piece) -> Shape:
         if kind in _NAMING_KINDS and (n < end_of_subject or of_which):
             subject.update((kind, key) for key in token.keys)
     negated = sum(1 for m in piece.markers if m.category == NEGATION)
+    cued = any(t.lower in _CHANGE_CUES for t in tokens)
     return Shape(frozenset(frame), values, frozenset(subject), negated, tail_keys(tokens), frozenset(head),
-                 _functional(tokens, end_of_subject), any(t.lower in _CHANGE_CUES for t in tokens))
+                 _functional(tokens, end_of_subject, cued), cued)
 
 
-def _functional(tokens, end_of_subject: int) -> bool:
+def _functional(tokens, end_of_subject: int, cued: bool = False) -> bool:
     """Whether a clause states the one value of an attribute: "The genre of music X plays is rock
     music", "Priya's manager is Tom", "The capital of X is Y" (a definite attribute, then "is"),
-    where a new value replaces the old. "Dana is allergic to peanuts" or "Dana owns billing" may
-    hold beside another value: not functional."""
+    where a new value replaces the old; or any definite subject when the clause says it changed
+    ("The default branch was renamed to main"). "Dana is allergic to peanuts" or "Dana owns
+    billing" may hold beside another value: not functional."""
     if end_of_subject >= len(tokens) or tokens[end_of_subject].lower not in ("is", "are", "was", "were"):
         return False
     before = [t for t in tokens[:end_of_subject] if t.kind == "word"]
     if not before:
         return False
+    # An attribute, not a thing: "The genre of ...", "Priya's manager", "our plan's tier". "The
+    # Marlowe build server is fast" / "... is quick" says how a thing is, in synonyms.
     definite = before[0].lower in ("the", "our", "their", "his", "her", "its", "my", "your")
     possessive = any(t.text.endswith(("'s", "’s")) for t in before)
-    return (definite or possessive) and any(t.keys for t in before)
+    of_something = any(t.lower == "of" for t in before)
+    return (definite and (of_something or cued) or possessive) and any(t.keys for t in before)
 
 
 def value_changes(old: Shape, new: Shape) -> tuple[list[str], bool]:
@@ -352,7 +357,8 @@ def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
             changed, about_another = value_changes(old_shape, new_shape)
             if changed and not about_another and not _unsure(changed, cued=new_shape.cued):
                 return ClauseUpdate(old, new, tuple(changed), tuple(values_left(old_shape, new_shape)))
-        elif old_shape.functional and new_shape.functional and _object_swap(old_shape, new_shape) \
+        elif new_shape.functional and (old_shape.functional or new_shape.cued and _functional(
+                old.tokens, subject_end(old.tokens), cued=True)) and _object_swap(old_shape, new_shape) \
                 and not value_changes(old_shape, new_shape)[0]:
             change = f"value {' '.join(sorted(old_shape.tail))!r} -> {' '.join(sorted(new_shape.tail))!r}"
             return ClauseUpdate(old, new, (change,), tuple(values_left(old_shape, new_shape)))
@@ -600,11 +606,22 @@ def _claims(sentence) -> list[Piece]:
         here = shape(clause)
         if claims and not here.frame and set(here.values) & set(shape(sentence.piece(*claims[-1])).values):
             claims[-1] = (claims[-1][0], n)
+        elif claims and here.values and _opening_word(clause) in _WHEN_WORDS and not own_subject(clause.tokens):
+            claims[-1] = (claims[-1][0], n)  # "is available for calls" + "until 17:00 Lisbon time": one claim
         elif claims and claims[-1] == (0, 0) and n == 1 and _bare_names(clauses[0]):
             claims[-1] = (0, n)  # "Carla" + "and I planned ...": one subject
         else:
             claims.append((n, n))
     return [sentence.piece(first, last) for first, last in claims]
+
+
+# A clause opening with one of these says when the clause before it holds: with a value, it is
+# part of that claim ("until 17:00" is the time the availability ends, not a claim of its own).
+_WHEN_WORDS = frozenset("until till after before since".split())
+
+
+def _opening_word(clause: Piece) -> str:
+    return next((t.lower for t in clause.tokens if t.kind != "punct"), "")
 
 
 def _bare_names(clause: Piece) -> bool:
