@@ -329,8 +329,19 @@ def _sentence_subject(sentence: str) -> frozenset[str]:
     "Monarch Retail is evaluating ...; the budget is about $343,000", "Ablation exp-2787" of
     "Ablation exp-2787: removing ...". They say what each of its clauses is about."""
     tokens = tokenize(sentence)
-    return frozenset(key for t in tokens[:subject_end(tokens)]
-                     if t.is_name or (t.kind == "word" and any(ch.isdigit() for ch in t.text)) for key in t.keys)
+    # "Scheduled a Zoom meeting with ...", "Run exp-7469 diverged ...": a verb, not a name.
+    start = 1 if tokens and verb_like_opening(tokens[0]) else 0
+    named = frozenset(key for t in tokens[start:subject_end(tokens)]
+                      if (t.is_name and value_class(t.lower, t.keys[0]) not in ("month", "weekday")) or _code(t)
+                      for key in t.keys)
+    if named:
+        return named
+    first_clause = next((n for n, t in enumerate(tokens) if t.kind == "punct"), len(tokens))
+    return frozenset(key for t in tokens[start:first_clause] if _code(t) for key in t.keys)
+
+
+def _code(token) -> bool:
+    return token.kind == "word" and any(ch.isdigit() for ch in token.text)
 
 
 def _of_another_thing(old: Piece, new: Piece) -> bool:
