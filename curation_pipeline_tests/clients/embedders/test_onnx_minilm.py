@@ -178,3 +178,19 @@ def test_step_4_re_embeds_a_store_sentence_transformers_embedded(db, database_ur
         stored = fetch_node(db, node_id)
         assert stored["embedding_model"] == onnx.name
         assert np.allclose(stored["embedding"].to_numpy(), onnx.embed([row["pointer_summary"]])[0], atol=1e-5)
+
+
+def test_clause_coverage_judges_content_semantically_with_the_default(onnx):
+    """The default has a calibrated threshold (benchmarks/curation_quality.py --calibrate), so
+    clause coverage and the fact guard use meaning with it, not only shared words."""
+    from curation_pipeline.core.coverage import SEMANTIC_THRESHOLDS, KeptText, semantic_for, uncovered
+
+    semantic = semantic_for(onnx.name, onnx.embed)
+    assert semantic is not None and semantic.threshold == SEMANTIC_THRESHOLDS[onnx.name] == 0.80
+
+    def said(text, kept, rule):
+        return not uncovered([text], KeptText.of([kept], rule))
+
+    assert said("Our CI machines run Ubuntu 24.04", "The CI runners use Ubuntu 24.04.", semantic)
+    assert not said("Our CI machines run Ubuntu 24.04", "The CI runners use Ubuntu 24.04.", None)  # words only
+    assert not said("Dana hates email", "Dana prefers email.", semantic)  # a changed value word is another fact
