@@ -13,7 +13,7 @@ def make_embedder(settings: EmbedderSettings, *, batch_size: int = 64) -> Embedd
     if settings.provider == "onnx-minilm":
         from curation_pipeline.clients.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
-        return OnnxMiniLMEmbedder(settings.model, batch_size=batch_size)
+        return OnnxMiniLMEmbedder(settings.model)  # runs its own small batches (RUN_TEXTS)
     if settings.provider == "lexical":
         return LexicalEmbedder(settings.dimension)
     if settings.provider == "sentence-transformers":

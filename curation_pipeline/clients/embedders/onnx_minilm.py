@@ -46,6 +46,10 @@ MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length, as sentence-transformers 
 # Texts are cut before tokenising (tokenising megabytes to keep 256 tokens costs seconds), at a
 # length no text of 256 tokens exceeds in practice: a WordPiece token is rarely 8 characters.
 MAX_INPUT_CHARS = 8 * MAX_TOKENS
+# Texts per run of the model, whatever the caller's batch (step 4 sends 256): the attention
+# scores take texts x 12 heads x tokens² floats per layer, so 256 texts of 256 tokens would hold
+# gigabytes (11 GB seen), while 16 hold about 50 MB and cost no more CPU per text.
+RUN_TEXTS = 16
 _READ_CHUNK = 1 << 20
 
 
@@ -101,6 +105,9 @@ def _load(model_path: str):
     # Idle worker threads sleep instead of spinning: on a shared machine a spinning pool burns
     # a core the other processes (Postgres, the other namespaces' runs) need.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # Every run has another shape (texts of other lengths): onnxruntime's memory arena would keep
+    # the largest of each, so memory is returned to the system after each run instead.
+    options.enable_cpu_mem_arena = False
     try:
         session = onnxruntime.InferenceSession(model_path, sess_options=options, providers=["CPUExecutionProvider"])
     except Exception as error:  # onnxruntime raises its own (unexported) classes for a bad graph
@@ -116,11 +123,8 @@ class OnnxMiniLMEmbedder:
     name = MODEL_NAME
     max_input_chars = MAX_INPUT_CHARS
 
-    def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 64) -> None:
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    def __init__(self, model_path: str | Path | None = None) -> None:
         self.model_path = Path(model_path).expanduser() if model_path else None
-        self.batch_size = batch_size
 
     def __repr__(self) -> str:
         return f"OnnxMiniLMEmbedder(model_path={str(self.model_path) if self.model_path else 'packaged'!r})"
@@ -144,8 +148,8 @@ class OnnxMiniLMEmbedder:
         # Texts of similar length share a batch, so little of the work is padding. A text's vector
         # does not depend on its batch (padding is masked out), so the order is free.
         order = sorted(range(len(texts)), key=lambda index: len(texts[index]))
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start:start + self.batch_size]
+        for start in range(0, len(order), RUN_TEXTS):
+            chunk = order[start:start + RUN_TEXTS]
             encodings = tokenizer.encode_batch([texts[index][:MAX_INPUT_CHARS] for index in chunk])
             ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
             mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
