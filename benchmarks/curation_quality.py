@@ -1,9 +1,10 @@
 """Does a curation cycle leave memory cleaner and current? Labelled pairs, through the real job.
 
-    python benchmarks/curation_quality.py                        # offline (no LLM), all-MiniLM-L6-v2
+    python benchmarks/curation_quality.py                        # offline (no LLM), the default embedder (onnx-minilm)
     python benchmarks/curation_quality.py --mode oracle          # a judge and merger answering from the labels
     python benchmarks/curation_quality.py --mode llama           # the real llama-server (SmolLM2-135M)
-    python benchmarks/curation_quality.py --embedder lexical     # the offline embedder: words only
+    python benchmarks/curation_quality.py --embedder lexical     # the n-gram embedder: words only
+    python benchmarks/curation_quality.py --embedder all-MiniLM-L6-v2  # sentence-transformers (torch)
     python benchmarks/curation_quality.py --calibrate            # how the semantic threshold was chosen
     python benchmarks/curation_quality.py --mode oracle -v       # ... and every answer the guard refused, whole
 
@@ -97,9 +98,13 @@ def _when(value: str) -> datetime:
 
 
 def _embedder(name: str):
+    """`onnx-minilm` (the default), `lexical`, or a sentence-transformers model by name or path."""
     from curation_pipeline.clients.embedders.lexical import LexicalEmbedder
+    from curation_pipeline.clients.embedders.onnx_minilm import OnnxMiniLMEmbedder
     if name == "lexical":
         return LexicalEmbedder(scale_data.DIM), {"CURATION_EMBEDDER": "lexical"}
+    if name == "onnx-minilm":
+        return OnnxMiniLMEmbedder(), {"CURATION_EMBEDDER": "onnx-minilm"}
     from curation_pipeline.clients.embedders.local import SentenceTransformerEmbedder
     return (SentenceTransformerEmbedder(name),
             {"CURATION_EMBEDDER": "sentence-transformers", "CURATION_EMBEDDING_MODEL": name})
@@ -380,7 +385,7 @@ def calibrate(pairs: list[dict], embedder) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=("offline", "oracle", "llama"), default="offline")
-    parser.add_argument("--embedder", default="all-MiniLM-L6-v2", metavar="lexical|MODEL")
+    parser.add_argument("--embedder", default="onnx-minilm", metavar="onnx-minilm|lexical|MODEL")
     parser.add_argument("--pairs", type=Path, default=PAIRS)
     parser.add_argument("-v", "--verbose", action="store_true", help="print every answer the guard refused, whole")
     parser.add_argument("--calibrate", action="store_true", help="print the semantic threshold's calibration and stop")

@@ -3,6 +3,13 @@ the bare blocked product, and whether an approximate index (pgvector HNSW) would
 
     python benchmarks/first_pass_cost.py             # 1,000,000 nodes, 20 memory types (~30 minutes)
     python benchmarks/first_pass_cost.py --quick     # 100,000 nodes
+    python benchmarks/first_pass_cost.py --embedders-only   # only part 0, the cost of embedding
+
+0. Embedding: before step 2 can compare anything, step 4 embeds every node. Each embedder
+   (lexical; onnx-minilm, the default; sentence-transformers' all-MiniLM-L6-v2 when installed)
+   embeds the same agent memories (the demo corpus, several seeds) in a fresh process, in batches
+   of CURATOR_EMBED_BATCH_SIZE as step 4 sends them: CPU seconds per 1,000 nodes (all the
+   process's threads), wall seconds, the model's load, and the process's peak RSS.
 
 1. One namespace, 20 memory types, 2% near-duplicates (cosine ~0.97) within a memory type. Step
    2's full pass (service/similar_pairs.py: the namespace streamed by memory type) runs in a
@@ -51,6 +58,62 @@ ids = search.nodes["id"]
 pairs = [sorted(pair) for pair in zip(ids.gather(search.pairs["i"]), ids.gather(search.pairs["j"]))]
 print(json.dumps({{"seconds": seconds, "compared": search.compared, "pairs": pairs}}))
 """
+
+
+EMBED_CHILD = """
+import json, time
+from datetime import datetime, timezone
+began_cpu, began = time.process_time(), time.perf_counter()
+from curation_pipeline.clients.embedders.factory import make_embedder
+from curation_pipeline.config.embedder import load_embedder_settings
+from curation_pipeline.config.settings import load_settings
+from curation_pipeline.demo.corpus import generate_seed_corpus
+texts, seed = [], 0
+while len(texts) < {count}:
+    nodes, _ = generate_seed_corpus(now=datetime(2026, 1, 1, tzinfo=timezone.utc), seed=seed)
+    texts += [node["pointer_summary"] for node in nodes]
+    seed += 1
+texts = texts[:{count}]
+batch = load_settings().embed_batch_size
+embedder = make_embedder(load_embedder_settings(), batch_size=batch)
+embedder.embed(["warm up: the model loads on first use"])
+load_cpu, load_s = time.process_time() - began_cpu, time.perf_counter() - began
+began_cpu, began = time.process_time(), time.perf_counter()
+for start in range(0, len(texts), batch):
+    embedder.embed(texts[start:start + batch])
+print(json.dumps({{"name": embedder.name, "cpu": time.process_time() - began_cpu, "wall": time.perf_counter() - began,
+                  "load_cpu": load_cpu, "load_s": load_s, "chars": sum(map(len, texts)) / len(texts)}}))
+"""
+EMBEDDERS = ("lexical", "onnx-minilm", "sentence-transformers")
+
+
+def embedding_cost(count: int) -> list[tuple[str, dict | str, float]]:
+    """(CURATION_EMBEDDER, figures or why not measured, peak RSS in MiB) of each embedder."""
+    rows = []
+    for provider in EMBEDDERS:
+        try:
+            peak_mib, out = scale_data.in_child(EMBED_CHILD.format(count=count), env={"CURATION_EMBEDDER": provider})
+        except RuntimeError as error:  # sentence-transformers is not installed: say so, go on
+            rows.append((provider, str(error).strip().splitlines()[-1], 0.0))
+            continue
+        rows.append((provider, json.loads(out.strip().splitlines()[-1]), peak_mib))
+    return rows
+
+
+def print_embedding_cost(count: int) -> None:
+    rows = embedding_cost(count)
+    print(f"\n## Embedding the nodes first (step 4): {count:,} agent memories of the demo corpus, one fresh process each\n")
+    print("| CURATION_EMBEDDER | recorded as | CPU-s per 1,000 nodes | wall s per 1,000 nodes | model load (CPU-s) | peak RSS of the process (MiB) |")
+    print("|---|---|---|---|---|---|")
+    for provider, figures, peak_mib in rows:
+        if isinstance(figures, str):
+            print(f"| {provider} | not measured: {figures} | | | | |")
+            continue
+        per = 1000 / count
+        print(f"| {provider} | `{figures['name']}` | {figures['cpu'] * per:.2f} | {figures['wall'] * per:.2f} "
+              f"| {figures['load_cpu']:.1f} | {peak_mib:.0f} |")
+    chars = next((f["chars"] for _, f, _ in rows if not isinstance(f, str)), 0)
+    print(f"\n(texts of {chars:.0f} characters on average; CPU seconds count every thread of the process)")
 
 
 def group_sizes(conn, namespace: str) -> list[int]:
@@ -188,7 +251,13 @@ def main() -> None:
     parser.add_argument("--nodes", type=int)
     parser.add_argument("--types", type=int, default=20)
     parser.add_argument("--hnsw-sizes", type=int, nargs="*")
+    parser.add_argument("--embed-nodes", type=int, default=2000, help="texts each embedder embeds (part 0)")
+    parser.add_argument("--embedders-only", action="store_true", help="only part 0: the cost of embedding")
     args = parser.parse_args()
+    print(f"# first pass ({os.cpu_count()} cores, numpy {np.__version__})")
+    print_embedding_cost(args.embed_nodes)
+    if args.embedders_only:
+        return
     n = args.nodes or (100_000 if args.quick else 1_000_000)
     hnsw_sizes = args.hnsw_sizes if args.hnsw_sizes is not None else \
         ([10_000, 30_000] if args.quick else [20_000, 100_000])
@@ -198,7 +267,7 @@ def main() -> None:
 
     rng = np.random.default_rng(17)
     namespace = f"first-{n}"
-    print(f"# first pass ({os.cpu_count()} cores, numpy {np.__version__}): {n:,} nodes, {args.types} memory types")
+    print(f"\n# step 2's first pass: {n:,} nodes, {args.types} memory types")
     with open_connection(url) as conn:
         began = time.perf_counter()
         scale_data.seed_namespace(conn, TENANT, namespace, n, types=args.types,

@@ -6,7 +6,7 @@
 1. **200,000 tiny rows** COPYed into one namespace the way an agent's own SQL writes them: no
    vectors, no namespace_activity row, ANALYZEd. Then the namespace's first cycles, each in a
    fresh process (as a run worker: the process's own peak RSS is the cycle's), with the default
-   settings and the default (lexical) embedder: each step's time (Dagster's step stats), what it
+   settings and the lexical embedder (the data's vectors are its): each step's time (Dagster's step stats), what it
    did, the embedding backlog and the graph's vertices after the cycle.
 2. **The last of those cycles**, where step 2's search is largest: the same namespace size with
    all but 5,000 nodes embedded already (written directly, random unit vectors in ONE memory
@@ -164,7 +164,7 @@ def main() -> None:
     url = scale_data.fresh_store()
     from curation_pipeline.store.database import open_connection
 
-    print(f"# huge inputs ({os.cpu_count()} cores); defaults: lexical embedder, every cap at its default")
+    print(f"# huge inputs ({os.cpu_count()} cores); the lexical embedder, every cap at its default")
     with open_connection(url) as conn:
         started = time.perf_counter()
         copy_tiny_rows(conn, "tiny", rows)

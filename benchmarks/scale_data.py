@@ -49,6 +49,10 @@ def fresh_home() -> str:
     os.environ["CURATION_HOME"] = home
     os.environ["DAGSTER_HOME"] = os.path.join(home, "dagster_home")
     os.environ.pop("DATABASE_URL", None)
+    # The vectors made here are the lexical model's (LEXICAL_MODEL) unless a benchmark chose
+    # another embedder (SEMANTIC_ENV, --embedder): the job must use the data's model, or it would
+    # take the vectors for another model's and re-embed them all.
+    os.environ.setdefault("CURATION_EMBEDDER", "lexical")
     return home
 
 

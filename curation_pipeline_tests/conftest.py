@@ -32,6 +32,23 @@ TABLES = (
 )
 
 
+@pytest.fixture(scope="session", autouse=True)
+def lexical_jobs() -> Iterator[None]:
+    """The jobs of the tests curate rows that `node()` embedded with the lexical embedder, and
+    their texts are planted for its similarities: the jobs use it too (a job on the default,
+    all-MiniLM-L6-v2 on onnxruntime, would first re-embed those rows as another model's). The
+    tests of the default install say so and set their own: the embedder's own tests, the
+    settings' defaults, and the README's demo command (a subprocess with an environment of its
+    own)."""
+    saved = os.environ.get("CURATION_EMBEDDER")
+    os.environ["CURATION_EMBEDDER"] = "lexical"
+    yield
+    if saved is None:
+        os.environ.pop("CURATION_EMBEDDER", None)
+    else:
+        os.environ["CURATION_EMBEDDER"] = saved
+
+
 @pytest.fixture(scope="session")
 def curation_home(tmp_path_factory) -> Iterator[str]:
     home = tmp_path_factory.mktemp("curation_home")

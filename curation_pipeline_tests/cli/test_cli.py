@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime
 
 import pytest
 
 from curation_pipeline.cli.main import main
 from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.jsonl_rows import format_node_jsonl
+from curation_pipeline.demo.corpus import build_seed_corpus
 from curation_pipeline.demo.seeding import seed_store
 from curation_pipeline_tests.conftest import node
 
@@ -124,7 +126,8 @@ def test_a_bad_setting_is_named(capsys, monkeypatch):
 
 
 def test_demo_command_curates_every_seeded_namespace(tmp_path):
-    """The README's first command, end to end, in a fresh CURATION_HOME."""
+    """The README's first command, end to end, in a fresh CURATION_HOME, on the default embedder
+    (all-MiniLM-L6-v2 on onnxruntime: the environment names none)."""
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CURATION_HOME": str(tmp_path / "home")}
     completed = subprocess.run(
         [sys.executable, "-m", "curation_pipeline.cli.main", "demo"],
@@ -137,7 +140,21 @@ def test_demo_command_curates_every_seeded_namespace(tmp_path):
     assert len(rows) == 6
     assert all(row[1] == "SUCCESS" and row[2] == "success" for row in rows)
     assert all(int(row[4]) > 0 for row in rows)  # every namespace merged something
-    assert all(int(row[5]) == 2 for row in rows)  # and superseded its two planted updates
+    # The default is semantic, so step 6b links related memories (`-` with the lexical embedder).
+    assert all(row[10].isdigit() for row in rows) and all(int(row[10]) > 0 for row in rows)
+
+    exported = subprocess.run([sys.executable, "-m", "curation_pipeline.cli.main", "export"],
+                              env=env, capture_output=True, text=True, timeout=300)
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    nodes = [json.loads(line) for line in exported.stdout.splitlines() if line.strip()]
+    assert {node["embedding_model"] for node in nodes if node["embedding"] is not None} == {
+        "onnx:all-MiniLM-L6-v2-int8@8199be6f"}
+    confidence = {(node["tenant_id"], node["namespace"], node["pointer_summary"]): node["confidence"] for node in nodes}
+    corpus = build_seed_corpus(now=datetime.now(UTC))  # the texts do not depend on the time
+    where = {node["id"]: (node["tenant_id"], node["namespace"], node["pointer_summary"]) for node in corpus.nodes}
+    assert len(corpus.updates) == 12
+    for older, _ in corpus.updates:  # every planted update superseded (two per namespace)
+        assert confidence[where[older]] == "superseded", where[older]
 
 
 def test_a_namespace_can_be_switched_off_and_on(db, capsys):

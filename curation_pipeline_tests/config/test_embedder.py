@@ -10,7 +10,10 @@ from curation_pipeline.config.settings import SettingsError, load_settings
 
 def test_defaults_and_provider_models():
     settings = load_embedder_settings({})
-    assert (settings.provider, settings.model_name, settings.is_semantic) == ("lexical", None, False)
+    # The default is semantic and runs offline without torch (all-MiniLM-L6-v2 on onnxruntime).
+    assert (settings.provider, settings.model_name, settings.is_semantic) == ("onnx-minilm", None, True)
+    lexical = load_embedder_settings({"CURATION_EMBEDDER": "lexical"})
+    assert (lexical.provider, lexical.model_name, lexical.is_semantic) == ("lexical", None, False)
     assert (settings.dimension, settings.max_calls, settings.max_input_chars) == (384, 200, 24_000)
     assert load_embedder_settings({"CURATION_EMBEDDER": "Sentence-Transformers"}).model_name == "all-MiniLM-L6-v2"
     assert load_embedder_settings({"CURATION_EMBEDDER": "openai"}).model_name == "text-embedding-3-small"
@@ -31,7 +34,8 @@ def test_an_azure_host_selects_azure_and_a_full_endpoint_is_cut_to_its_base():
     ("environ", "message"),
     [
         ({"CURATION_EMBEDDER": "word2vec"}, "CURATION_EMBEDDER='word2vec' is invalid"),
-        ({"CURATION_EMBEDDING_MODEL": "all-MiniLM-L6-v2"}, "CURATION_EMBEDDER is lexical, which has no model"),
+        ({"CURATION_EMBEDDER": "lexical", "CURATION_EMBEDDING_MODEL": "all-MiniLM-L6-v2"},
+         "CURATION_EMBEDDER is lexical, which has no model"),
         ({"CURATION_EMBEDDER": "azure"}, "needs CURATION_EMBEDDER_BASE_URL"),
         ({"CURATION_EMBEDDER": "openai", "CURATION_EMBEDDER_BASE_URL": "ftp://host"}, "CURATION_EMBEDDER_BASE_URL='ftp://host'"),
         ({"CURATION_EMBEDDER": "openai", "CURATION_EMBEDDER_TIMEOUT_SECS": "0"}, "CURATION_EMBEDDER_TIMEOUT_SECS='0'"),

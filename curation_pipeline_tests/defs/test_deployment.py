@@ -173,7 +173,8 @@ def test_the_image_entry_points_run_from_a_plain_install(plain_install, tmp_path
         "print(curation_pipeline.__file__);"
         "print(' '.join(name for _, name, _ in migration_files()));"
         "print(all((resources.files('curation_pipeline') / 'instance' / f).is_file()"
-        " for f in ('dagster.yaml', 'workspace.yaml')));"
+        " for f in ('dagster.yaml', 'workspace.yaml')"
+        " ) and (resources.files('curation_pipeline') / 'clients/embedders/minilm_vocab/vocab.txt').is_file());"
         "print(sorted(s.name for s in d.load_defs().get_repository_def().schedule_defs))"
     )
     done = subprocess.run([sys.executable, "-W", "ignore", "-c", script], cwd=tmp_path, env=env,

@@ -9,7 +9,11 @@ from curation_pipeline.config.embedder import EmbedderSettings
 
 def make_embedder(settings: EmbedderSettings, *, batch_size: int = 64) -> Embedder:
     """Build the configured embedder. Providers with outside dependencies are imported only when
-    chosen, so the default install (lexical) never imports torch or an HTTP client."""
+    chosen: the default install never imports torch, and a lexical store never loads onnxruntime."""
+    if settings.provider == "onnx-minilm":
+        from curation_pipeline.clients.embedders.onnx_minilm import OnnxMiniLMEmbedder
+
+        return OnnxMiniLMEmbedder(settings.model)  # runs its own small batches (RUN_TEXTS)
     if settings.provider == "lexical":
         return LexicalEmbedder(settings.dimension)
     if settings.provider == "sentence-transformers":

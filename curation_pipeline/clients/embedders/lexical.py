@@ -1,4 +1,4 @@
-"""The built-in, offline, dependency-free embedder (the default, ``CURATION_EMBEDDER=lexical``).
+"""The built-in, dependency-free n-gram embedder, for a store that must not run a model (``CURATION_EMBEDDER=lexical``).
 
 ``LexicalEmbedder`` is the built-in, dependency-free implementation. It is honestly LEXICAL, not
 semantic: it sees which words and character sequences two texts share, not what they mean.

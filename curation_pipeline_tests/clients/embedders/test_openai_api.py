@@ -328,4 +328,4 @@ def test_building_the_embedder_sends_nothing_and_needs_no_key():
     embedder = OpenAIEmbedder(EmbedderSettings(provider="openai", dimension=1536))
     assert embedder.name == "openai:text-embedding-3-small/1536" and embedder.send_dimensions
     with pytest.raises(ValueError, match="lexical"):
-        OpenAIEmbedder(EmbedderSettings())
+        OpenAIEmbedder(EmbedderSettings(provider="lexical"))
