@@ -135,7 +135,7 @@ def test_demo_command_curates_every_seeded_namespace(tmp_path):
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     table = completed.stdout
-    assert "seeded 528 memory node(s)" in table
+    assert "seeded 530 memory node(s)" in table
     rows = [line.split() for line in table.splitlines() if line.startswith(("acme:", "globex:", "initech:"))]
     assert len(rows) == 6
     assert all(row[1] == "SUCCESS" and row[2] == "success" for row in rows)
@@ -152,9 +152,11 @@ def test_demo_command_curates_every_seeded_namespace(tmp_path):
     confidence = {(node["tenant_id"], node["namespace"], node["pointer_summary"]): node["confidence"] for node in nodes}
     corpus = build_seed_corpus(now=datetime.now(UTC))  # the texts do not depend on the time
     where = {node["id"]: (node["tenant_id"], node["namespace"], node["pointer_summary"]) for node in corpus.nodes}
-    assert len(corpus.updates) == 12
-    for older, _ in corpus.updates:  # every planted update superseded (two per namespace)
-        assert confidence[where[older]] == "superseded", where[older]
+    assert len(corpus.updates) == 13
+    # Every planted update superseded (two per namespace, and one said as an event), and
+    # nothing else: no background memory is another's new value.
+    superseded = {key for key, level in confidence.items() if level == "superseded"}
+    assert superseded == {where[older] for older, _ in corpus.updates}
 
 
 def test_a_namespace_can_be_switched_off_and_on(db, capsys):
