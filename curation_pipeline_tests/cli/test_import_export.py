@@ -272,9 +272,9 @@ def test_export_shows_rows_and_writes_the_file_whole_or_not_at_all(db, tmp_path,
 def test_seed_shows_rows_embedded_and_written(db, capsys):
     assert main(["seed"]) == 0
     captured = capsys.readouterr()
-    assert "seeded 528 memory node(s)" in captured.out
+    assert "seeded 530 memory node(s)" in captured.out
     writing = [line for line in captured.err.splitlines() if line.startswith("seed: writing: ")]
-    assert writing and writing[-1].startswith("seed: writing: 528/528 row(s) (")
+    assert writing and writing[-1].startswith("seed: writing: 530/530 row(s) (")
     assert any(line.startswith("seed: embedding: ") for line in captured.err.splitlines())
     assert main(["seed"]) == 0
     assert "already seeded" in capsys.readouterr().out
