@@ -659,8 +659,8 @@ def _too_long(text: str) -> bool:
 def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -> VersionCheck:
     """Whether `newer` (the later memory) updates `older` (see the module docstring). Two turns of
     one speaker are compared without their label (two speakers' are never compared: step 2)."""
-    older, written = without_speaker(older), without_speaker(newer)
-    newer = as_compared(written)  # without "Update:" and the values it names as old ones
+    written = newer  # as the agent wrote it, the speaker's label included: what carrying extends
+    older, newer = without_speaker(older), as_compared(without_speaker(newer))  # without "Update:" and named old values
     if _too_long(older) or _too_long(newer):
         # Clause by clause, two long lists cost the product of their clauses (two 8.7 KB comma
         # lists took two minutes): such a pair is not judged an update, and says why.

@@ -67,3 +67,14 @@ def test_a_question_is_not_said_by_a_statement_nor_replaced_by_its_answer():
     assert uncovered([question], KeptText.of([answer]))
     merged = offline_merge(question, answer)
     assert "What do you do to relax?" in merged.text and "I do yoga" in merged.text
+
+
+def test_a_turn_that_carries_older_clauses_keeps_its_speakers_label():
+    # The newer turn is written back with what it carries: who said it must stay in it (LoCoMo:
+    # 25 turns lost their "Speaker:" label this way, and read as another speaker's).
+    from curation_pipeline.core.supersession import UPDATE, compare_versions
+
+    check = compare_versions("Jon: The backup job runs at 02:00 UTC, and is deprecated.",
+                             "Jon: The backup job now runs at 03:00 UTC.")
+    assert check.verdict == UPDATE
+    assert check.carried_text == "Jon: The backup job now runs at 03:00 UTC, and is deprecated."
