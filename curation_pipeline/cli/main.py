@@ -70,12 +70,17 @@ def cmd_import(args) -> int:
         print(f"... and {problems.not_shown} more problem(s)", file=sys.stderr)
     for warning in warnings.first():
         print(f"{path}:{warning.line}: warning: {warning.message}", file=sys.stderr)
-    if warnings:
-        print(f"{'... and ' + str(warnings.not_shown) + ' more; ' if warnings.not_shown else ''}"
-              f"{warnings.count} merge link(s) do not end at an active node of their namespace: "
-              + ("they were imported as the file has them (the no_orphaned_archives check names them "
-                 "after the namespace's next cycle)" if report.written else "they would be imported as they are"),
-              file=sys.stderr)
+    if warnings.not_shown:
+        print(f"... and {warnings.not_shown} more warning(s)", file=sys.stderr)
+    as_they_are = "they were imported as the file has them" if report.written else "they would be imported as they are"
+    if warnings.by_column["merged_into"]:
+        print(f"{warnings.by_column['merged_into']} merge link(s) do not end at an active node of their namespace: "
+              + as_they_are + (" (the no_orphaned_archives check names them after the namespace's next cycle)"
+                               if report.written else ""), file=sys.stderr)
+    if warnings.by_column["superseded_by"]:
+        print(f"{warnings.by_column['superseded_by']} supersession(s) point at a successor in another namespace: "
+              + as_they_are + (" (the namespace's next cycle puts each older memory back into current memory)"
+                               if report.written else ""), file=sys.stderr)
     bad_lines = len(problems.bad_lines)
     if not report.written:
         print(
@@ -95,7 +100,7 @@ def cmd_export(args) -> int:
     from contextlib import nullcontext
 
     from curation_pipeline.cli.progress import Progress
-    from curation_pipeline.core.jsonl_rows import format_node_jsonl
+    from curation_pipeline.core.jsonl_rows import export_line
     from curation_pipeline.service.inspection import nodes_to_export
 
     settings = _settings()
@@ -120,12 +125,13 @@ def cmd_export(args) -> int:
                 open(os.devnull, "w") if quiet else nullcontext() as silenced:
             with Progress("exporting", total=total, unit="row", stream=silenced) as progress:
                 for row in rows:
-                    if row["unexportable"]:
+                    line, import_refuses = (None, []) if row["unexportable"] else export_line(row)
+                    if row["unexportable"] or import_refuses:
                         # Named, every one of them; nothing more is written, the rest is read
                         # only to name the others too.
-                        refused.add(row["id"], row["unexportable"])
+                        refused.add(row["id"], row["unexportable"], import_refuses)
                     elif not refused:
-                        out.write(format_node_jsonl(row) + "\n")
+                        out.write(line + "\n")
                     progress.advance()
         if refused:
             refused.report(target)
@@ -157,22 +163,28 @@ class UnexportableRows:
     def __init__(self) -> None:
         self.rows = 0
         self.lines: list[str] = []
+        self.import_refuses = False  # some of them only because the import would refuse them
 
     def __bool__(self) -> bool:
         return self.rows > 0
 
-    def add(self, node_id, values: list[str]) -> None:
+    def add(self, node_id, values: list[str], import_refuses: list[str] = ()) -> None:
+        """`values` JSON cannot carry; `import_refuses`: why the import would refuse the row's line
+        (core/jsonl_rows.export_line: one rule for both)."""
         self.rows += 1
-        for value in values:
-            if len(self.lines) < PRINTED_PROBLEMS:
-                self.lines.append(f"node {node_id}: {value}, which the JSONL format cannot carry "
-                                  "(JSON has no NaN or infinity; timestamps fall in the years 1 to 9999)")
+        self.import_refuses = self.import_refuses or bool(import_refuses)
+        named = [f"node {node_id}: {value}, which the JSONL format cannot carry "
+                 "(JSON has no NaN or infinity; timestamps fall in the years 1 to 9999)" for value in values]
+        named += [f"node {node_id}: {reason} (the import refuses such a line)" for reason in import_refuses]
+        self.lines.extend(named[:max(0, PRINTED_PROBLEMS - len(self.lines))])
 
     def report(self, target: Path | None) -> None:
         for line in self.lines:
             print(line, file=sys.stderr)
         print(f"error: {self.rows} node(s) cannot be exported; "
-              + (f"{target} was not written" if target else "the export is incomplete"), file=sys.stderr)
+              + (f"{target} was not written" if target else "the export is incomplete")
+              + ("; correct them in the store, or export the other namespaces with --tenant and --namespace"
+                 if self.import_refuses else ""), file=sys.stderr)
 
 
 def cmd_seed(args) -> int:
