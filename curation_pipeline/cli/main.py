@@ -237,16 +237,35 @@ def _remove_namespace(settings: Settings, key: str | None) -> int:
     """Retire a namespace's Dagster partition; its memory stays (see service/namespaces.py)."""
     import dagster as dg
 
-    from curation_pipeline.defs.partitions import remove_partition
+    from curation_pipeline.defs.job import JOB_NAME
+    from curation_pipeline.defs.partitions import PARTITION_TAG, remove_partition
+    from curation_pipeline.defs.trigger_runs import UNFINISHED_STATUSES
+    from curation_pipeline.service.errors import NamespaceBusyError
     from curation_pipeline.service.namespaces import retire_namespace
 
     if key is None:
         print("error: name the namespace: curation-pipeline namespaces remove TENANT:NAMESPACE", file=sys.stderr)
         return 2
-    kept = retire_namespace(settings, key, _registered_partitions(settings))
+    registered = _registered_partitions(settings)  # (prepares DAGSTER_HOME)
     with dg.DagsterInstance.get() as instance:
-        remove_partition(instance, key)
-    print(f"removed {key} from Dagster's partitions; its {kept} memory node(s) kept, untouched. "
+        # A run queued or in flight (not holding the namespace yet) would fail on the missing
+        # partition; one that holds it is refused by retire_namespace, under the lease.
+        unfinished = instance.get_runs(dg.RunsFilter(job_name=JOB_NAME, statuses=UNFINISHED_STATUSES,
+                                                     tags={PARTITION_TAG: key}), limit=1)
+        if unfinished:
+            raise NamespaceBusyError(f"namespace {key} is being curated by run {unfinished[0].run_id} "
+                                     f"({unfinished[0].status.value.lower()}); remove it when the run has ended")
+        try:
+            retired = retire_namespace(settings, key, registered,
+                                       remove_partition=lambda: remove_partition(instance, key))
+        except NamespaceBusyError as error:
+            raise NamespaceBusyError(f"{error}; remove it when the run has ended") from None
+    if retired.already:
+        print(f"{key} is already removed; its {retired.kept} memory node(s) kept, untouched. "
+              "It comes back with `run --partition KEY --create`, an import into it, or when its "
+              "memory is written again")
+        return 0
+    print(f"removed {key} from Dagster's partitions; its {retired.kept} memory node(s) kept, untouched. "
           "It comes back with `run --partition KEY --create`, an import into it, or when its "
           "memory is written again")
     return 0
