@@ -533,6 +533,16 @@ def cmd_prune_runs(args) -> int:
 MAX_LISTED = 1_000_000  # rows a listing may ask for: beyond it, a number is a typo (and overflows SQL)
 
 
+def _queue(raw: str) -> str:
+    """A queue name by the rule CURATION_CELERY_QUEUE obeys (an empty one started a worker on no queue)."""
+    from curation_pipeline.config.runs import queue_name
+
+    try:
+        return queue_name(raw)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{raw!r} {error}") from None
+
+
 def _positive(raw: str) -> int:
     try:
         value = int(raw)
@@ -620,7 +630,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker = commands.add_parser("worker", help="a Celery worker that executes curation runs (CURATION_RUN_LAUNCHER=celery)")
     worker.add_argument("--concurrency", type=_positive, metavar="N",
                         help="runs at once, one process each (default CURATION_WORKER_CONCURRENCY, 1)")
-    worker.add_argument("--queue", action="append", metavar="Q",
+    worker.add_argument("--queue", action="append", metavar="Q", type=_queue,
                         help="a queue to take runs from (repeatable; default CURATION_CELERY_QUEUE, dagster)")
     worker.set_defaults(func=cmd_worker)
 
