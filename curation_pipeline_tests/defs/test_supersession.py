@@ -233,3 +233,19 @@ def test_a_supersession_its_successor_no_longer_holds_fails_the_check_until_a_cy
     [reason] = db.execute("SELECT reason FROM node_revisions WHERE node_id = %s ORDER BY id DESC LIMIT 1",
                           (older,)).fetchone()
     assert reason["supersession_undone"]["superseded_by"] == newer
+
+
+def test_undoing_a_sync_that_followed_a_moved_successor_leaves_its_edge_alone(db, instance, database_url):
+    """A successor an agent moved to another namespace: that namespace's step 6 moves its vertex
+    and retracts its `supersedes` edge in the old namespace. Undoing that run cannot bring the
+    edge back live (it would cross namespaces): it is left alone and said, and the undo succeeds."""
+    older, newer = _update(db)
+    assert run_cycle(instance).success
+    db.execute("UPDATE memory_nodes SET namespace = 'elsewhere' WHERE id = %s", (newer,))
+    moved = run_cycle(instance, "acme", "elsewhere")
+    assert moved.success
+    assert db.execute("SELECT retracted_at IS NOT NULL FROM graph_edges WHERE label = 'supersedes'").fetchone() == (True,)
+    reports = undo_run(database_url, moved.run_id)
+    conflicts = [row for report in reports for row in report.conflicts if row["kind"] == "edge"]
+    assert [row["changed_since"] for row in conflicts] == [["a vertex moved to another tenant or namespace"]]
+    assert db.execute("SELECT retracted_at IS NOT NULL FROM graph_edges WHERE label = 'supersedes'").fetchone() == (True,)
