@@ -2,6 +2,7 @@
 
     python benchmarks/huge_namespace_cost.py              # 200,000 tiny rows, 6 cycles; two 10 MB memories
     python benchmarks/huge_namespace_cost.py --quick      # 50,000 rows, 3 cycles; two 1 MB memories
+    python benchmarks/huge_namespace_cost.py --only catch-up long-lists   # sections 4 and 5 alone
 
 1. **200,000 tiny rows** COPYed into one namespace the way an agent's own SQL writes them: no
    vectors, no namespace_activity row, ANALYZEd. Then the namespace's first cycles, each in a
@@ -14,6 +15,18 @@
    passes and graph up to date, as 39 cycles would leave it: two cycles.
 3. **Two 10 MB memories**, recalled often (so step 3 leaves them long), in a namespace of
    ordinary ones, none embedded yet: the first two cycles (the second merges them), the same way.
+4. **Step 6's catch-up after one bulk COPY** of 100,000 nodes (`--bulk-rows`), all written by
+   one transaction, so the graph sync's cursor `(transaction id, node id)` sits inside that
+   transaction's rows for the whole catch-up: step 6 alone, cycle after cycle, each cycle's
+   seconds and nodes (CURATOR_GRAPH_BACKFILL_CAP a cycle, in batches of 1,000). Each cycle costs
+   the same: the cursor starts its index range (store/graph.py: past_cursor). Before, the
+   range started at the transaction's first row and each batch re-read every row before the
+   cursor: 1.9, 3.8, 5.2, then 6.8 s for the same 20,000 nodes.
+5. **Step 2 on long lists**: `compare_versions` (core/supersession.py) on two comma lists of
+   1 to 8.7 KB, and step 2 run directly on a namespace of two 8.7 KB lists that differ in one
+   value. Clause by clause, two lists cost the product of their clauses (4.6 s at 3 KB, 52 s at
+   6.5 KB, one run 126 s at 8.7 KB); past MAX_CLAUSES_COMPARED clauses a pair is not compared
+   (`too_long_to_compare`), so a pair costs at most what the cap's clauses cost.
 
 Reports the figures docs/cost.md quotes (caps: CURATOR_EMBED_CAP, CURATOR_SEARCH_MAX_CHANGED,
 CURATOR_GRAPH_BACKFILL_CAP, the embedders' input limits, vertex summaries). Asserts nothing.
@@ -133,6 +146,94 @@ def cycles(conn, namespace: str, count: int) -> list[dict]:
     return measured
 
 
+def bulk_catch_up(url: str, conn, rows: int) -> list[dict]:
+    """`rows` nodes COPYed in one transaction, then step 6 alone, cycle after cycle, at the
+    default caps, until the graph has caught up: each cycle's seconds and nodes synced."""
+    import uuid
+    from types import SimpleNamespace
+
+    from curation_pipeline.config.settings import load_settings
+    from curation_pipeline.config.steps import StepSettings
+    from curation_pipeline.service.session import open_namespace_session
+    from curation_pipeline.service.step_run import StepRun, run_step
+    from curation_pipeline.service.steps.graph_sync import sync_graph
+
+    copy_tiny_rows(conn, "bulk", rows)  # one COPY, one commit: one transaction id
+    scale_data.analyze(conn)
+    defaults = StepSettings.model_construct()
+    config = SimpleNamespace(cap=defaults.graph_sync_cap, backfill_cap=defaults.graph_backfill_cap)
+    measured, number = [], 0
+    while True:
+        number += 1
+        with open_namespace_session(url, load_settings(), str(uuid.uuid4()), TENANT, "bulk",
+                                    lock_timeout_s=5) as session:
+            run = StepRun(session, session.scope("sync_graph"))
+            started = time.perf_counter()
+            counts = run_step(run, lambda r: sync_graph(r, config)).counts
+            took = time.perf_counter() - started
+        measured.append({"cycle": number, "seconds": took, "nodes": counts["nodes_considered"],
+                         "batches": counts.get("batches", 1)})
+        print(f"  cycle {number}: {counts['nodes_considered']:,} nodes in {counts.get('batches', 1)} batch(es),"
+              f" {took:.1f} s ({1000 * took / max(counts['nodes_considered'], 1):.3f} ms a node)", flush=True)
+        if counts["nodes_considered"] < config.backfill_cap or number >= 60:
+            return measured
+
+
+def long_lists(url: str, conn) -> None:
+    """compare_versions on two comma lists of growing size, and step 2 on two 8.7 KB lists."""
+    import uuid
+    from types import SimpleNamespace
+
+    from curation_pipeline.clients.embedders.lexical import LexicalEmbedder
+    from curation_pipeline.config.settings import load_settings
+    from curation_pipeline.config.steps import StepSettings
+    from curation_pipeline.core import supersession
+    from curation_pipeline.core.clauses import text_clauses
+    from curation_pipeline.service.session import open_namespace_session
+    from curation_pipeline.service.step_run import StepRun, run_step
+    from curation_pipeline.service.steps.consolidate import consolidate_duplicates
+
+    def price_list(size: int, changed: bool = False) -> str:
+        items, k = [], 0
+        while len(", ".join(items)) < size:
+            items.append(f"item {k} costs {k * 7 % 97 + (1 if changed and k == 3 else 0)} euros")
+            k += 1
+        return "The price list: " + ", ".join(items) + "."
+
+    print(f"at most {supersession.MAX_CLAUSES_COMPARED} clauses compared (MAX_CLAUSES_COMPARED)\n\n"
+          "| list size (KB) | clauses | compared | verdict | compare_versions (s) |\n|---|---|---|---|---|")
+    for size in (1_000, 2_000, 2_700, 3_000, 6_500, 8_700):
+        older, newer = price_list(size), price_list(size, changed=True)
+        clauses = sum(len(s.bounds) for s in text_clauses(older))
+        started = time.perf_counter()
+        check = supersession.compare_versions(older, newer)
+        took = time.perf_counter() - started
+        print(f"| {len(older) / 1000:.1f} | {clauses} | {'no (too long)' if check.too_long else 'yes'} "
+              f"| {check.verdict} | {took:.2f} |", flush=True)
+    embedder = LexicalEmbedder(scale_data.DIM)
+    texts = [price_list(8_700), price_list(8_700, changed=True)]
+    vectors = embedder.embed(texts)
+    for days, text, vector in zip((9, 2), texts, vectors):
+        conn.execute("INSERT INTO memory_nodes (tenant_id, namespace, pointer_summary, embedding, embedding_model,"
+                     " created_at) VALUES (%s, 'lists', %s, %s::vector, %s, now() - make_interval(days => %s))",
+                     (TENANT, text, str([float(x) for x in vector]), embedder.name, days))
+    conn.commit()
+    d = StepSettings.model_construct()
+    config = SimpleNamespace(
+        similarity_threshold=d.similarity_threshold, cap=d.consolidate_cap, max_chars=d.merge_max_chars,
+        in_database_search_max_changed=d.in_database_search_max_changed, max_archive_fraction=d.max_archive_fraction,
+        judge_band_low=d.judge_band_low, update_min_similarity=d.update_min_similarity,
+        supersede_cap=d.supersede_cap, judge_cap=d.judge_cap, search_max_changed=d.search_max_changed)
+    with open_namespace_session(url, load_settings(), str(uuid.uuid4()), TENANT, "lists", lock_timeout_s=5) as session:
+        run = StepRun(session, session.scope("consolidate_duplicates"))
+        started = time.perf_counter()
+        counts = run_step(run, lambda r: consolidate_duplicates(r, config, model=embedder.name, llm=None)).counts
+        took = time.perf_counter() - started
+    print(f"\nstep 2 on two {len(texts[0]) / 1000:.1f} KB lists (one value apart): {took:.1f} s; "
+          f"pairs compared {counts.get('pairs_compared')}, too long to compare {counts.get('too_long_to_compare')}, "
+          f"superseded {counts.get('superseded')}, merged {counts.get('pairs_merged')}")
+
+
 STEPS = ("reclassify_stale", "consolidate_duplicates", "summarize_verbose", "revectorize",
          "mark_stale_confidence", "sync_graph", "associate_concepts", "log_curation_activity")
 
@@ -151,12 +252,18 @@ def table(measured: list[dict]) -> None:
               f" | {cycle['backlog']:,} | {cycle['vertices']:,} |")
 
 
+SECTIONS = ("cycles", "catch-up", "long-lists")  # 1-3, 4, 5
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="50,000 rows, 3 cycles; two 1 MB memories")
     parser.add_argument("--rows", type=int)
     parser.add_argument("--cycles", type=int)
+    parser.add_argument("--bulk-rows", type=int, default=100_000, help="rows of the bulk COPY (section 4)")
+    parser.add_argument("--only", nargs="+", choices=SECTIONS, help="these sections alone")
     args = parser.parse_args()
+    sections = args.only or SECTIONS
     rows = args.rows or (50_000 if args.quick else 200_000)
     count = args.cycles or (3 if args.quick else 6)
     huge = 1_000_000 if args.quick else 10_000_000
@@ -166,6 +273,16 @@ def main() -> None:
 
     print(f"# huge inputs ({os.cpu_count()} cores); the lexical embedder, every cap at its default")
     with open_connection(url) as conn:
+        if "catch-up" in sections:
+            print(f"\n## Step 6's catch-up after one bulk COPY of {args.bulk_rows:,} nodes (one transaction)")
+            caught = bulk_catch_up(url, conn, args.bulk_rows)
+            full = [c["seconds"] for c in caught if c["nodes"] == caught[0]["nodes"]]
+            print(f"full cycles: first {full[0]:.1f} s, last {full[-1]:.1f} s (last/first {full[-1] / full[0]:.2f})")
+        if "long-lists" in sections:
+            print("\n## Step 2 on long lists")
+            long_lists(url, conn)
+        if "cycles" not in sections:
+            return
         started = time.perf_counter()
         copy_tiny_rows(conn, "tiny", rows)
         scale_data.analyze(conn)

@@ -70,12 +70,17 @@ def cmd_import(args) -> int:
         print(f"... and {problems.not_shown} more problem(s)", file=sys.stderr)
     for warning in warnings.first():
         print(f"{path}:{warning.line}: warning: {warning.message}", file=sys.stderr)
-    if warnings:
-        print(f"{'... and ' + str(warnings.not_shown) + ' more; ' if warnings.not_shown else ''}"
-              f"{warnings.count} merge link(s) do not end at an active node of their namespace: "
-              + ("they were imported as the file has them (the no_orphaned_archives check names them "
-                 "after the namespace's next cycle)" if report.written else "they would be imported as they are"),
-              file=sys.stderr)
+    if warnings.not_shown:
+        print(f"... and {warnings.not_shown} more warning(s)", file=sys.stderr)
+    as_they_are = "they were imported as the file has them" if report.written else "they would be imported as they are"
+    if warnings.by_column["merged_into"]:
+        print(f"{warnings.by_column['merged_into']} merge link(s) do not end at an active node of their namespace: "
+              + as_they_are + (" (the no_orphaned_archives check names them after the namespace's next cycle)"
+                               if report.written else ""), file=sys.stderr)
+    if warnings.by_column["superseded_by"]:
+        print(f"{warnings.by_column['superseded_by']} supersession(s) point at a successor in another namespace: "
+              + as_they_are + (" (the namespace's next cycle puts each older memory back into current memory)"
+                               if report.written else ""), file=sys.stderr)
     bad_lines = len(problems.bad_lines)
     if not report.written:
         print(
@@ -95,7 +100,7 @@ def cmd_export(args) -> int:
     from contextlib import nullcontext
 
     from curation_pipeline.cli.progress import Progress
-    from curation_pipeline.core.jsonl_rows import format_node_jsonl
+    from curation_pipeline.core.jsonl_rows import export_line
     from curation_pipeline.service.inspection import nodes_to_export
 
     settings = _settings()
@@ -120,12 +125,13 @@ def cmd_export(args) -> int:
                 open(os.devnull, "w") if quiet else nullcontext() as silenced:
             with Progress("exporting", total=total, unit="row", stream=silenced) as progress:
                 for row in rows:
-                    if row["unexportable"]:
+                    line, import_refuses = (None, []) if row["unexportable"] else export_line(row)
+                    if row["unexportable"] or import_refuses:
                         # Named, every one of them; nothing more is written, the rest is read
                         # only to name the others too.
-                        refused.add(row["id"], row["unexportable"])
+                        refused.add(row["id"], row["unexportable"], import_refuses)
                     elif not refused:
-                        out.write(format_node_jsonl(row) + "\n")
+                        out.write(line + "\n")
                     progress.advance()
         if refused:
             refused.report(target)
@@ -157,22 +163,28 @@ class UnexportableRows:
     def __init__(self) -> None:
         self.rows = 0
         self.lines: list[str] = []
+        self.import_refuses = False  # some of them only because the import would refuse them
 
     def __bool__(self) -> bool:
         return self.rows > 0
 
-    def add(self, node_id, values: list[str]) -> None:
+    def add(self, node_id, values: list[str], import_refuses: list[str] = ()) -> None:
+        """`values` JSON cannot carry; `import_refuses`: why the import would refuse the row's line
+        (core/jsonl_rows.export_line: one rule for both)."""
         self.rows += 1
-        for value in values:
-            if len(self.lines) < PRINTED_PROBLEMS:
-                self.lines.append(f"node {node_id}: {value}, which the JSONL format cannot carry "
-                                  "(JSON has no NaN or infinity; timestamps fall in the years 1 to 9999)")
+        self.import_refuses = self.import_refuses or bool(import_refuses)
+        named = [f"node {node_id}: {value}, which the JSONL format cannot carry "
+                 "(JSON has no NaN or infinity; timestamps fall in the years 1 to 9999)" for value in values]
+        named += [f"node {node_id}: {reason} (the import refuses such a line)" for reason in import_refuses]
+        self.lines.extend(named[:max(0, PRINTED_PROBLEMS - len(self.lines))])
 
     def report(self, target: Path | None) -> None:
         for line in self.lines:
             print(line, file=sys.stderr)
         print(f"error: {self.rows} node(s) cannot be exported; "
-              + (f"{target} was not written" if target else "the export is incomplete"), file=sys.stderr)
+              + (f"{target} was not written" if target else "the export is incomplete")
+              + ("; correct them in the store, or export the other namespaces with --tenant and --namespace"
+                 if self.import_refuses else ""), file=sys.stderr)
 
 
 def cmd_seed(args) -> int:
@@ -225,16 +237,35 @@ def _remove_namespace(settings: Settings, key: str | None) -> int:
     """Retire a namespace's Dagster partition; its memory stays (see service/namespaces.py)."""
     import dagster as dg
 
-    from curation_pipeline.defs.partitions import remove_partition
+    from curation_pipeline.defs.job import JOB_NAME
+    from curation_pipeline.defs.partitions import PARTITION_TAG, remove_partition
+    from curation_pipeline.defs.trigger_runs import UNFINISHED_STATUSES
+    from curation_pipeline.service.errors import NamespaceBusyError
     from curation_pipeline.service.namespaces import retire_namespace
 
     if key is None:
         print("error: name the namespace: curation-pipeline namespaces remove TENANT:NAMESPACE", file=sys.stderr)
         return 2
-    kept = retire_namespace(settings, key, _registered_partitions(settings))
+    registered = _registered_partitions(settings)  # (prepares DAGSTER_HOME)
     with dg.DagsterInstance.get() as instance:
-        remove_partition(instance, key)
-    print(f"removed {key} from Dagster's partitions; its {kept} memory node(s) kept, untouched. "
+        # A run queued or in flight (not holding the namespace yet) would fail on the missing
+        # partition; one that holds it is refused by retire_namespace, under the lease.
+        unfinished = instance.get_runs(dg.RunsFilter(job_name=JOB_NAME, statuses=UNFINISHED_STATUSES,
+                                                     tags={PARTITION_TAG: key}), limit=1)
+        if unfinished:
+            raise NamespaceBusyError(f"namespace {key} is being curated by run {unfinished[0].run_id} "
+                                     f"({unfinished[0].status.value.lower()}); remove it when the run has ended")
+        try:
+            retired = retire_namespace(settings, key, registered,
+                                       remove_partition=lambda: remove_partition(instance, key))
+        except NamespaceBusyError as error:
+            raise NamespaceBusyError(f"{error}; remove it when the run has ended") from None
+    if retired.already:
+        print(f"{key} is already removed; its {retired.kept} memory node(s) kept, untouched. "
+              "It comes back with `run --partition KEY --create`, an import into it, or when its "
+              "memory is written again")
+        return 0
+    print(f"removed {key} from Dagster's partitions; its {retired.kept} memory node(s) kept, untouched. "
           "It comes back with `run --partition KEY --create`, an import into it, or when its "
           "memory is written again")
     return 0
@@ -502,6 +533,16 @@ def cmd_prune_runs(args) -> int:
 MAX_LISTED = 1_000_000  # rows a listing may ask for: beyond it, a number is a typo (and overflows SQL)
 
 
+def _queue(raw: str) -> str:
+    """A queue name by the rule CURATION_CELERY_QUEUE obeys (an empty one started a worker on no queue)."""
+    from curation_pipeline.config.runs import queue_name
+
+    try:
+        return queue_name(raw)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{raw!r} {error}") from None
+
+
 def _positive(raw: str) -> int:
     try:
         value = int(raw)
@@ -589,7 +630,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker = commands.add_parser("worker", help="a Celery worker that executes curation runs (CURATION_RUN_LAUNCHER=celery)")
     worker.add_argument("--concurrency", type=_positive, metavar="N",
                         help="runs at once, one process each (default CURATION_WORKER_CONCURRENCY, 1)")
-    worker.add_argument("--queue", action="append", metavar="Q",
+    worker.add_argument("--queue", action="append", metavar="Q", type=_queue,
                         help="a queue to take runs from (repeatable; default CURATION_CELERY_QUEUE, dagster)")
     worker.set_defaults(func=cmd_worker)
 

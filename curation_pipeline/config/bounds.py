@@ -60,3 +60,15 @@ def check_association_below_merge(association: float, merge: float) -> None:
             f"association threshold {association} must be below the merge threshold {merge} "
             "(CURATOR_ASSOCIATION_THRESHOLD < CURATOR_SIMILARITY_THRESHOLD)"
         )
+
+
+def check_judge_band(judge_band_low: float, merge: float, *, set_explicitly: bool) -> None:
+    """The LLM judges pairs in (judge_band_low, merge]: a band set to start above the merge
+    threshold is empty, and turned the judge off without a word. (Left at its default under a
+    lowered merge threshold, the band is simply empty: only the set value is refused.)"""
+    if set_explicitly and judge_band_low > merge:
+        raise ValueError(
+            f"the judge band starts at {judge_band_low}, above the merge threshold {merge}, so no "
+            "pair would be judged (CURATOR_JUDGE_BAND_LOW <= CURATOR_SIMILARITY_THRESHOLD; to turn "
+            "the judge off, set CURATOR_JUDGE_CAP=0)"
+        )

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import dagster as dg
 from pydantic import Field, create_model, model_validator
 
-from curation_pipeline.config.bounds import check_association_below_merge
+from curation_pipeline.config.bounds import check_association_below_merge, check_judge_band
 from curation_pipeline.config.steps import StepSettings
 
 # op config class -> {its field: the step setting it is}
@@ -51,6 +51,12 @@ class ConsolidateConfig(_derived(
     search_max_changed="search_max_changed",
 )):
     """Step 2: consolidate duplicates."""
+
+    @model_validator(mode="after")
+    def _judge_band_below_merge(self):
+        check_judge_band(self.judge_band_low, self.similarity_threshold,
+                         set_explicitly="judge_band_low" in self.model_fields_set)
+        return self
 
 
 class SummarizeConfig(_derived(

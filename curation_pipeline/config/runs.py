@@ -38,14 +38,14 @@ def _broker_url(value: SecretStr) -> SecretStr:
     return value
 
 
-def _queue_name(value: str) -> str:
+def queue_name(value: str) -> str:
     # A Celery queue is a Redis key and part of a routing key: keep it to plain words.
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", value):
         raise ValueError("must be 1 to 64 letters, digits, '_', '-' or '.', starting with a letter or digit")
     return value
 
 
-QueueName = Annotated[str, AfterValidator(_queue_name)]
+QueueName = Annotated[str, AfterValidator(queue_name)]
 
 
 class RunSettings(EnvironmentSettings):

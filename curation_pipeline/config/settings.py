@@ -41,7 +41,8 @@ def check_all_settings(environ: Mapping[str, str] | None = None) -> None:
         except SettingsError as error:
             problems.append(str(error))
     if problems:
-        raise SettingsError("\n".join(problems))
+        # A variable two of them read (CURATION_EMBEDDING_DIM) is named once.
+        raise SettingsError("\n".join(dict.fromkeys(line for problem in problems for line in problem.splitlines())))
 
 
 def environment_variables() -> frozenset[str]:

@@ -22,6 +22,7 @@ from curation_pipeline.config.bounds import (
     TextLimit,
     Threshold,
     check_association_below_merge,
+    check_judge_band,
     check_merge_limit,
 )
 from curation_pipeline.config.environment import EnvironmentSettings
@@ -105,6 +106,12 @@ class StepSettings(EnvironmentSettings):
     @model_validator(mode="after")
     def _association_below_merge(self) -> StepSettings:
         check_association_below_merge(self.association_threshold, self.similarity_threshold)
+        return self
+
+    @model_validator(mode="after")
+    def _judge_band_below_merge(self) -> StepSettings:
+        check_judge_band(self.judge_band_low, self.similarity_threshold,
+                         set_explicitly="judge_band_low" in self.model_fields_set)
         return self
 
     @model_validator(mode="after")

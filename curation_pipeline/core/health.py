@@ -69,13 +69,18 @@ class Snapshot:
     orphans: int = 0  # archived nodes whose keeper is archived, gone or elsewhere
     orphan_examples: tuple[str, ...] = ()
     embedding_model: str = ""
+    # Superseded memories whose successor no longer holds (missing, moved, archived, edited).
+    invalid_supersessions: int = 0
+    invalid_supersession_examples: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "orphan_examples": list(self.orphan_examples)}
+        return {**asdict(self), "orphan_examples": list(self.orphan_examples),
+                "invalid_supersession_examples": list(self.invalid_supersession_examples)}
 
     @classmethod
     def from_dict(cls, values: Mapping) -> Snapshot:
-        return cls(**{**values, "orphan_examples": tuple(values.get("orphan_examples") or ())})
+        return cls(**{**values, "orphan_examples": tuple(values.get("orphan_examples") or ()),
+                      "invalid_supersession_examples": tuple(values.get("invalid_supersession_examples") or ())})
 
 
 def namespace_unchanged(cycle: Cycle, specs: Sequence[StepSpec]) -> bool:

@@ -1,4 +1,4 @@
-"""The four health checks of a namespace after a cycle, as pure rules.
+"""The five health checks of a namespace after a cycle, as pure rules.
 
 Each check passes or fails with a one-line reason an operator can act on; Dagster shows them as
 asset checks on the `memory_namespace` partition (red when failed), and the cycle's activity row
@@ -38,7 +38,13 @@ LLM_ACCEPTANCE = CheckRule(
     "llm_acceptance_above_floor",
     "With the LLM on, at least CURATOR_LLM_MIN_ACCEPTANCE_RATE of its answers passed the fact guard.",
 )
-CHECK_RULES = (ARCHIVE_CAP, NO_ORPHANS, BACKLOG_NOT_GROWING, LLM_ACCEPTANCE)
+SUPERSESSIONS_HOLD = CheckRule(
+    "supersessions_hold",
+    "Every superseded memory's successor is an active node of the same tenant and namespace that "
+    "still says the newer value (step 2 puts back any other: an agent edited, moved or archived "
+    "the successor).",
+)
+CHECK_RULES = (ARCHIVE_CAP, NO_ORPHANS, BACKLOG_NOT_GROWING, LLM_ACCEPTANCE, SUPERSESSIONS_HOLD)
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,8 @@ class CheckInputs:
     previous_backlog: int | None  # after the previous cycle; None for the first one
     llm_on: bool
     llm_min_acceptance_rate: float
+    invalid_supersessions: int = 0  # superseded memories whose successor no longer holds
+    invalid_supersession_examples: Sequence[str] = ()  # a few of their ids
 
 
 def archive_within_cap(health: Mapping, inputs: CheckInputs) -> CheckOutcome:
@@ -123,6 +131,22 @@ def llm_acceptance(health: Mapping, inputs: CheckInputs) -> CheckOutcome:
                         {"acceptance_rate": rate, "floor": floor})
 
 
+def supersessions_hold(inputs: CheckInputs) -> CheckOutcome:
+    count = inputs.invalid_supersessions
+    if not count:
+        return CheckOutcome(SUPERSESSIONS_HOLD.name, True,
+                            "every superseded memory's successor still says the newer value", {"invalid": 0})
+    shown = ", ".join(inputs.invalid_supersession_examples)
+    more = (f" and {count - len(inputs.invalid_supersession_examples)} more"
+            if count > len(inputs.invalid_supersession_examples) else "")
+    return CheckOutcome(
+        SUPERSESSIONS_HOLD.name, False,
+        f"{count} superseded memory(ies) hidden from current_memory by a successor that was edited, "
+        f"moved out of the namespace or archived: {shown}{more} (the next cycle's step 2 puts them back)",
+        {"invalid": count},
+    )
+
+
 def evaluate_checks(health: Mapping, inputs: CheckInputs) -> list[CheckOutcome]:
     """Every check, in the order of CHECK_RULES."""
     return [
@@ -130,4 +154,5 @@ def evaluate_checks(health: Mapping, inputs: CheckInputs) -> list[CheckOutcome]:
         no_orphans(inputs),
         backlog_not_growing(health, inputs),
         llm_acceptance(health, inputs),
+        supersessions_hold(inputs),
     ]

@@ -9,6 +9,7 @@ they were found in (each line is checked alone first, the rules between lines af
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from collections.abc import Iterable
 from itertools import count
 
@@ -22,6 +23,7 @@ class ProblemLog:
         self.keep = keep
         self.count = 0
         self.bad_lines: set[int] = set()
+        self.by_column: Counter[str | None] = Counter()  # how many of them each column has
         self._order = count()
         # A max-heap (by line, then order found) of the lowest-numbered problems seen so far.
         self._first: list[tuple[int, int, LineError]] = []
@@ -29,6 +31,7 @@ class ProblemLog:
     def add(self, errors: Iterable[LineError]) -> None:
         for error in errors:
             self.count += 1
+            self.by_column[error.column] += 1
             self.bad_lines.add(error.line)
             entry = (-error.line, -next(self._order), error)
             if len(self._first) < self.keep:

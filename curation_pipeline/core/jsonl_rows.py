@@ -60,6 +60,7 @@ __all__ = [
     "NameValidator",
     "ParsedLine",
     "RowContext",
+    "export_line",
     "format_node_jsonl",
     "iter_jsonl",
     "parse_jsonl",
@@ -320,7 +321,10 @@ class MemoryNodeRow(BaseModel):
 
     @model_validator(mode="after")
     def _name_the_model_of_an_unnamed_vector(self) -> MemoryNodeRow:
-        if self.embedding is not None and self.embedding_model is None:
+        # Only when the line leaves the column out: an explicit null is what the store held
+        # (an agent wrote a vector without naming its model), and export writes it back.
+        if (self.embedding is not None and self.embedding_model is None
+                and "embedding_model" not in self.model_fields_set):
             self.embedding_model = IMPORTED_EMBEDDING_MODEL
         return self
 
@@ -420,6 +424,9 @@ def _named_id(raw: Mapping[str, Any]) -> uuid.UUID | None:
         return None
 
 
+_NULL_KEPT = "embedding_model"
+
+
 def parse_line(line_number: int, line: str | bytes, context: RowContext) -> ParsedLine | None:
     """Validate one line; ``None`` for a blank line. Bytes are decoded as UTF-8 here, per line,
     so one undecodable line is one error and not a failed file."""
@@ -453,8 +460,10 @@ def parse_line(line_number: int, line: str | bytes, context: RowContext) -> Pars
     if not isinstance(raw, dict):
         return whole_line(f"expected a JSON object, got {type(raw).__name__}")
 
-    # JSON null and an absent column both mean "the column's default".
-    present = {column: value for column, value in raw.items() if value is not None}
+    # JSON null and an absent column both mean "the column's default", except for a vector's
+    # model: absent, an imported vector is named "imported"; null stays NULL.
+    present = {column: value for column, value in raw.items()
+               if value is not None or column == _NULL_KEPT}
     try:
         row = MemoryNodeRow.model_validate(present, context=context)
     except ValidationError as error:
@@ -549,6 +558,20 @@ def format_node_jsonl(row: Mapping[str, Any]) -> str:
     for character, escaped in _LINE_BREAKS_OUTSIDE_JSON.items():
         text = text.replace(character, escaped)
     return text
+
+
+def export_line(row: Mapping[str, Any]) -> tuple[str | None, list[str]]:
+    """``(the JSON line, [])`` for a row its import accepts, else ``(None, the import's reasons)``.
+
+    One rule for both: the line export would write is validated as the import validates it
+    (names that make no partition key, a vector with no direction, ...), so an export never
+    writes a file its own import refuses; the rows it cannot write are named instead. The
+    vector's width is not checked here: the store's column fixes it."""
+    line = format_node_jsonl(row)
+    parsed = parse_line(1, line, RowContext())
+    if parsed is None or not parsed.errors:
+        return line, []
+    return None, [error.message for error in parsed.errors]
 
 
 # (json.dumps escapes the control characters below U+0020 itself.)

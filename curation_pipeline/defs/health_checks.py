@@ -1,4 +1,4 @@
-"""The asset checks of `memory_namespace`: the four rules of core/health_checks.py as the asset's
+"""The asset checks of `memory_namespace`: the five rules of core/health_checks.py as the asset's
 own check specs, evaluated by step 7 of every real cycle on the cycle's partition.
 
 They belong to the graph-backed asset (defs/job.py), so a cycle's run plans them, the asset's

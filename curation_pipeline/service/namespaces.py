@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 
 from curation_pipeline.config.settings import Settings
 from curation_pipeline.core.known_namespaces import (
@@ -15,6 +16,7 @@ from curation_pipeline.core.known_namespaces import (
 from curation_pipeline.core.partition_keys import InvalidNameError, parse_partition_key, partition_key
 from curation_pipeline.store import namespace_registry
 from curation_pipeline.store.database import ensure_database, open_connection
+from curation_pipeline.store.locking import namespace_lease_now
 from curation_pipeline.store.triggers import discover_namespaces
 
 
@@ -59,13 +61,30 @@ def check_requested(settings: Settings, keys: Sequence[str], registered: Callabl
     raise UnknownNamespaceError(unknown_namespace_message(unknown, known, retired))
 
 
-def retire_namespace(settings: Settings, key: str, registered: Collection[str]) -> int:
-    """Mark the namespace retired in the store (its memory untouched); returns how many memory
-    nodes it keeps. The caller removes the Dagster partition."""
+@dataclass(frozen=True)
+class Retired:
+    kept: int  # memory nodes the namespace keeps (all of them)
+    already: bool  # it was removed before: nothing more was done
+
+
+def retire_namespace(settings: Settings, key: str, registered: Collection[str], *,
+                     remove_partition: Callable[[], object]) -> Retired:
+    """Mark the namespace retired in the store (its memory untouched) and, still holding its
+    lease, call `remove_partition` (the caller's Dagster side). A run of the namespace holds the
+    lease from its first step to its last: then nothing is done and NamespaceBusyError names the
+    run (removing the partition under a running cycle failed its step 7, and its writes brought
+    the namespace back). A namespace removed before is said to be, not called unknown."""
     tenant_id, namespace = parse_partition_key(key)
     discovered, _ = discover_partition_keys(settings)
+    url = ensure_database(settings)
     if (reason := unknown_for_removal(key, set(discovered) | set(registered))) is not None:
-        raise UnknownNamespaceError(reason)
-    with open_connection(ensure_database(settings)) as conn, conn.transaction():
-        namespace_registry.retire(conn, tenant_id, namespace)
-        return namespace_registry.count_nodes(conn, tenant_id, namespace)
+        with open_connection(url) as conn:
+            if (tenant_id, namespace) not in set(namespace_registry.retired_namespaces(conn)):
+                raise UnknownNamespaceError(reason)
+            return Retired(namespace_registry.count_nodes(conn, tenant_id, namespace), already=True)
+    with namespace_lease_now(url, tenant_id, namespace, holder="namespaces remove"):
+        with open_connection(url) as conn, conn.transaction():
+            namespace_registry.retire(conn, tenant_id, namespace)
+            kept = namespace_registry.count_nodes(conn, tenant_id, namespace)
+        remove_partition()
+    return Retired(kept, already=False)

@@ -31,6 +31,17 @@ _CHANGED_COLUMNS = f"""
 """
 
 
+def past_cursor(node_id: str | None, column: str) -> str:
+    """The rows past a cursor `(%(txid)s, %(node)s)` on `(column, id)`, as a condition the index
+    starts its range at. A row comparison, not `column > txid OR id > node`: with the OR only
+    the transaction id bounds the range, and a cursor inside one transaction's rows (a bulk
+    COPY writes them all with one id) read every row of it before the cursor again, batch
+    after batch, so each batch of a catch-up cost more than the last."""
+    if node_id is None:
+        return f"{column} >= %(txid)s::text::xid8"
+    return f"({column}, id) > (%(txid)s::text::xid8, %(node)s::uuid)"
+
+
 def load_sync_position(conn: psycopg.Connection, scope: Scope) -> SyncPosition:
     row = conn.execute(
         "SELECT graph_sync_txid::text::bigint, graph_sync_node_id::text,"
@@ -51,14 +62,13 @@ def load_changes(
     rows = conn.execute(
         f"""
         WITH snap AS (SELECT pg_current_snapshot() AS s),
-        -- An index range on (tenant_id, namespace, last_txid, id) that stops after `limit` rows
-        -- (memory_nodes_change_cursor, sql/009): its cost follows the cap, not the namespace.
+        -- An index range on (tenant_id, namespace, last_txid, id) that starts at the cursor and
+        -- stops after `limit` rows (memory_nodes_change_cursor, sql/009): its cost follows the
+        -- cap, not the namespace nor the cursor's place among one bulk transaction's rows.
         past_cursor AS (
             SELECT {_CHANGED_COLUMNS}, false AS from_pending FROM memory_nodes
             WHERE tenant_id = %(t)s AND namespace = %(n)s
-              AND last_txid >= %(txid)s::text::xid8
-              AND (last_txid > %(txid)s::text::xid8
-                   OR %(node)s::uuid IS NULL OR id > %(node)s::uuid)
+              AND {past_cursor(position.node_id, "last_txid")}
             -- Qualified: unqualified, these names are the output columns (text and bigint),
             -- and a sort of every row past the cursor would come before the LIMIT.
             ORDER BY memory_nodes.last_txid, memory_nodes.id

@@ -82,6 +82,22 @@ def namespace_lease(
         yield Lease(tenant_id, namespace, holder, token)  # closing the connection releases the lock
 
 
+@contextmanager
+def namespace_lease_now(url: str, tenant_id: str, namespace: str, *, holder: str) -> Iterator[Lease]:
+    """Hold the namespace for the block if no run holds it now, else raise NamespaceBusyError
+    naming the run that does (`namespaces remove`: never waits behind a run, never under one)."""
+    with open_connection(url, vector=False, autocommit=True) as conn:
+        key = namespace_lock_key(tenant_id, namespace)
+        if not conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (key,)).fetchone()[0]:
+            row = conn.execute("SELECT holder FROM namespace_leases WHERE tenant_id = %s AND namespace = %s",
+                               (tenant_id, namespace)).fetchone()
+            raise NamespaceBusyError(
+                f"namespace {display_key(tenant_id, namespace)} is being curated by "
+                f"{row[0] if row else 'another run'}")
+        token = conn.execute(_BUMP, (tenant_id, namespace, holder)).fetchone()[0]
+        yield Lease(tenant_id, namespace, holder, token)  # closing the connection releases the lock
+
+
 def _acquire(conn: psycopg.Connection, tenant_id: str, namespace: str, timeout_s: int, holder: str) -> int:
     # The wait covers both the lock and the token bump, which waits for a write transaction of
     # a previous holder that already passed its check.

@@ -16,6 +16,7 @@ from psycopg import sql
 from curation_pipeline.core.scope import Scope
 from curation_pipeline.core.steps.graph_sync import SyncPosition
 from curation_pipeline.core.steps.incremental import PassStart, PassState, start_pass
+from curation_pipeline.store.graph import past_cursor
 
 _PREFIXES = ("consolidate", "associate")  # the migrations made these columns
 
@@ -49,13 +50,13 @@ def changed_active_ids(
     always taken: they are few, and must not hold the cursor back). A node without a vector
     can't be compared yet; getting one is a write, so it shows up here then."""
     row = conn.execute(
-        """
+        f"""
         WITH snap AS (SELECT pg_current_snapshot() AS s),
-        -- A range of memory_nodes_content_changes in (content_txid, id) order that stops after limit + 1.
+        -- A range of memory_nodes_content_changes in (content_txid, id) order from the cursor
+        -- that stops after limit + 1 (graph.past_cursor: wherever the cursor stands).
         past_cursor AS (
             SELECT id, content_txid FROM memory_nodes
-            WHERE tenant_id = %(t)s AND namespace = %(n)s AND content_txid >= %(txid)s::text::xid8
-              AND (content_txid > %(txid)s::text::xid8 OR %(node)s::uuid IS NULL OR id > %(node)s::uuid)
+            WHERE tenant_id = %(t)s AND namespace = %(n)s AND {past_cursor(position.node_id, "content_txid")}
               AND archived_at IS NULL AND embedding IS NOT NULL
             ORDER BY memory_nodes.content_txid, memory_nodes.id
             LIMIT %(limit)s + 1

@@ -32,8 +32,10 @@ def refresh_keys(conn: psycopg.Connection, scope: Scope, ids: list[str] | None,
         {"t": scope.tenant_id, "n": scope.namespace, "ids": ids},
     ).fetchall()
     if ids is None:
-        conn.execute("DELETE FROM memory_subjects WHERE tenant_id = %s AND namespace = %s",
-                     (scope.tenant_id, scope.namespace))
+        # And the keys a node read here left in the namespace an agent moved it from: its keys
+        # are rewritten here (a second row per key would break the primary key).
+        conn.execute("DELETE FROM memory_subjects WHERE (tenant_id = %s AND namespace = %s) OR node_id = ANY(%s::uuid[])",
+                     (scope.tenant_id, scope.namespace, [row[0] for row in rows]))
     else:
         conn.execute("DELETE FROM memory_subjects WHERE node_id = ANY(%s::uuid[])", (ids,))
     with conn.cursor().copy("COPY memory_subjects (node_id, tenant_id, namespace, subject) FROM STDIN") as copy:

@@ -86,15 +86,44 @@ def _confidence_column(undone: list[dict]) -> PlanColumn:
         for row in undone])
 
 
-def invalid_supersessions(conn: psycopg.Connection, scope: Scope) -> int:
-    """Superseded memories of the namespace whose successor is missing from it or archived by
-    anything but a merge: what the `supersessions_hold` check counts after a cycle."""
-    return conn.execute(
+def invalid_supersessions(conn: psycopg.Connection, scope: Scope, examples: int) -> tuple[int, list[str]]:
+    """(how many, a few ids) of the superseded memories of the namespace whose successor is
+    missing from it or archived by anything but a merge: what the `supersessions_hold` check
+    counts after a cycle, with those whose successor was edited (successors_edited_since)."""
+    rows = conn.execute(
         """
-        SELECT count(*) FROM memory_nodes o LEFT JOIN memory_nodes s ON s.id = o.superseded_by
+        SELECT o.id::text, count(*) OVER ()
+        FROM memory_nodes o LEFT JOIN memory_nodes s ON s.id = o.superseded_by
         WHERE o.tenant_id = %s AND o.namespace = %s AND o.superseded_by IS NOT NULL AND o.archived_at IS NULL
           AND (s.id IS NULL OR s.tenant_id <> o.tenant_id OR s.namespace <> o.namespace
                OR (s.archived_at IS NOT NULL AND s.merged_into IS NULL))
+        ORDER BY o.id LIMIT %s
         """,
-        (scope.tenant_id, scope.namespace),
-    ).fetchone()[0]
+        (scope.tenant_id, scope.namespace, examples),
+    ).fetchall()
+    return (rows[0][1] if rows else 0), [row[0] for row in rows]
+
+
+def successors_edited_since(conn: psycopg.Connection, scope: Scope, limit: int) -> list[dict]:
+    """Superseded memories of the namespace whose successor (active, in the namespace) was
+    written after the supersession was made (its content_txid is past the older memory's, which
+    the supersession set), at most `limit`, with what core/supersession.still_supersedes needs."""
+    rows = conn.execute(
+        """
+        SELECT o.id::text, o.pointer_summary, s.pointer_summary, made.reason
+        FROM memory_nodes o
+        JOIN memory_nodes s ON s.id = o.superseded_by
+        LEFT JOIN LATERAL (
+            SELECT r.reason FROM node_revisions r
+            WHERE r.node_id = o.id AND r.reason ? 'superseded_by'
+            ORDER BY r.id DESC LIMIT 1
+        ) made ON true
+        WHERE o.tenant_id = %s AND o.namespace = %s AND o.superseded_by IS NOT NULL AND o.archived_at IS NULL
+          AND s.tenant_id = o.tenant_id AND s.namespace = o.namespace AND s.archived_at IS NULL
+          AND s.content_txid > o.content_txid
+        ORDER BY o.id LIMIT %s
+        """,
+        (scope.tenant_id, scope.namespace, limit),
+    ).fetchall()
+    return [{"older_id": older_id, "older_text": older or "", "successor_text": successor or "", "made": made or {}}
+            for older_id, older, successor, made in rows]

@@ -441,6 +441,7 @@ def _undo_edges(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         ([int(edge_id) for edge_id in changes],),
     ).fetchall())
     standing = _standing_merges(conn, [edge for edge in current.values() if edge["label"] == "merged_into"])
+    apart = _vertices_apart(conn, list(current.values()))
     retract, restore, restore_to = [], [], []
     for edge_id, effect in sorted(changes.items()):
         now = current[edge_id]
@@ -454,7 +455,12 @@ def _undo_edges(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         if now["label"] == "merged_into" and ((effect.before.get("retracted_at") is None)
                                               != ((now["source_id"], now["target_id"]) in standing)):
             continue
-        if decision.action == "restore":
+        if decision.action == "restore" and effect.before.get("retracted_at") is None and edge_id in apart:
+            # A vertex moved to another namespace since (an agent moved its node): a live edge
+            # would cross namespaces, which the store refuses. Left alone, and said.
+            report.conflicts.append({"kind": "edge", "id": edge_id,
+                                     "changed_since": ["a vertex moved to another tenant or namespace"]})
+        elif decision.action == "restore":
             restore.append(int(edge_id))
             restore_to.append(effect.before)
             if decision.forced:
@@ -467,6 +473,19 @@ def _undo_edges(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         conn, scope, run_id, retract, [{"retracted_by": scope.run_id}] * len(retract), stamp=True
     )
     report.edges_restored = _set_edges(conn, scope, run_id, restore, restore_to, stamp=False)
+
+
+def _vertices_apart(conn, edges: list[dict]) -> set[str]:
+    """Ids of the given edges one of whose vertices is now in another tenant or namespace than
+    the edge (graph_edges_same_namespace refuses such an edge live)."""
+    if not edges:
+        return set()
+    where = {row[0]: (row[1], row[2]) for row in conn.execute(
+        "SELECT node_id::text, tenant_id, namespace FROM graph_vertices WHERE node_id = ANY(%s::uuid[])",
+        (sorted({edge[end] for edge in edges for end in ("source_id", "target_id")}),),
+    ).fetchall()}
+    return {str(edge["id"]) for edge in edges
+            if any(where.get(edge[end]) != (edge["tenant_id"], edge["namespace"]) for end in ("source_id", "target_id"))}
 
 
 def _standing_merges(conn, edges: list[dict]) -> set[tuple[str, str]]:

@@ -117,3 +117,78 @@ def test_remove_needs_a_key(db, dagster_home, capsys, argv):
 def test_removing_an_unknown_namespace_is_an_error(db, dagster_home, capsys):
     assert main(["namespaces", "remove", f"acme:{_fresh('never')}"]) == 2
     assert "unknown namespace" in one_line_error(capsys.readouterr().err)
+
+
+def test_removing_a_namespace_during_its_run_is_refused_and_the_run_ends_well(db, dagster_home, database_url):
+    """`namespaces remove` while a run of that namespace holds it (paused inside step 6's write
+    transaction by the database itself): refused, naming the run; the run ends as a success, and
+    the namespace stays. After the run, the removal goes through."""
+    from curation_pipeline_tests.conftest import cycle_row, run_cycle
+    from curation_pipeline_tests.support.step_faults import MidStepFault, install_step_pause, uninstall_step_pause
+
+    namespace = _fresh("busy")
+    key = f"acme:{namespace}"
+    insert(db, node(namespace=namespace, text="Dana prefers email."))
+    assert main(["namespaces", "sync"]) == 0
+    removal: dict = {}
+
+    def remove_meanwhile(_conn) -> None:
+        import contextlib
+        import io
+
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            removal["code"] = main(["namespaces", "remove", key])
+        removal["err"] = err.getvalue()
+
+    install_step_pause(db)
+    try:
+        with dg.DagsterInstance.get() as instance, \
+                MidStepFault(database_url, ("sync_graph",), "agent_write", "acme", namespace,
+                             agent_write=remove_meanwhile) as fault:
+            result = run_cycle(instance, "acme", namespace)
+    finally:
+        uninstall_step_pause(db)
+    assert fault.outcome.fired
+    assert removal["code"] == 2
+    line = one_line_error(removal["err"])
+    assert line.startswith(f"error: namespace {key} is being curated by run {result.run_id}")
+    assert result.success
+    assert cycle_row(db, result.run_id)["status"] == "success"
+    assert key in _registered()
+    assert db.execute("SELECT retired_at FROM namespace_activity WHERE tenant_id = 'acme' AND namespace = %s",
+                      (namespace,)).fetchone() == (None,)
+    assert main(["namespaces", "remove", key]) == 0
+    assert key not in _registered()
+
+
+def test_removing_an_already_removed_namespace_says_so(db, dagster_home, capsys):
+    namespace = _fresh("twice")
+    key = f"acme:{namespace}"
+    insert(db, node(namespace=namespace, text="Kept through two removals."))
+    assert main(["namespaces", "remove", key]) == 0
+    capsys.readouterr()
+    assert main(["namespaces", "remove", key]) == 0
+    out = capsys.readouterr().out
+    assert f"{key} is already removed" in out and "1 memory node(s) kept" in out
+    assert "unknown namespace" not in out
+
+
+def test_removal_under_a_run_holding_the_namespace_changes_nothing(db, database_url):
+    """A run launched elsewhere (not in this Dagster's runs) still holds the namespace's lease:
+    the removal is refused before the store or the partition changes."""
+    from curation_pipeline.service.namespaces import retire_namespace
+    from curation_pipeline.store.locking import NamespaceBusyError, namespace_lease
+
+    namespace = _fresh("leased")
+    key = f"acme:{namespace}"
+    insert(db, node(namespace=namespace, text="Dana prefers email."))
+    removed = []
+    with namespace_lease(database_url, "acme", namespace, 5, holder="run r-42"), \
+            pytest.raises(NamespaceBusyError, match=f"namespace {key} is being curated by run r-42"):
+        retire_namespace(load_settings(), key, {key}, remove_partition=lambda: removed.append(key))
+    assert removed == []
+    assert db.execute("SELECT retired_at FROM namespace_activity WHERE tenant_id = 'acme' AND namespace = %s",
+                      (namespace,)).fetchone() in (None, (None,))
+    assert retire_namespace(load_settings(), key, {key}, remove_partition=lambda: removed.append(key)).kept == 1
+    assert removed == [key]

@@ -83,3 +83,11 @@ def test_run_on_celery_without_a_worker_says_so_before_launching_anything(tmp_pa
     assert line.startswith("error: no Celery worker takes runs from the queue 'dagster' (CURATION_CELERY_QUEUE)")
     assert "start one with `curation-pipeline worker`" in line
     assert not (tmp_path / "home" / "dagster_home").exists()  # nothing launched, nothing prepared
+
+
+@pytest.mark.parametrize("value", ["", "two words"])
+def test_a_bad_queue_name_names_the_option(capsys, value):
+    with pytest.raises(SystemExit) as stopped:
+        main(["worker", "--queue", value])
+    assert stopped.value.code == 2
+    assert "argument --queue: " in capsys.readouterr().err

@@ -156,3 +156,36 @@ def test_a_merge_limit_below_what_step_3_keeps_is_refused():
     with pytest.raises(SettingsError, match="CURATOR_MERGE_MAX_CHARS=300 .*CURATOR_VERBOSE_MIN_CHARS=500"):
         load_settings({"CURATOR_MERGE_MAX_CHARS": "300"})
     assert load_settings({"CURATOR_MERGE_MAX_CHARS": "500"}).merge_max_chars == 500
+
+
+def test_a_judge_band_set_to_start_above_the_merge_threshold_is_refused():
+    # The judged band is (CURATOR_JUDGE_BAND_LOW, CURATOR_SIMILARITY_THRESHOLD]: empty, it turned
+    # the judge off without a word.
+    with pytest.raises(SettingsError, match=r"CURATOR_JUDGE_BAND_LOW <= CURATOR_SIMILARITY_THRESHOLD"):
+        load_settings({"CURATOR_JUDGE_BAND_LOW": "0.95"})
+    assert load_settings({"CURATOR_JUDGE_BAND_LOW": "0.9"}).judge_band_low == 0.9
+    # Left at its default under a lowered merge threshold: accepted (it was not asked for).
+    assert load_settings({"CURATOR_SIMILARITY_THRESHOLD": "0.7", "CURATOR_ASSOCIATION_THRESHOLD": "0.6"}).judge_band_low == 0.75
+
+
+def test_a_consolidate_op_config_with_an_empty_judge_band_is_refused():
+    from curation_pipeline.config.op_config import ConsolidateConfig
+
+    defaults = {name: getattr(StepSettings.model_construct(), setting)
+                for name, setting in (("similarity_threshold", "similarity_threshold"), ("cap", "consolidate_cap"),
+                                      ("max_chars", "merge_max_chars"),
+                                      ("in_database_search_max_changed", "in_database_search_max_changed"),
+                                      ("max_archive_fraction", "max_archive_fraction"),
+                                      ("update_min_similarity", "update_min_similarity"),
+                                      ("supersede_cap", "supersede_cap"), ("judge_cap", "judge_cap"),
+                                      ("search_max_changed", "search_max_changed"))}
+    with pytest.raises(ValueError, match="judge band"):
+        ConsolidateConfig(**defaults, judge_band_low=0.95)
+
+
+def test_a_bad_value_two_settings_read_is_named_once():
+    from curation_pipeline.config.settings import check_all_settings
+
+    with pytest.raises(SettingsError) as error:
+        check_all_settings({"CURATION_EMBEDDING_DIM": "0"})
+    assert str(error.value).count("CURATION_EMBEDDING_DIM") == 1

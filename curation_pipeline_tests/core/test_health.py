@@ -1,4 +1,4 @@
-"""The health record of a namespace after a cycle, and the four checks on it."""
+"""The health record of a namespace after a cycle, and the five checks on it."""
 
 from __future__ import annotations
 
@@ -86,6 +86,9 @@ def test_a_healthy_cycle_passes_every_check():
         ("embedding_backlog_not_growing", {"previous_backlog": 2}, "embedding backlog grew: 2 -> 3"),
         ("llm_acceptance_above_floor", {"llm_min_acceptance_rate": 0.6},
          "50% of the LLM's answers accepted, below the floor of 60%"),
+        ("supersessions_hold", {"invalid_supersessions": 3, "invalid_supersession_examples": ["older-1"]},
+         "3 superseded memory(ies) hidden from current_memory by a successor that was edited, moved out of "
+         "the namespace or archived: older-1 and 2 more"),
     ],
 )
 def test_each_check_fails_saying_why(check, changes, reason):

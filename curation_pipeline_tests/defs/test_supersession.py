@@ -194,3 +194,58 @@ def test_an_update_verdict_without_a_changed_value_is_not_taken(db, instance, ju
     step2 = cycle_row(db, result.run_id)["steps"]["consolidate_duplicates"]
     assert step2["judge_update"] == 1 and step2["judge_updates_refused"] == 1 and step2["superseded"] == 0
     assert fetch_node(db, first)["superseded_by"] is None and fetch_node(db, second)["superseded_by"] is None
+
+
+# --------------------------------------------------------------------------- a successor that changed
+
+
+def _check(db, result, name: str) -> dict:
+    """The check's outcome as the cycle row keeps it, after asserting Dagster recorded the same."""
+    [kept] = [check for check in cycle_row(db, result.run_id)["checks"] if check["name"] == name]
+    [evaluation] = [e for e in result.get_asset_check_evaluations() if e.check_name == name]
+    assert evaluation.passed == kept["passed"]
+    return kept
+
+
+@pytest.mark.parametrize("change", [
+    "UPDATE memory_nodes SET archived_at = now() WHERE id = %(newer)s",
+    "UPDATE memory_nodes SET tenant_id = 'globex' WHERE id = %(newer)s",
+    "UPDATE memory_nodes SET namespace = 'elsewhere' WHERE id = %(newer)s",
+    "UPDATE memory_nodes SET pointer_summary = 'The Kestrel team moved to the Lisbon office.' WHERE id = %(newer)s",
+], ids=["archived", "moved to another tenant", "moved to another namespace", "edited"])
+def test_a_supersession_its_successor_no_longer_holds_fails_the_check_until_a_cycle_undoes_it(db, instance, change):
+    older, newer = _update(db)
+    assert run_cycle(instance).success
+    assert str(fetch_node(db, older)["superseded_by"]) == newer
+    assert _check(db, run_cycle(instance), "supersessions_hold")["passed"]
+    db.execute(change, {"newer": newer})
+    # A cycle whose step 2 did not run (a selection, a failed step): the check names it.
+    skipped = run_cycle(instance, op_selection=[
+        "reclassify_stale", "summarize_verbose", "revectorize", "mark_stale_confidence", "sync_graph",
+        "associate_concepts", "log_curation_activity"])
+    failed = _check(db, skipped, "supersessions_hold")
+    assert not failed["passed"] and older in failed["description"], failed
+    # The next whole cycle puts the older memory back, records it and counts it.
+    repaired = run_cycle(instance)
+    assert _check(db, repaired, "supersessions_hold")["passed"]
+    assert cycle_row(db, repaired.run_id)["steps"]["consolidate_duplicates"]["supersessions_undone"] == 1
+    assert OLD in _current(db)
+    [reason] = db.execute("SELECT reason FROM node_revisions WHERE node_id = %s ORDER BY id DESC LIMIT 1",
+                          (older,)).fetchone()
+    assert reason["supersession_undone"]["superseded_by"] == newer
+
+
+def test_undoing_a_sync_that_followed_a_moved_successor_leaves_its_edge_alone(db, instance, database_url):
+    """A successor an agent moved to another namespace: that namespace's step 6 moves its vertex
+    and retracts its `supersedes` edge in the old namespace. Undoing that run cannot bring the
+    edge back live (it would cross namespaces): it is left alone and said, and the undo succeeds."""
+    older, newer = _update(db)
+    assert run_cycle(instance).success
+    db.execute("UPDATE memory_nodes SET namespace = 'elsewhere' WHERE id = %s", (newer,))
+    moved = run_cycle(instance, "acme", "elsewhere")
+    assert moved.success
+    assert db.execute("SELECT retracted_at IS NOT NULL FROM graph_edges WHERE label = 'supersedes'").fetchone() == (True,)
+    reports = undo_run(database_url, moved.run_id)
+    conflicts = [row for report in reports for row in report.conflicts if row["kind"] == "edge"]
+    assert [row["changed_since"] for row in conflicts] == [["a vertex moved to another tenant or namespace"]]
+    assert db.execute("SELECT retracted_at IS NOT NULL FROM graph_edges WHERE label = 'supersedes'").fetchone() == (True,)

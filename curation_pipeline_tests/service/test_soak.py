@@ -18,7 +18,7 @@ import random
 import pytest
 
 from curation_pipeline_tests.support.llm_stub import StubResponsesServer
-from curation_pipeline_tests.support.soak import Soak
+from curation_pipeline_tests.support.soak import Mix, Soak
 from curation_pipeline_tests.support.step_faults import (
     install_step_pause,
     uninstall_step_pause,
@@ -60,7 +60,7 @@ def test_soak_keeps_every_promise_under_faults(db, database_url, instance, step_
         else:
             monkeypatch.setenv(name, value)
 
-    soak = Soak(db, database_url, instance, seed=seed, set_env=set_env, llm=llm_server)
+    soak = Soak(db, database_url, instance, seed=seed, set_env=set_env, llm=llm_server, mix=Mix(successor=4, chain=3))
     log = soak.run(actions, unwind_every=unwind_every)
     print(f"soak seed {seed}: {dict(log.actions)}; mid-step faults {dict(log.fired)}; {dict(log.outcomes)}")
     # The mix really ran: runs, undos and faults that hit a working step.
@@ -71,8 +71,6 @@ def test_imports_racing_runs_and_round_trips_keep_every_promise(db, database_url
                                                                  monkeypatch):
     """The same driver, weighted to the two actions of the store's edges: imports racing runs of
     their partition, and round trips of the whole store through a second one."""
-    from curation_pipeline_tests.support.soak import Mix
-
     seed = _setting("CURATION_SOAK_SEED", random.SystemRandom().randrange(1_000_000))
     print(f"soak seed {seed}, weighted to imports and round trips")
 
@@ -88,3 +86,28 @@ def test_imports_racing_runs_and_round_trips_keep_every_promise(db, database_url
     log = soak.run(_setting("CURATION_SOAK_IMPORT_ACTIONS", 16))
     print(f"soak seed {seed}: {dict(log.actions)}; {dict(log.fired)}")
     assert log.actions["import races"] and log.actions["round trips"]
+
+
+def test_changed_successors_and_chains_of_updates_keep_every_promise(db, database_url, instance, step_pause,
+                                                                     llm_server, monkeypatch):
+    """The same driver, weighted to supersessions: chains of three updates, runs that supersede
+    them, and agents that then edit, move or archive a successor; every clean run must undo what
+    no longer holds (its supersessions_hold check passes), and undoing everything must still
+    give back what the agents wrote."""
+    seed = _setting("CURATION_SOAK_SEED", random.SystemRandom().randrange(1_000_000))
+    print(f"soak seed {seed}, weighted to supersessions")
+
+    def set_env(name: str, value: str | None) -> None:
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+
+    mix = Mix(insert=4, edit=2, recall=1, run=14, undo=4, import_race=0, round_trip=0, successor=8, chain=6,
+              faults=(None, None, None, "agent_mid_step"), required=("chain", "run", "successor"),
+              prelude=("chain", "run", "successor", "run"))
+    soak = Soak(db, database_url, instance, seed=seed, set_env=set_env, llm=llm_server, mix=mix)
+    log = soak.run(_setting("CURATION_SOAK_SUPERSESSION_ACTIONS", 24))
+    print(f"soak seed {seed}: {dict(log.actions)}; {dict(log.fired)}")
+    assert log.actions["chain actions"] and log.actions["successor actions"]
+    assert sum(log.actions[f"successor {how}"] for how in ("edit", "move", "archive")) >= 1, log.actions

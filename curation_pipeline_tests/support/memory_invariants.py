@@ -45,6 +45,7 @@ class AgentRecord:
     partition: dict[str, tuple[str, str]] = field(default_factory=dict)
     edits: list[tuple[str, str, str]] = field(default_factory=list)
     archived_into: dict[str, str] = field(default_factory=dict)  # nodes written archived (an import)
+    archived_by_agent: set[str] = field(default_factory=set)  # nodes an agent archived (no keeper)
 
     def wrote(self, node_id: str, partition: tuple[str, str], text: str, before: str | None = None) -> None:
         if before is not None:
@@ -239,7 +240,7 @@ def not_as_agents_wrote(conn: psycopg.Connection, record: AgentRecord) -> list[s
                 problems.append(f"node {node_id} was imported archived into {record.archived_into[node_id]}, "
                                 f"is now {'archived into ' + str(node['keeper']) if node['archived'] else 'active'}")
             continue
-        if node["archived"]:
+        if node["archived"] and node_id not in record.archived_by_agent:
             problems.append(f"node {node_id} is still archived (into {node['keeper']})")
         elif node["text"] != written:
             problems.append(f"node {node_id} reads {node['text']!r}, its agent last wrote {written!r}")

@@ -13,13 +13,18 @@ Actions, against the real embedded Postgres and the real `curate_namespace` job:
 - an import racing a run: a JSONL import of new memories, some archived into an active node of
   the partition, while a run of that partition starts between the import's check and its write
   (an agent has just written a near-duplicate of that node, so the run is likely to merge it);
-- an export of the whole store imported into a second, empty store and exported again.
+- an export of the whole store imported into a second, empty store and exported again;
+- an agent edits, moves to another partition or archives the successor of a supersession, and
+  agents write chains of three updates of one value (floor 3, 5, 7, oldest first).
 
 After each action (support/memory_invariants.py): no row deleted, every keeper chain ends at an
 active node of its namespace, every sentence an agent wrote is in active memory or recorded, and
 nothing changed outside the partition acted on; after a fault, what the fault must leave; after
 an import racing a run, no archived node points at an archived keeper; after a round trip, the
-second store's export is the first's, byte for byte, and the first store is unchanged. At the
+second store's export is the first's, byte for byte, and the first store is unchanged; after a
+clean run, its `supersessions_hold` check passed (every supersession a changed successor no
+longer holds was undone); after every action, the newest value of a chain of updates whose three
+memories are as their agent wrote them is current. At the
 end (and every `unwind_every` actions) every run and undo is undone, newest first, which must
 give back what the agents last wrote, and then those undos are undone, which must give back the
 curated state.
@@ -77,6 +82,7 @@ RUN_CONFIG = step_run_config({"consolidate_duplicates": {"similarity_threshold":
 PEOPLE = ("Dana Reyes", "Sam Okafor", "Priya Nair", "Lena Fischer", "Tomás Ruiz", "Aiko Tanaka")
 TOPICS = ("the invoice", "the SSO rollout", "the renewal", "the webhook retries", "the CSV export",
           "the Q3 roadmap", "the data retention policy", "the pilot in eu-central-1")
+CHAIN_ITEMS = ("printer", "coffee machine", "whiteboard", "plotter", "standing desk", "first-aid kit")
 VERBS = ("asked about", "escalated", "approved", "signed off on", "complained about", "postponed")
 
 RUN_FAULTS = {  # fault: weight
@@ -100,6 +106,10 @@ class Mix:
     undo: int = 22
     import_race: int = 4  # an import racing a run
     round_trip: int = 3  # export, import into a second store, export again
+    # An agent edits, moves (to another partition) or archives the successor of a supersession;
+    # an agent writes a chain of three updates of one value (floor 3, 5, 7, oldest first).
+    successor: int = 0
+    chain: int = 0
     force_share: float = 0.35  # of undos
     newest_share: float = 0.5  # of undos: the newest run or undo (else any earlier one)
     duplicate_share: float = 0.4  # of inserts: a near-duplicate of an active memory
@@ -107,6 +117,9 @@ class Mix:
     # Action kinds done at least once: one the random draws left out is done after them, so a
     # test of those kinds never passes for want of them (nor fails by the luck of the draw).
     required: tuple[str, ...] = ()
+    # Action kinds done first, in this order, all on one partition: a scene the random draws
+    # would reach only by luck (a chain written, a run that supersedes, its successor changed).
+    prelude: tuple[str, ...] = ()
 
 
 @dataclass
@@ -160,6 +173,8 @@ class Soak:
         self.history: list[str] = []  # curation runs and undos, oldest first
         self.log = SoakLog()
         self.step_number = 0
+        self.chains: list[dict] = []  # chains of three updates the agents wrote (_chain_of_updates)
+        self.moved_into: dict[tuple, set] = {}  # partition -> the partitions an agent moved nodes from
         self.unwind_every = 0
         self._llm_mode = "ok"
         self._serial = 0
@@ -179,6 +194,9 @@ class Soak:
     def run(self, actions: int, *, unwind_every: int = 0) -> SoakLog:
         self.unwind_every = unwind_every
         self.setup()
+        scene = self.rng.choice(PARTITIONS)
+        for kind in self.mix.prelude:
+            self.act(kind, scene)
         for _ in range(actions):
             self.act()
             if unwind_every and self.step_number % unwind_every == 0 and self.step_number < actions:
@@ -189,15 +207,16 @@ class Soak:
         self.unwind_and_rewind()
         return self.log
 
-    def act(self, kind: str | None = None) -> None:
-        """One action: `kind`, or one drawn by the mix's weights."""
+    def act(self, kind: str | None = None, partition: tuple[str, str] | None = None) -> None:
+        """One action: `kind`, or one drawn by the mix's weights (on `partition`, or a drawn one)."""
         self.step_number += 1
         mix = self.mix
         if kind is None:
-            kind = self.rng.choices(("insert", "edit", "recall", "run", "undo", "import_race", "round_trip"),
-                                    (mix.insert, mix.edit, mix.recall, mix.run, mix.undo, mix.import_race,
-                                     mix.round_trip))[0]
-        partition = self.rng.choice(PARTITIONS)
+            kind = self.rng.choices(
+                ("insert", "edit", "recall", "run", "undo", "import_race", "round_trip", "successor", "chain"),
+                (mix.insert, mix.edit, mix.recall, mix.run, mix.undo, mix.import_race, mix.round_trip,
+                 mix.successor, mix.chain))[0]
+        partition = partition or self.rng.choice(PARTITIONS)
         keys, digests = inv.row_keys(self.db), inv.partition_digests(self.db)
         acted_on, problems = {partition}, []
         if kind == "insert":
@@ -208,11 +227,18 @@ class Soak:
             description = self._recall(partition)
         elif kind == "run":
             description, problems = self._run(partition)
+            # Step 6 of the partition a node was moved into moves its graph vertex too, and
+            # retracts that vertex's edges in the partition it came from.
+            acted_on |= self.moved_into.pop(partition, set())
         elif kind == "import_race":
             description, problems = self._import_racing_a_run(partition)
         elif kind == "round_trip":
             description, problems = self._round_trip()
             acted_on = set()  # it reads the store, and must change nothing in it
+        elif kind == "successor":
+            description, acted_on = self._change_a_successor(partition)
+        elif kind == "chain":
+            description = self._chain_of_updates(partition)
         else:
             description, acted_on, _ = self._undo()
         self.log.actions[f"{kind} actions"] += 1
@@ -228,6 +254,7 @@ class Soak:
             *inv.vectors_without_model(self.db),
             *inv.lost_sentences(self.db, self.record),
             *inv.changed_elsewhere(digests, inv.partition_digests(self.db), acted_on),
+            *self._newest_hidden(),
         ], description)
 
     def _fail_if(self, problems: list[str], description: str) -> None:
@@ -337,6 +364,79 @@ class Soak:
         )
         return f"agent recalls {len(recalled)} node(s) in {partition}"
 
+    # ------------------------------------------------------------------ supersessions
+
+    def _change_a_successor(self, partition: tuple[str, str]) -> tuple[str, set]:
+        """An agent edits (one of its own sentences), moves to another partition or archives the
+        successor of a supersession in `partition`: the next run of the partition must put the
+        older memory back (checked after each clean run: _run_problems). Only a successor no
+        node is merged into: moving or archiving a keeper breaks its chains, which is another
+        promise's business (the no_orphaned_archives check)."""
+        rows = self.db.execute(
+            "SELECT DISTINCT s.id::text, s.pointer_summary FROM memory_nodes o JOIN memory_nodes s ON s.id = o.superseded_by"
+            " WHERE o.tenant_id = %s AND o.namespace = %s AND s.tenant_id = o.tenant_id AND s.namespace = o.namespace"
+            " AND s.archived_at IS NULL AND o.archived_at IS NULL"
+            " AND NOT EXISTS (SELECT 1 FROM memory_nodes m WHERE m.merged_into = s.id) ORDER BY 1",
+            partition,
+        ).fetchall()
+        if not rows:
+            return f"agent changes a successor: none in {partition}", {partition}
+        node_id, before = self.rng.choice(rows)
+        how = self.rng.choice(("edit", "move", "archive"))
+        self.log.actions[f"successor {how}"] += 1
+        if how == "edit":
+            text = self._edited(node_id, before)
+            self.db.execute("UPDATE memory_nodes SET pointer_summary = %s, embedding = NULL, embedding_model = NULL"
+                            " WHERE id = %s", (text, node_id))
+            self.record.wrote(node_id, partition, text, before=before)
+            return f"agent edits successor {node_id} in {partition}", {partition}
+        if how == "move":
+            elsewhere = self.rng.choice([p for p in PARTITIONS if p != partition])
+            self.db.execute("UPDATE memory_nodes SET tenant_id = %s, namespace = %s WHERE id = %s",
+                            (*elsewhere, node_id))
+            self.record.partition[node_id] = elsewhere
+            self.moved_into.setdefault(elsewhere, set()).add(partition)
+            return f"agent moves successor {node_id} from {partition} to {elsewhere}", {partition, elsewhere}
+        self.db.execute("UPDATE memory_nodes SET archived_at = now() WHERE id = %s", (node_id,))
+        self.record.archived_by_agent.add(node_id)
+        return f"agent archives successor {node_id} in {partition}", {partition}
+
+    def _chain_of_updates(self, partition: tuple[str, str]) -> str:
+        """Three memories of one value, each a newer update of the one before (written 10, 5
+        and 1 days ago), about a subject no other chain of the partition has."""
+        used = {chain["subject"] for chain in self.chains if chain["partition"] == partition}
+        subjects = [f"The {item} of {person}'s team" for person in PEOPLE for item in CHAIN_ITEMS
+                    if f"The {item} of {person}'s team" not in used]
+        if not subjects:
+            return f"agent chain of updates: every subject used in {partition}"
+        subject = self.rng.choice(subjects)
+        floors = sorted(self.rng.sample(range(2, 30), 3))
+        rows = [node(*partition, f"{subject} is on floor {floor}.", id=self._new_id(),
+                     created_at=NOW - timedelta(days=days), recall_count=1)
+                for floor, days in zip(floors, (10, 5, 1))]
+        insert(self.db, *rows)
+        for row in rows:
+            self.record.wrote(row["id"], partition, row["pointer_summary"])
+        self.chains.append({"partition": partition, "subject": subject,
+                            "nodes": [(row["id"], row["pointer_summary"]) for row in rows]})
+        return f"agent writes a chain of three updates in {partition}: {subject} on floors {floors}"
+
+    def _newest_hidden(self) -> list[str]:
+        """The newest value of a chain whose three memories are as their agent wrote them (none
+        edited, moved, archived or merged) is always current."""
+        problems = []
+        for chain in self.chains:
+            ids = [node_id for node_id, _ in chain["nodes"]]
+            rows = {row[0]: row[1:] for row in self.db.execute(
+                "SELECT id::text, pointer_summary, tenant_id, namespace, archived_at IS NULL, superseded_by IS NULL"
+                " FROM memory_nodes WHERE id = ANY(%s::uuid[])", (ids,)).fetchall()}
+            if any(rows[node_id][:4] != (text, *chain["partition"], True) for node_id, text in chain["nodes"]):
+                continue
+            newest_id, newest_text = chain["nodes"][-1]
+            if not rows[newest_id][4]:
+                problems.append(f"the newest of a chain of updates, {newest_id} ({newest_text!r}), is superseded")
+        return problems
+
     # ------------------------------------------------------------------ runs
 
     def _answer(self, body: dict, number: int) -> Reply:
@@ -404,6 +504,13 @@ class Soak:
             return problems
         if not result.success:
             return [f"run {result.run_id} (fault {fault}) failed: {errors}"]
+        if fault is None:
+            # A clean run re-checked every supersession a changed successor no longer holds.
+            checks = {check["name"]: check for check in self.db.execute(
+                "SELECT metadata->'checks' FROM activity_log WHERE run_id = %s AND action = 'curation_cycle'",
+                (result.run_id,)).fetchone()[0]}
+            if not checks["supersessions_hold"]["passed"]:
+                return [f"run {result.run_id}: {checks['supersessions_hold']['description']}"]
         return []
 
     def _writes_after(self, run_id: str, fault: MidStepFault, *, only_paused: bool) -> list[str]:

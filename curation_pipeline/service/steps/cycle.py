@@ -11,7 +11,7 @@ of the namespace is kept instead of counting the namespace again.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import psycopg
 
@@ -29,9 +29,10 @@ from curation_pipeline.core.health_checks import (
 )
 from curation_pipeline.core.scope import Scope
 from curation_pipeline.core.step_spec import StepCounts, StepSpec
+from curation_pipeline.core.supersession import still_supersedes
 from curation_pipeline.service.session import NamespaceSession
 from curation_pipeline.service.steps import consolidate
-from curation_pipeline.store import activity, health
+from curation_pipeline.store import activity, health, supersessions
 
 SPEC = StepSpec(
     name="log_curation_activity",
@@ -83,7 +84,24 @@ def _state_after(conn: psycopg.Connection, scope: Scope, cycle: Cycle, previous:
         kept = Snapshot.from_dict(previous["snapshot"])
         if kept.embedding_model == embedding_model and not health.undone_since(conn, scope, previous["created_at"]):
             return kept
-    return health.snapshot(conn, scope, embedding_model)
+    count, examples = _invalid_supersessions(conn, scope)
+    return replace(health.snapshot(conn, scope, embedding_model),
+                   invalid_supersessions=count, invalid_supersession_examples=tuple(examples))
+
+
+# Successors edited since their supersession that the check reads the texts of, at most: each
+# is judged by the words (core/supersession.still_supersedes); past it the count is a floor.
+EDITED_SUCCESSORS_READ = 500
+
+
+def _invalid_supersessions(conn: psycopg.Connection, scope: Scope) -> tuple[int, list[str]]:
+    """What the `supersessions_hold` check counts: superseded memories whose successor is
+    missing from the namespace or archived (store), or was edited and no longer says the newer
+    value (the rule step 2 re-checks by: core/supersession.still_supersedes)."""
+    count, examples = supersessions.invalid_supersessions(conn, scope, health.ORPHAN_EXAMPLES)
+    edited = [row["older_id"] for row in supersessions.successors_edited_since(conn, scope, EDITED_SUCCESSORS_READ)
+              if not still_supersedes(row["older_text"], row["successor_text"], row["made"])]
+    return count + len(edited), (examples + edited)[:health.ORPHAN_EXAMPLES]
 
 
 def _check_inputs(conn: psycopg.Connection, session: NamespaceSession, scope: Scope, cycle: Cycle,
@@ -97,4 +115,6 @@ def _check_inputs(conn: psycopg.Connection, session: NamespaceSession, scope: Sc
         previous_backlog=((previous or {}).get("health") or {}).get("embedding_backlog"),
         llm_on=llm_was_on(cycle, _steps()),
         llm_min_acceptance_rate=session.settings.llm_min_acceptance_rate,
+        invalid_supersessions=state.invalid_supersessions,
+        invalid_supersession_examples=state.invalid_supersession_examples,
     )
