@@ -30,6 +30,7 @@ from curation_pipeline.core.render.changes import (
 from curation_pipeline.core.step_spec import StepSpec, sentence
 from curation_pipeline.defs.assets import cycle_metadata
 from curation_pipeline.defs.health_checks import CHECK_OUTPUTS, check_results
+from curation_pipeline.defs.resource_defaults import defaults_bound
 from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
 from curation_pipeline.defs.resources import cycle_run_info as _run_info
 from curation_pipeline.defs.run_tags import TRIGGER_TAG, inferred_trigger
@@ -175,17 +176,21 @@ def after_input(step: str) -> str:
     return f"after_{step}"
 
 
-def step_op(spec: StepSpec) -> dg.OpDefinition:
+def step_op(spec: StepSpec, config_defaults: Mapping[str, object] | None = None) -> dg.OpDefinition:
     """The op of a step: "Step N: ..." described, tagged with its number, configured by its
-    config class, waiting (Nothing inputs) for the steps it runs after."""
+    config class (its fields defaulting to `config_defaults` where given: the values in force,
+    defs/job.py), waiting (Nothing inputs) for the steps it runs after."""
     resources, clients = _CLIENTS.get(spec.name, ((), lambda context, run: {}))
+    config = spec.config
+    if config is not None and config_defaults:
+        config = defaults_bound(config, config_defaults)
 
     @dg.op(
         name=spec.name,
         description=spec.op_description,
         ins={after_input(step): dg.In(dg.Nothing) for step in spec.after},
         out=dg.Out(dg.Nothing),
-        config_schema=spec.config.to_config_schema() if spec.config is not None else None,
+        config_schema=config.to_config_schema() if config is not None else None,
         required_resource_keys={"memory_store", *resources},
         tags={"step": spec.number},
     )

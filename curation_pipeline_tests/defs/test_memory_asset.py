@@ -24,6 +24,7 @@ from curation_pipeline_tests.conftest import (
 )
 from curation_pipeline_tests.support.ui_graphql import (
     CHECK_EXECUTIONS,
+    IMPLICIT_ASSET_JOB,
     asset_definition,
     check_statuses,
     materializations,
@@ -179,6 +180,37 @@ def test_materialize_in_the_ui_runs_a_cycle_tagged_ui_and_checks_again(db, insta
         assert instance.get_run_by_id(run_id).tags[TRIGGER_TAG] == "ui"
         assert materializations(query, "acme:support")[0]["run_id"] == run_id
         assert check_statuses(query, "acme:support")["no_orphaned_archives"]["succeeded"] == ["acme:support"]
+    assert cycle_row(db, run_id)["status"] == "success"
+
+
+def test_materialize_from_the_catalog_runs_the_cycle_as_curate_namespace_does(db, instance, monkeypatch):
+    """The catalog's Materialize launches Dagster's implicit asset job, not curate_namespace: it
+    must still run the cycle in one process (one namespace lease, no process per step) with the
+    step settings in force, here a similarity threshold no pair of this namespace reaches."""
+    from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
+
+    ids = _namespace_with_work(db, "support")
+    instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, ["acme:support"])  # as discovery would
+    # No pair exceeds a cosine of 1; the default (0.92) merges this pair (the test above).
+    monkeypatch.setenv("CURATOR_SIMILARITY_THRESHOLD", "1.0")
+    with ui_graphql(instance) as query:
+        run_id = materialize(query, "acme:support", job_name=IMPLICIT_ASSET_JOB)
+        query.start_queued_run(run_id)
+        run = poll_for_finished_run(instance, run_id, timeout=180)
+        assert run.status == dg.DagsterRunStatus.SUCCESS and run.job_name == IMPLICIT_ASSET_JOB
+        [event] = [e for e in materializations(query, "acme:support") if e["run_id"] == run_id]
+    # The setting in force reached step 2: the pair the default threshold merges stays apart.
+    assert event["metadata"]["merged"] == 0
+    assert fetch_node(db, ids["absorbed"])["merged_into"] is None
+    # One process for every step: no step worker of its own, every step event from one pid.
+    records = instance.all_logs(run_id)
+    step_events = [r for r in records if r.step_key is not None and r.dagster_event is not None
+                   and r.dagster_event.event_type == dg.DagsterEventType.STEP_START]
+    assert {r.step_key.split(".")[-1] for r in step_events} == STEP_OPS
+    assert not [r for r in records if r.dagster_event is not None
+                and r.dagster_event.event_type == dg.DagsterEventType.STEP_WORKER_STARTING]
+    assert len({r.dagster_event.pid for r in step_events}) == 1
+    # One lease for the whole cycle: one session, so one cycle row whose steps all ran in it.
     assert cycle_row(db, run_id)["status"] == "success"
 
 
