@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import uuid
 from pathlib import Path
@@ -350,7 +351,7 @@ def cmd_demo(args) -> int:
 
 def cmd_health(args) -> int:
     from curation_pipeline.core.partition_keys import parse_partition_key, partition_key
-    from curation_pipeline.core.render.tables import health_table
+    from curation_pipeline.core.render.tables import DEFAULT_WIDTH, health_table
     from curation_pipeline.service.inspection import recorded_cycles
     from curation_pipeline.service.steps.registry import STEPS
 
@@ -359,9 +360,10 @@ def cmd_health(args) -> int:
     if not cycles:
         print("no curation cycle recorded yet" + (f" for {args.partition}" if args.partition else ""))
         return 0
-    print(health_table(cycles, STEPS))
-    # The latest cycle of each namespace decides the exit code: a failed check is worth an alert.
-    latest = {(c["tenant_id"], c["namespace"]): c for c in cycles}
+    print(health_table(cycles, STEPS, width=shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns))
+    # The latest cycle of each namespace decides the exit code: a failed check is worth an alert
+    # (an undo records the namespace's numbers, but no checks: the next cycle evaluates them).
+    latest = {(c["tenant_id"], c["namespace"]): c for c in cycles if c.get("kind", "cycle") == "cycle"}
     failing = [(c, check) for c in latest.values() for check in c["checks"] if not check.get("passed")]
     for cycle, check in failing:
         key = partition_key(cycle["tenant_id"], cycle["namespace"])  # as --partition takes it

@@ -9,7 +9,11 @@ import uuid
 
 from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.partition_keys import parse_partition_key
+from curation_pipeline.core.health import state_health
+from curation_pipeline.core.scope import Scope
 from curation_pipeline.service.steps import consolidate
+from curation_pipeline.service.steps.registry import STEPS
+from curation_pipeline.store import health
 from curation_pipeline.store.database import open_connection
 from curation_pipeline.store.locking import namespace_lease
 from curation_pipeline.store.undo import (
@@ -64,8 +68,25 @@ def undo_run(
         with namespace_lease(url, tenant_id, namespace, lock_timeout_s, holder=f"undo {undo_id}") as lease, \
                 open_connection(url) as conn, conn.transaction():
             lease.verify(conn)  # fenced like a run's step (store/locking.py)
-            reports.append(undo_in_namespace(
+            report = undo_in_namespace(
                 conn, run_id=run_id, undo_id=undo_id, tenant_id=tenant_id, namespace=namespace,
                 merge_step=consolidate.SPEC.name, force=force, graph_backend=graph_backend,
-            ))
+            )
+            if report.status != "nothing":
+                _record_health(conn, report)
+            reports.append(report)
     return reports
+
+
+def _record_health(conn, report: UndoReport) -> None:
+    """The namespace's health as the undo leaves it, in the undo's row (so `health`, the asset
+    and its plots stop showing the undone cycle's numbers) and in its report (the observation
+    on the asset). Counted against the model the namespace's last record used: the backlog is
+    "nodes without a vector of the configured model", and an undo changes no configuration."""
+    scope = Scope(run_id=report.undo_id, tenant_id=report.tenant_id, namespace=report.namespace, step="undo")
+    model = health.embedding_model_counted(conn, scope)
+    if model is None:
+        return  # never measured (no cycle recorded its health here): nothing to correct
+    state = health.snapshot(conn, scope, model)
+    report.health = state_health(state, STEPS)
+    health.record_undo_health(conn, scope, report.undo_id, health=report.health, snapshot=state.as_dict())

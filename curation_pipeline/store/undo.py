@@ -56,6 +56,8 @@ class UndoReport:
     edges_restored: int = 0
     merges_vetoed: int = 0  # undone merges and supersessions step 2 will not make again
     vetoes_lifted: int = 0  # vetoes of an undone undo
+    # The namespace's health as the undo left it (service/undo.py; core/health.py, state_health).
+    health: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -99,7 +101,8 @@ def undo_in_namespace(
     conn.execute(
         "INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)"
         " VALUES (%s, %s, 'curation_undo', %s, %s::jsonb)",
-        (tenant_id, namespace, undo_id, json.dumps(report.as_dict())),
+        # Its health is added once the namespace is counted (service/undo.py): none yet.
+        (tenant_id, namespace, undo_id, json.dumps({k: v for k, v in report.as_dict().items() if k != "health"})),
     )
     return report
 

@@ -243,5 +243,10 @@ def test_an_undo_is_an_observation_on_the_partition_it_restored(db, instance):
         assert observation["description"] == f"undo of run {curated.run_id}: success"
         entries = {entry["label"]: entry for entry in observation["metadataEntries"]}
         assert entries["rows_restored"]["intValue"] >= 2 and entries["rows_left_alone"]["intValue"] == 0
+        # The namespace's numbers as the undo left them, under the cycle's keys: the plots follow.
+        active, archived = db.execute("SELECT count(*) FILTER (WHERE archived_at IS NULL),"
+                                      " count(*) FILTER (WHERE archived_at IS NOT NULL) FROM memory_nodes").fetchone()
+        assert (entries["active_nodes"]["intValue"], entries["archived_nodes"]["intValue"]) == (active, archived)
+        assert (active, archived) == (4, 0)  # the merge undone
         # An observation is not a cycle: the partition's latest materialization is still the cycle's.
         assert materializations(query, "acme:support")[0]["run_id"] == curated.run_id
