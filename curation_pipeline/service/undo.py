@@ -8,8 +8,8 @@ from __future__ import annotations
 import uuid
 
 from curation_pipeline.config.settings import load_settings
-from curation_pipeline.core.partition_keys import parse_partition_key
 from curation_pipeline.core.health import state_health
+from curation_pipeline.core.partition_keys import parse_partition_key
 from curation_pipeline.core.scope import Scope
 from curation_pipeline.service.steps import consolidate
 from curation_pipeline.service.steps.registry import STEPS
