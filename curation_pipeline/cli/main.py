@@ -448,16 +448,34 @@ def cmd_undo(args) -> int:
         status_line,
     )
     from curation_pipeline.service.memory_store import store_url
-    from curation_pipeline.service.undo import undone_by
+    from curation_pipeline.service.undo import (
+        namespaces_to_undo,
+        resolve_run_id,
+        undo_would_change_nothing,
+        undone_by,
+    )
 
     settings = _settings_for_runs()
     url = store_url(settings)
+    run_id = resolve_run_id(url, args.run)  # a unique prefix (the UI's 8 characters) will do
+    if run_id != args.run:
+        print(f"run {args.run} is {run_id}", file=sys.stderr)
+    namespaces_to_undo(url, run_id, partition_key=args.namespace)  # refused before anything starts
+    earlier = undone_by(url, run_id)
+    if earlier and undo_would_change_nothing(url, run_id, partition_key=args.namespace, force=args.force):
+        # Nothing to do, and nothing recorded: no Dagster run launched just to say so.
+        print(nothing_to_undo(run_id, earlier))
+        return NOTHING_TO_UNDO
     require_workers(settings)  # the undo is a run too: on Celery, a worker must take it
-    outcome = undo_through_dagster(settings, args.run, partition_key=args.namespace, force=args.force)
+    # The code server takes seconds to start (tens on a busy machine): say so at once.
+    print(f"undoing run {run_id}: starting Dagster's code server, then the undo's run", file=sys.stderr, flush=True)
+    outcome = undo_through_dagster(
+        settings, run_id, partition_key=args.namespace, force=args.force, verbose=args.verbose,
+        on_started=lambda undo_run_id: print(f"started undo run {undo_run_id}", file=sys.stderr, flush=True))
     reports = outcome.reports
     if all(report.status == "nothing" for report in reports):
         # Nothing was recorded (no empty undo to list or undo later): say who did it before.
-        print(nothing_to_undo(args.run, undone_by(url, args.run)))
+        print(nothing_to_undo(run_id, undone_by(url, run_id)))
         return NOTHING_TO_UNDO
     reports = [report for report in reports if report.status != "nothing"]
     print(undo_table(reports))
@@ -576,9 +594,11 @@ def build_parser() -> argparse.ArgumentParser:
     graph.set_defaults(func=cmd_graph)
 
     undo = commands.add_parser("undo", help="restore every row a run changed to its prior state")
-    undo.add_argument("--run", required=True, metavar="RUN_ID", help="a curation run id, or an undo id")
+    undo.add_argument("--run", required=True, metavar="RUN_ID",
+                      help="a curation run id or an undo id, or the start of one (as the UI shows it) that no other run shares")
     undo.add_argument("--namespace", metavar="KEY", help="only this partition TENANT:NAMESPACE")
     undo.add_argument("--force", action="store_true", help="also restore rows changed since by someone else")
+    undo.add_argument("-v", "--verbose", action="store_true", help="show the undo run's Dagster logs here too")
     undo.set_defaults(func=cmd_undo)
 
     ui = commands.add_parser("ui", help="start the Dagster UI and daemon on this memory store")
@@ -616,11 +636,11 @@ def _user_errors() -> tuple[type[Exception], ...]:
         NamespaceBusyError,
     )
     from curation_pipeline.service.history import EmptySearchError
-    from curation_pipeline.service.undo import NothingToUndoError
+    from curation_pipeline.service.undo import AmbiguousRunError, NoSuchRunError, NothingToUndoError
 
     return (SettingsError, InvalidNameError, DatabaseError, MigrationError, ImportConflictError,
             EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError, UnknownNamespaceError,
-            UndoRunFailed, EmptySearchError)
+            UndoRunFailed, EmptySearchError, NoSuchRunError, AmbiguousRunError)
 
 
 NOTHING_TO_UNDO = 3  # `undo` of a run already undone: nothing done, no undo recorded in the store

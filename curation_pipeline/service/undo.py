@@ -19,6 +19,7 @@ from curation_pipeline.store.locking import namespace_lease
 from curation_pipeline.store.undo import (
     UndoReport,
     namespaces_changed_by,
+    runs_starting_with,
     undo_in_namespace,
 )
 from curation_pipeline.store.undo import undone_by as _undone_by
@@ -26,6 +27,61 @@ from curation_pipeline.store.undo import undone_by as _undone_by
 
 class NothingToUndoError(ValueError):
     """The run id (or namespace) names no recorded change."""
+
+
+class NoSuchRunError(ValueError):
+    """No run recorded in the store has that id, nor one starting with it."""
+
+
+class AmbiguousRunError(ValueError):
+    """Several recorded runs start with the id given; the message lists them."""
+
+
+def resolve_run_id(url: str, given: str) -> str:
+    """The run `given` names: itself when the store knows that id, else the one run whose id
+    starts with it (as the UI shows ids, cut to 8 characters). NoSuchRunError when none does,
+    AmbiguousRunError (listing them) when several do."""
+    with open_connection(url) as conn:
+        matches = runs_starting_with(conn, given, limit=11)
+        conn.rollback()
+    if given in matches:
+        return given
+    if not matches or not given:
+        raise NoSuchRunError(f"no such run: {given!r} is no run recorded in the memory store "
+                             "(`curation-pipeline runs` lists the recent ones)")
+    if len(matches) > 1:
+        shown = ", ".join(matches[:10]) + (", ..." if len(matches) > 10 else "")
+        raise AmbiguousRunError(f"run id {given!r} is ambiguous: it starts {len(matches)}"
+                                f"{'+' if len(matches) > 10 else ''} runs ({shown}); give more of it")
+    return matches[0]
+
+
+class _RolledBack(Exception):
+    """Ends a trial undo's transaction (undo_would_change_nothing)."""
+
+
+def undo_would_change_nothing(url: str, run_id: str, *, partition_key: str | None = None,
+                              force: bool = False) -> bool:
+    """Whether undoing `run_id` now would restore nothing at all (it was undone already): the
+    undo is tried in a transaction that is rolled back, so the answer is the undo's own, not a
+    guess (an undo that left rows alone can still restore them with --force). Only worth asking
+    of a run that has been undone before (`undone_by`)."""
+    namespaces = namespaces_to_undo(url, run_id, partition_key=partition_key)
+    graph_backend = load_settings().graph_backend
+    for tenant_id, namespace in namespaces:
+        with open_connection(url) as conn:
+            try:
+                with conn.transaction():
+                    report = undo_in_namespace(
+                        conn, run_id=run_id, undo_id=f"trial-{uuid.uuid4()}", tenant_id=tenant_id,
+                        namespace=namespace, merge_step=consolidate.SPEC.name, force=force,
+                        graph_backend=graph_backend)
+                    raise _RolledBack
+            except _RolledBack:
+                pass
+        if report.status != "nothing":
+            return False
+    return True
 
 
 def undone_by(url: str, run_id: str) -> list[str]:

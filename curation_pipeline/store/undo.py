@@ -82,6 +82,16 @@ def namespaces_changed_by(conn: psycopg.Connection, run_id: str) -> list[tuple[s
     ).fetchall()
 
 
+def runs_starting_with(conn: psycopg.Connection, prefix: str, limit: int = 10) -> list[str]:
+    """Up to `limit` ids of the curation runs, previews and undos recorded in the store whose id
+    starts with `prefix` (an id the Dagster UI shows cut to 8 characters), sorted."""
+    pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    return [row[0] for row in conn.execute(
+        "SELECT DISTINCT run_id FROM activity_log WHERE run_id LIKE %s ORDER BY run_id LIMIT %s",
+        (pattern, limit),
+    ).fetchall()]
+
+
 def undo_in_namespace(
     conn: psycopg.Connection, *, run_id: str, undo_id: str, tenant_id: str, namespace: str,
     merge_step: str, force: bool = False, graph_backend: str = "auto",
