@@ -349,6 +349,16 @@ def cmd_demo(args) -> int:
     return _run_and_report(settings, keys)
 
 
+def _check_readable(key: str | None) -> None:
+    """A --partition of a read-only command must name a namespace (UnknownNamespaceError)."""
+    if key is None:
+        return
+    from curation_pipeline.service.namespaces import check_readable
+
+    settings = _settings()
+    check_readable(settings, key, lambda: _registered_partitions(settings))
+
+
 def cmd_health(args) -> int:
     from curation_pipeline.core.partition_keys import parse_partition_key, partition_key
     from curation_pipeline.core.render.tables import DEFAULT_WIDTH, health_table
@@ -356,6 +366,7 @@ def cmd_health(args) -> int:
     from curation_pipeline.service.steps.registry import STEPS
 
     tenant_id, namespace = parse_partition_key(args.partition) if args.partition else (None, None)
+    _check_readable(args.partition)
     cycles = recorded_cycles(_settings(), tenant_id=tenant_id, namespace=namespace, last=args.last)
     if not cycles:
         print("no curation cycle recorded yet" + (f" for {args.partition}" if args.partition else ""))
@@ -376,6 +387,7 @@ def cmd_runs(args) -> int:
     from curation_pipeline.cli.run_history import recent_runs
     from curation_pipeline.core.render.tables import runs_table
 
+    _check_readable(args.partition)
     runs = recent_runs(_settings(), partition=args.partition, limit=args.limit)
     if not runs:
         print("no curation or undo run recorded yet" + (f" for {args.partition}" if args.partition else ""))
