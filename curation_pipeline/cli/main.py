@@ -207,7 +207,12 @@ def cmd_namespaces(args) -> int:
             new = register_partitions(instance, keys)
         print(f"registered {len(new)} new namespace partition(s); {len(keys)} in all")
     else:
-        print("\n".join(keys))
+        from curation_pipeline.service.inspection import disabled_keys
+
+        disabled = disabled_keys(settings)
+        width = max((len(key) for key in keys), default=0)
+        for key in keys:  # the schedule and the sensors skip a disabled one
+            print(f"{key:<{width}}  {'disabled' if key in disabled else 'enabled'}")
     return 0
 
 
@@ -561,16 +566,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     exporter = commands.add_parser("export", help="write every memory node (archived ones too) as JSONL")
     exporter.add_argument("-o", "--output", help="file to write (default: standard output)")
-    exporter.add_argument("--tenant")
-    exporter.add_argument("--namespace")
+    exporter.add_argument("--tenant", metavar="T", help="only this tenant's nodes (default: every tenant)")
+    exporter.add_argument("--namespace", metavar="N", help="only the nodes of namespaces named N (default: every namespace)")
     exporter.set_defaults(func=cmd_export)
 
     commands.add_parser("seed", help="load the demo corpus").set_defaults(func=cmd_seed)
 
-    namespaces = commands.add_parser("namespaces", help="list namespace partition keys, or register them in Dagster")
+    namespaces = commands.add_parser(
+        "namespaces", help="list the namespaces, register them in Dagster, switch one off or on, retire one",
+        description="The namespaces of the memory store, each a Dagster partition TENANT:NAMESPACE.",
+        epilog=("actions:\n"
+                "  list       every namespace's partition key and whether curation is enabled (the default)\n"
+                "  sync       register every namespace of the store as a Dagster partition (as the discovery sensor does)\n"
+                "  enable     let the schedule and the sensors curate TENANT:NAMESPACE again\n"
+                "  disable    the schedule and the sensors leave TENANT:NAMESPACE alone\n"
+                "  remove     retire TENANT:NAMESPACE's Dagster partition; its memory is kept, untouched"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     namespaces.add_argument("action", nargs="?", choices=["list", "sync", "enable", "disable", "remove"],
-                            default="list")
-    namespaces.add_argument("key", nargs="?", metavar="TENANT:NAMESPACE", help="for enable/disable/remove")
+                            default="list", help="what to do (default: list; each is described below)")
+    namespaces.add_argument("key", nargs="?", metavar="TENANT:NAMESPACE", help="the namespace, for enable, disable and remove")
     namespaces.set_defaults(func=cmd_namespaces)
 
     runner = commands.add_parser("run", help="run the curation job through Dagster")
@@ -614,8 +628,9 @@ def build_parser() -> argparse.ArgumentParser:
     undo.set_defaults(func=cmd_undo)
 
     ui = commands.add_parser("ui", help="start the Dagster UI and daemon on this memory store")
-    ui.add_argument("--host", default="127.0.0.1")
-    ui.add_argument("--port", type=int, default=3000)
+    ui.add_argument("--host", default="127.0.0.1",
+                    help="address the UI listens on (default: 127.0.0.1, this machine only; 0.0.0.0: every interface)")
+    ui.add_argument("--port", type=int, default=3000, help="port the UI listens on (default: 3000)")
     ui.add_argument("--workers", type=_positive, default=0, metavar="N",
                     help="also start N Celery workers here, and run on them (CURATION_RUN_LAUNCHER=celery)")
     ui.set_defaults(func=cmd_ui)

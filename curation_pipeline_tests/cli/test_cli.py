@@ -145,8 +145,14 @@ def test_a_namespace_can_be_switched_off_and_on(db, capsys):
     assert db.execute(
         "SELECT curation_enabled FROM namespace_activity WHERE tenant_id = 'acme' AND namespace = 'support'"
     ).fetchone()[0] is False
+    capsys.readouterr()
+    assert main(["namespaces", "list"]) == 0
+    assert "acme:support  disabled" in capsys.readouterr().out.splitlines()
     assert main(["namespaces", "enable", "acme:support"]) == 0
     assert db.execute("SELECT curation_enabled FROM namespace_activity").fetchone()[0] is True
+    capsys.readouterr()
+    assert main(["namespaces", "list"]) == 0
+    assert "acme:support  enabled" in capsys.readouterr().out.splitlines()
     assert main(["namespaces", "disable"]) == 2
     assert main(["namespaces", "disable", "no-colon"]) == 2
 
@@ -159,3 +165,20 @@ def test_importing_into_a_namespace_counts_as_activity(db, tmp_path):
     assert main(["import", again]) == 0
     age = db.execute("SELECT now() - last_interaction_at FROM namespace_activity").fetchone()[0]
     assert age.total_seconds() < 60
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["namespaces", "--help"], ["list ", "every namespace's partition key and whether curation is enabled",
+                                "sync ", "register every namespace", "enable ", "disable ", "remove ",
+                                "its memory is kept"]),
+    (["export", "--help"], ["--tenant T", "only this tenant's nodes (default: every tenant)", "--namespace N"]),
+    (["ui", "--help"], ["--host HOST", "(default: 127.0.0.1", "--port PORT", "(default: 3000)"]),
+    (["undo", "--help"], ["the start of one", "-v, --verbose"]),
+])
+def test_every_option_says_what_it_does_and_its_default(argv, expected, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # as argparse wraps it, on one line
+    for words in expected:
+        assert " ".join(words.split()) in text, words
