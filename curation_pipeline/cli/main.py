@@ -116,19 +116,23 @@ def cmd_export(args) -> int:
     # On a terminal the exported lines themselves show the progress; a bar would garble them.
     quiet = out is sys.stdout and sys.stdout.isatty()
     refused = UnexportableRows()
+    written = 0
     try:
         with nodes_to_export(settings, tenant_id=args.tenant, namespace=args.namespace) as (total, rows), \
                 open(os.devnull, "w") if quiet else nullcontext() as silenced:
             with Progress("exporting", total=total, unit="row", stream=silenced) as progress:
                 for row in rows:
                     if row["unexportable"]:
-                        # Named, every one of them; nothing more is written, the rest is read
-                        # only to name the others too.
+                        # Named, every one of them; unless --skip-invalid, nothing more is
+                        # written, and the rest is read only to name the others too.
                         refused.add(row["id"], row["unexportable"])
-                    elif not refused:
+                    elif args.skip_invalid or not refused:
                         out.write(format_node_jsonl(row) + "\n")
+                        written += 1
                     progress.advance()
-        if refused:
+        if refused and args.skip_invalid:
+            refused.report_left_out()
+        elif refused:
             refused.report(target)
             if target:
                 out.close()
@@ -148,7 +152,8 @@ def cmd_export(args) -> int:
                   file=sys.stderr)
             return 2
         raise
-    print(f"exported {progress.done} memory node(s)" + (f" to {target}" if target else ""), file=sys.stderr)
+    print(f"exported {written} memory node(s)" + (f" to {target}" if target else "")
+          + (f"; left out {refused.rows} node(s) listed above (--skip-invalid)" if refused else ""), file=sys.stderr)
     return 0
 
 
@@ -173,7 +178,13 @@ class UnexportableRows:
         for line in self.lines:
             print(line, file=sys.stderr)
         print(f"error: {self.rows} node(s) cannot be exported; "
-              + (f"{target} was not written" if target else "the export is incomplete"), file=sys.stderr)
+              + (f"{target} was not written" if target else "the export is incomplete")
+              + " (fix them, or pass --skip-invalid to export the other nodes)", file=sys.stderr)
+
+    def report_left_out(self) -> None:
+        """--skip-invalid: what the export left out, the rest being written."""
+        for line in self.lines:  # the first PRINTED_PROBLEMS; the closing line counts them all
+            print(f"left out: {line}", file=sys.stderr)
 
 
 def cmd_seed(args) -> int:
@@ -566,6 +577,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     exporter = commands.add_parser("export", help="write every memory node (archived ones too) as JSONL")
     exporter.add_argument("-o", "--output", help="file to write (default: standard output)")
+    exporter.add_argument("--skip-invalid", action="store_true",
+                          help="write every node JSON can carry and list the others (default: write nothing if one cannot be)")
     exporter.add_argument("--tenant", metavar="T", help="only this tenant's nodes (default: every tenant)")
     exporter.add_argument("--namespace", metavar="N", help="only the nodes of namespaces named N (default: every namespace)")
     exporter.set_defaults(func=cmd_export)
