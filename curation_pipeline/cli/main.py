@@ -284,7 +284,7 @@ def _run_and_report(
         run_partitions,
         unique_keys,
     )
-    from curation_pipeline.core.render.tables import cycle_table, failures
+    from curation_pipeline.core.render.tables import cycle_table, failures, run_end_line
     from curation_pipeline.service.steps.registry import STEPS
 
     keys = unique_keys(keys)  # a namespace named twice is curated (and counted) once
@@ -319,6 +319,11 @@ def _run_and_report(
     print(cycle_table(cycles, STEPS))
     for line in failures(cycles):
         print(f"failed: {line}", file=sys.stderr)
+    for result in results:  # a run that ended without its steps saying why: its process killed, say
+        line = run_end_line(result.partition_key, result.run_id, result.run_status, result.metadata,
+                            result.failure, result.will_retry)
+        if line:
+            print(f"failed: {line}", file=sys.stderr)
     print(f"\nruns are recorded in Dagster ({settings.dagster_home}); `curation-pipeline ui` shows them"
           + ("" if dry_run else "; undo one with `curation-pipeline undo --run RUN_ID`"))
     if stopped is not None:

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import dagster as dg
+from dagster._core.storage.tags import WILL_RETRY_TAG
 
 from curation_pipeline.cli.dagster_home import prepare_dagster_home
 from curation_pipeline.cli.launcher import (
@@ -48,6 +49,10 @@ class CycleResult:
     run_id: str
     run_status: str
     metadata: Mapping | None
+    # A run that did not succeed: what Dagster recorded as its end (its process killed, say),
+    # and whether the daemon's run retries will run it again.
+    failure: str | None = None
+    will_retry: bool = False
 
     @property
     def succeeded(self) -> bool:
@@ -128,7 +133,7 @@ def run_partitions(
                 # Each run is a process: at most `max_parallel` at a time keeps a large --all
                 # from forking hundreds, and the next one starts as soon as one ends.
                 for key, run_id, status in _as_they_finish(instance, keys, launch, max_parallel, timeout_s, stop):
-                    result = _collect(settings, key, run_id, status.value, preview=dry_run)
+                    result = _collect(settings, key, run_id, status.value, preview=dry_run, instance=instance)
                     results[key] = result
                     if on_finished is not None:
                         on_finished(result)
@@ -206,5 +211,18 @@ def _act_on_stop(instance: dg.DagsterInstance, stop: _StopRequests, acted_on: in
     return stop.count
 
 
-def _collect(settings: Settings, key: str, run_id: str, run_status: str, *, preview: bool) -> CycleResult:
-    return CycleResult(key, run_id, run_status, cycle_of_run(settings, key, run_id, preview=preview))
+def _collect(settings: Settings, key: str, run_id: str, run_status: str, *, preview: bool,
+             instance: dg.DagsterInstance | None = None) -> CycleResult:
+    failure, will_retry = (run_end(instance, run_id) if instance is not None
+                           and run_status != dg.DagsterRunStatus.SUCCESS.value else (None, False))
+    return CycleResult(key, run_id, run_status, cycle_of_run(settings, key, run_id, preview=preview),
+                       failure, will_retry)
+
+
+def run_end(instance: dg.DagsterInstance, run_id: str) -> tuple[str | None, bool]:
+    """(what Dagster said when the run failed or was canceled, whether it will be retried)."""
+    ends = instance.get_records_for_run(run_id, of_type={
+        dg.DagsterEventType.RUN_FAILURE, dg.DagsterEventType.RUN_CANCELED}).records
+    message = ends[-1].event_log_entry.message if ends else None
+    run = instance.get_run_by_id(run_id)
+    return message, run is not None and run.tags.get(WILL_RETRY_TAG) == "true"

@@ -33,7 +33,7 @@ from curation_pipeline.defs.health_checks import CHECK_OUTPUTS, check_results
 from curation_pipeline.defs.resource_defaults import defaults_bound
 from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
 from curation_pipeline.defs.resources import cycle_run_info as _run_info
-from curation_pipeline.defs.run_tags import TRIGGER_TAG, inferred_trigger
+from curation_pipeline.defs.run_tags import trigger_tags
 from curation_pipeline.service.step_run import (
     StepRun,
     record_interruption,
@@ -65,14 +65,14 @@ def label_trigger(context: dg.OpExecutionContext) -> None:
     to run tags it. `context.run` holds the tags the run started with, so only this process's
     own steps could have tagged it since: the memo says, and the run's record is not read
     (~25 ms a read on Dagster's SQLite storage). Adding a tag again would only rewrite it."""
-    trigger = inferred_trigger(context.run.tags)
-    if trigger is None or context.run_id in _LABELLED_RUNS:
+    tags = trigger_tags(context.run.tags)
+    if not tags or context.run_id in _LABELLED_RUNS:
         return
     try:
-        context.instance.add_run_tags(context.run_id, {TRIGGER_TAG: trigger})
+        context.instance.add_run_tags(context.run_id, tags)
         _LABELLED_RUNS.append(context.run_id)
     except Exception as error:  # a missing label is not worth failing a step
-        context.log.warning(f"could not tag the run with {TRIGGER_TAG}={trigger}: {error}")
+        context.log.warning(f"could not tag the run with {tags}: {error}")
 
 
 def _metadata_value(value):

@@ -45,7 +45,7 @@ def cycle_table(cycles: Sequence[tuple[str, str, str, Mapping | None]], specs: S
     lines = [header]
     for key, run_id, run_status, metadata in cycles:
         steps = (metadata or {}).get("steps", {})
-        cells = [key, run_status, (metadata or {}).get("status", "-")]
+        cells = [key, run_status, cycle_state(run_status, metadata)]
         for spec, column in columns:
             entry = steps.get(spec.name)
             state = _entry_cell(entry)
@@ -57,6 +57,34 @@ def cycle_table(cycles: Sequence[tuple[str, str, str, Mapping | None]], specs: S
                 cells.append(str(_counts(spec, entry).total(*column.counts)))
         lines.append([*cells, run_id])
     return _table(lines[0], lines[1:])
+
+
+ENDED_RUN = ("FAILURE", "CANCELED")
+
+
+def cycle_state(run_status: str, metadata: Mapping | None) -> str:
+    """The cycle's status, as its row says; a cycle whose run ended without closing it (its
+    process killed) is `unfinished`, not `running`."""
+    status = (metadata or {}).get("status", "-")
+    return "unfinished" if status == "running" and run_status in ENDED_RUN else status
+
+
+def run_end_line(key: str, run_id: str, run_status: str, metadata: Mapping | None, failure: str | None,
+                 will_retry: bool) -> str | None:
+    """What happened to a run that ended without success, beyond its steps' own errors (which
+    `failures` lists): why Dagster ended it, what stands of its cycle, and what comes next."""
+    if run_status not in ENDED_RUN:
+        return None
+    unfinished = cycle_state(run_status, metadata) == "unfinished"
+    if not unfinished and (metadata or {}).get("errors"):
+        return None  # a step failed and said why (`failures`)
+    why = (failure or "no reason recorded").strip().rstrip(".")
+    what = ("its cycle did not finish: the steps it finished stand (each wrote in its own "
+            "transaction), the others did not run" if unfinished else "its cycle did not finish")
+    nxt = ("the daemon retries it from the failed step as a new run (tagged curation/trigger=retry, "
+           f"curation/retry_of={run_id}; `curation-pipeline runs` lists it)" if will_retry
+           else f"run it again with `curation-pipeline run --partition {key}`")
+    return f"{key}: run {run_id} ended {run_status}: {why}; {what}; {nxt}"
 
 
 def failures(cycles: Sequence[tuple[str, str, str, Mapping | None]]) -> list[str]:

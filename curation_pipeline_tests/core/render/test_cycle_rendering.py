@@ -116,3 +116,23 @@ def test_a_previewed_merge_shows_the_merged_text_even_when_step_3_then_summarize
     text = preview_text("acme:support", preview, STEPS)
     assert "-> Dana prefers email. Invoices go to billing." in text
     assert "summarize k (43 -> 12 chars): Dana: email." in text
+
+
+def test_a_run_whose_process_died_says_what_happened_and_what_comes_next():
+    from curation_pipeline.core.render.tables import cycle_state, run_end_line
+
+    running = {"status": "running", "steps": {}}
+    assert cycle_state("FAILURE", running) == "unfinished" and cycle_state("STARTED", running) == "running"
+    died = "Run execution process for run-1 unexpectedly exited with exit code -9."
+    line = run_end_line("acme:support", "run-1", "FAILURE", running, died, will_retry=True)
+    assert line.startswith("acme:support: run run-1 ended FAILURE: Run execution process for run-1 "
+                           "unexpectedly exited with exit code -9; its cycle did not finish")
+    assert "the daemon retries it" in line and "curation/retry_of=run-1" in line
+    line = run_end_line("acme:support", "run-1", "FAILURE", running, died, will_retry=False)
+    assert line.endswith("run it again with `curation-pipeline run --partition acme:support`")
+    # A step that failed says why itself (`failures`); a success needs no line.
+    failed_step = {"status": "partial", "errors": {"revectorize": "boom"}}
+    assert run_end_line("acme:support", "run-1", "FAILURE", failed_step, "Steps failed", False) is None
+    assert run_end_line("acme:support", "run-1", "SUCCESS", {"status": "success"}, None, False) is None
+    table = cycle_table([("acme:support", "run-1", "FAILURE", running)], STEPS)
+    assert table.splitlines()[2].split()[:3] == ["acme:support", "FAILURE", "unfinished"]
