@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -300,10 +301,13 @@ def _run_and_report(
     print(f"{label} {len(keys)} namespace(s), up to {MAX_PARALLEL_RUNS} at a time: starting Dagster's "
           "code server, then one run process per namespace", file=sys.stderr, flush=True)
     # Runs take seconds each: a plain line per finished run, not every few seconds.
+    began = time.monotonic()
     with Progress(label, total=len(keys), unit="namespace", every_secs=0) as progress:
         try:
             results = run_partitions(
                 settings, keys, verbose=verbose, dry_run=dry_run, max_parallel=MAX_PARALLEL_RUNS,
+                on_ready=lambda: progress.note(
+                    f"Dagster's code server is up ({time.monotonic() - began:.1f} s); launching the runs"),
                 on_started=lambda key, run_id: progress.note(f"started {key} (run {run_id})"),
                 on_finished=lambda result: progress.advance(failed=0 if result.succeeded else 1),
             )

@@ -27,10 +27,7 @@ import dagster as dg
 from dagster._core.storage.tags import WILL_RETRY_TAG
 
 from curation_pipeline.cli.dagster_home import prepare_dagster_home
-from curation_pipeline.cli.launcher import (
-    code_location_workspace,
-    launch_partition_runs,
-)
+from curation_pipeline.cli.launcher import PartitionRunLauncher, code_location_workspace
 from curation_pipeline.config.settings import Settings
 from curation_pipeline.core.partition_keys import parse_partition_key
 from curation_pipeline.defs.job import JOB_NAME
@@ -102,6 +99,7 @@ def run_partitions(
     dry_run: bool = False,
     on_finished: Callable[[CycleResult], None] | None = None,
     on_started: Callable[[str, str], None] | None = None,
+    on_ready: Callable[[], None] | None = None,
     timeout_s: float = 1800,
 ) -> list[CycleResult]:
     """Curate (or, with `dry_run`, preview) each partition once through Dagster and return what
@@ -123,9 +121,13 @@ def run_partitions(
         with dg.DagsterInstance.get() as instance:
             register_partitions(instance, keys)
             with code_location_workspace(instance) as workspace:
+                launcher = PartitionRunLauncher(instance, workspace, run_config=run_config, job_name=job_name,
+                                                tags={TRIGGER_TAG: "cli"})
+                if on_ready is not None:
+                    on_ready()
+
                 def launch(key: str) -> str:
-                    [run_id] = launch_partition_runs(instance, workspace, [key], run_config=run_config,
-                                                     job_name=job_name, tags={TRIGGER_TAG: "cli"})
+                    run_id = launcher.launch(key)
                     if on_started is not None:
                         on_started(key, run_id)
                     return run_id
