@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -174,27 +175,39 @@ def _as_they_finish(
     max_parallel: int, timeout_s: float, stop: _StopRequests, poll_s: float = 0.2,
 ) -> Iterator[tuple[str, str, dg.DagsterRunStatus]]:
     """(key, run id, final status) of each run as it finishes, launching the next key then;
-    after a Ctrl-C nothing more is launched, after a second one the runs in flight are canceled."""
+    after a Ctrl-C nothing more is launched, after a second one the runs in flight are canceled.
+
+    Launches run in threads beside the polling: a launch waits on the code server (seconds on
+    a busy machine, as it starts the run's process), and neither the next launch nor the news
+    of a run that finished meanwhile should wait behind it."""
     waiting = list(keys)
+    launching: dict[Future, str] = {}  # launches under way -> key
     running: dict[str, str] = {}  # run id -> key
     deadline = time.monotonic() + timeout_s
     acted_on = 0  # Ctrl-Cs already acted on
-    while waiting or running:
-        if stop.count > acted_on:
-            acted_on = _act_on_stop(instance, stop, acted_on, waiting, running)
-        while waiting and len(running) < max_parallel and not stop.count:
-            key = waiting.pop(0)
-            running[launch(key)] = key
-        finished = [run for run in instance.get_runs(dg.RunsFilter(run_ids=list(running)))
-                    if run.status in FINISHED]
-        for run in finished:
-            yield running.pop(run.run_id), run.run_id, run.status
-        if finished:
-            deadline = time.monotonic() + timeout_s
-        elif time.monotonic() > deadline:
-            raise TimeoutError(f"no run finished for {timeout_s:.0f} s: {sorted(running.values())}")
-        else:
-            time.sleep(poll_s)
+    with ThreadPoolExecutor(max_workers=max_parallel, thread_name_prefix="launch") as pool:
+        while waiting or launching or running:
+            if stop.count > acted_on:
+                acted_on = _act_on_stop(instance, stop, acted_on, waiting, running)
+            while waiting and len(running) + len(launching) < max_parallel and not stop.count:
+                key = waiting.pop(0)
+                launching[pool.submit(launch, key)] = key
+            for future in [future for future in launching if future.done()]:
+                key = launching.pop(future)
+                run_id = future.result()  # a launch that failed raises here, as it did inline
+                running[run_id] = key
+                if stop.count >= 2:  # launched after the operator asked to cancel the runs in flight
+                    instance.run_launcher.terminate(run_id)
+            finished = [run for run in instance.get_runs(dg.RunsFilter(run_ids=list(running)))
+                        if run.status in FINISHED] if running else []
+            for run in finished:
+                yield running.pop(run.run_id), run.run_id, run.status
+            if finished or launching:
+                deadline = time.monotonic() + timeout_s
+            elif time.monotonic() > deadline:
+                raise TimeoutError(f"no run finished for {timeout_s:.0f} s: {sorted(running.values())}")
+            if not finished:
+                time.sleep(poll_s)
 
 
 def _act_on_stop(instance: dg.DagsterInstance, stop: _StopRequests, acted_on: int,

@@ -97,3 +97,18 @@ def test_runs_of_one_job_share_one_execution_plan_so_each_launch_is_cheap(db, da
                     time.sleep(0.5)
                 assert instance.get_run_by_id(run_id).status == dg.DagsterRunStatus.SUCCESS
     assert asked == []  # both runs launched on the plan asked for when the launcher was made
+
+
+def test_notes_from_several_threads_stay_whole_lines():
+    import threading
+
+    stream = io.StringIO()
+    with Progress("curating", total=8, unit="namespace", stream=stream, every_secs=3600) as progress:
+        threads = [threading.Thread(target=lambda n=n: [progress.note(f"started acme:n{n} (run r{n}-{i})")
+                                                        for i in range(200)]) for n in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    notes = [line for line in stream.getvalue().splitlines() if line.startswith("started")]
+    assert len(notes) == 800 and all(line.count("started") == 1 and line.endswith(")") for line in notes)
