@@ -141,59 +141,71 @@ def launch_partition_runs(
     """Create and launch one run of the curation job (or `job_name`, e.g. the preview job) per
     partition key; returns the run ids. `queued`: submit them to the run queue instead, as the
     UI's Launch button does (the daemon dequeues them within the queue's limits)."""
-    # Partial run config is completed with the step settings in force (Dagster would use only
-    # what is given: defs/job.py, with_step_defaults).
-    run_config = with_step_defaults(StepSettings.from_environment(), run_config)
-    location = workspace.get_code_location(LOCATION_NAME)
-    repository = next(iter(location.get_repositories().values()))
-    remote_job = repository.get_full_job(job_name)
-    partition_set = next(
-        ps for ps in repository.get_partition_sets() if ps.job_name == job_name
-    )
-    execution_plan = location.get_execution_plan(
-        remote_job, dict(run_config or {}), step_keys_to_execute=None, known_state=None,
-        instance=instance,
-    ).execution_plan_snapshot
-    run_ids = []
-    for key in partition_keys:
-        partition_tags = location.get_partition_tags_from_repo(
-            repository.handle, job_name, key, instance
+    launcher = PartitionRunLauncher(instance, workspace, run_config=run_config, tags=tags, job_name=job_name)
+    return [launcher.launch(key, queued=queued) for key in partition_keys]
+
+
+class PartitionRunLauncher:
+    """Launches runs of one job, one partition each, with one run config and tags. What does not
+    depend on the partition (the job, its partition set, its execution plan: a call to the code
+    server each, seconds on a busy machine) is asked once, not once per run, so runs launched
+    one after another start promptly."""
+
+    def __init__(self, instance: dg.DagsterInstance, workspace: WorkspaceRequestContext, *,
+                 run_config: Mapping | None = None, tags: Mapping[str, str] | None = None,
+                 job_name: str = JOB_NAME) -> None:
+        # Partial run config is completed with the step settings in force (Dagster would use
+        # only what is given: defs/job.py, with_step_defaults).
+        self.run_config = with_step_defaults(StepSettings.from_environment(), run_config)
+        self.instance, self.workspace, self.tags, self.job_name = instance, workspace, dict(tags or {}), job_name
+        self.location = workspace.get_code_location(LOCATION_NAME)
+        self.repository = next(iter(self.location.get_repositories().values()))
+        self.remote_job = self.repository.get_full_job(job_name)
+        self.partition_set = next(ps for ps in self.repository.get_partition_sets() if ps.job_name == job_name)
+        self.execution_plan = self.location.get_execution_plan(
+            self.remote_job, dict(self.run_config), step_keys_to_execute=None, known_state=None,
+            instance=instance,
+        ).execution_plan_snapshot
+
+    def launch(self, key: str, *, queued: bool = False) -> str:
+        """Create the run of partition `key` and launch it (or queue it); its run id."""
+        partition_tags = self.location.get_partition_tags_from_repo(
+            self.repository.handle, self.job_name, key, self.instance
         )
         if not isinstance(partition_tags, PartitionTagsSnap):
             raise RuntimeError(f"cannot compute tags for partition {key!r}: {partition_tags.error}")
         run_tags = {
-            **remote_job.tags,
+            **self.remote_job.tags,
             **partition_tags.tags,
-            PARTITION_SET_TAG: partition_set.name,
-            REPOSITORY_LABEL_TAG: f"{repository.name}@{location.name}",
-            **(tags or {}),
+            PARTITION_SET_TAG: self.partition_set.name,
+            REPOSITORY_LABEL_TAG: f"{self.repository.name}@{self.location.name}",
+            **self.tags,
         }
-        run = instance.create_run(
-            job_name=job_name,
+        run = self.instance.create_run(
+            job_name=self.job_name,
             run_id=None,
-            run_config=dict(run_config or {}),
+            run_config=dict(self.run_config),
             resolved_op_selection=None,
-            step_keys_to_execute=execution_plan.step_keys_to_execute,
+            step_keys_to_execute=self.execution_plan.step_keys_to_execute,
             op_selection=None,
             status=None,
             root_run_id=None,
             parent_run_id=None,
             tags=run_tags,
-            job_snapshot=remote_job.job_snapshot,
-            execution_plan_snapshot=execution_plan,
-            parent_job_snapshot=remote_job.parent_job_snapshot,
-            remote_job_origin=remote_job.get_remote_origin(),
-            job_code_origin=remote_job.get_python_origin(),
+            job_snapshot=self.remote_job.job_snapshot,
+            execution_plan_snapshot=self.execution_plan,
+            parent_job_snapshot=self.remote_job.parent_job_snapshot,
+            remote_job_origin=self.remote_job.get_remote_origin(),
+            job_code_origin=self.remote_job.get_python_origin(),
             asset_selection=None,
             asset_check_selection=None,
-            asset_graph=repository.asset_graph,
+            asset_graph=self.repository.asset_graph,
         )
         if queued:
-            instance.submit_run(run.run_id, workspace)
+            self.instance.submit_run(run.run_id, self.workspace)
         else:
-            instance.launch_run(run.run_id, workspace)
-        run_ids.append(run.run_id)
-    return run_ids
+            self.instance.launch_run(run.run_id, self.workspace)
+        return run.run_id
 
 
 def launch_job_run(

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -120,6 +122,7 @@ def cmd_export(args) -> int:
     # On a terminal the exported lines themselves show the progress; a bar would garble them.
     quiet = out is sys.stdout and sys.stdout.isatty()
     refused = UnexportableRows()
+    written = 0
     try:
         with nodes_to_export(settings, tenant_id=args.tenant, namespace=args.namespace) as (total, rows), \
                 open(os.devnull, "w") if quiet else nullcontext() as silenced:
@@ -127,13 +130,16 @@ def cmd_export(args) -> int:
                 for row in rows:
                     line, import_refuses = (None, []) if row["unexportable"] else export_line(row)
                     if row["unexportable"] or import_refuses:
-                        # Named, every one of them; nothing more is written, the rest is read
-                        # only to name the others too.
+                        # Named, every one of them; unless --skip-invalid, nothing more is
+                        # written, and the rest is read only to name the others too.
                         refused.add(row["id"], row["unexportable"], import_refuses)
-                    elif not refused:
+                    elif args.skip_invalid or not refused:
                         out.write(line + "\n")
+                        written += 1
                     progress.advance()
-        if refused:
+        if refused and args.skip_invalid:
+            refused.report_left_out()
+        elif refused:
             refused.report(target)
             if target:
                 out.close()
@@ -153,7 +159,8 @@ def cmd_export(args) -> int:
                   file=sys.stderr)
             return 2
         raise
-    print(f"exported {progress.done} memory node(s)" + (f" to {target}" if target else ""), file=sys.stderr)
+    print(f"exported {written} memory node(s)" + (f" to {target}" if target else "")
+          + (f"; left out {refused.rows} node(s) listed above (--skip-invalid)" if refused else ""), file=sys.stderr)
     return 0
 
 
@@ -183,8 +190,12 @@ class UnexportableRows:
             print(line, file=sys.stderr)
         print(f"error: {self.rows} node(s) cannot be exported; "
               + (f"{target} was not written" if target else "the export is incomplete")
-              + ("; correct them in the store, or export the other namespaces with --tenant and --namespace"
-                 if self.import_refuses else ""), file=sys.stderr)
+              + " (fix them, or pass --skip-invalid to export the other nodes)", file=sys.stderr)
+
+    def report_left_out(self) -> None:
+        """--skip-invalid: what the export left out, the rest being written."""
+        for line in self.lines:  # the first PRINTED_PROBLEMS; the closing line counts them all
+            print(f"left out: {line}", file=sys.stderr)
 
 
 def cmd_seed(args) -> int:
@@ -218,7 +229,12 @@ def cmd_namespaces(args) -> int:
             new = register_partitions(instance, keys)
         print(f"registered {len(new)} new namespace partition(s); {len(keys)} in all")
     else:
-        print("\n".join(keys))
+        from curation_pipeline.service.inspection import disabled_keys
+
+        disabled = disabled_keys(settings)
+        width = max((len(key) for key in keys), default=0)
+        for key in keys:  # the schedule and the sensors skip a disabled one
+            print(f"{key:<{width}}  {'disabled' if key in disabled else 'enabled'}")
     return 0
 
 
@@ -298,7 +314,7 @@ def _run_and_report(
         run_partitions,
         unique_keys,
     )
-    from curation_pipeline.core.render.tables import cycle_table, failures
+    from curation_pipeline.core.render.tables import cycle_table, failures, run_end_line
     from curation_pipeline.service.steps.registry import STEPS
 
     keys = unique_keys(keys)  # a namespace named twice is curated (and counted) once
@@ -314,10 +330,13 @@ def _run_and_report(
     print(f"{label} {len(keys)} namespace(s), up to {MAX_PARALLEL_RUNS} at a time: starting Dagster's "
           "code server, then one run process per namespace", file=sys.stderr, flush=True)
     # Runs take seconds each: a plain line per finished run, not every few seconds.
+    began = time.monotonic()
     with Progress(label, total=len(keys), unit="namespace", every_secs=0) as progress:
         try:
             results = run_partitions(
                 settings, keys, verbose=verbose, dry_run=dry_run, max_parallel=MAX_PARALLEL_RUNS,
+                on_ready=lambda: progress.note(
+                    f"Dagster's code server is up ({time.monotonic() - began:.1f} s); launching the runs"),
                 on_started=lambda key, run_id: progress.note(f"started {key} (run {run_id})"),
                 on_finished=lambda result: progress.advance(failed=0 if result.succeeded else 1),
             )
@@ -333,6 +352,11 @@ def _run_and_report(
     print(cycle_table(cycles, STEPS))
     for line in failures(cycles):
         print(f"failed: {line}", file=sys.stderr)
+    for result in results:  # a run that ended without its steps saying why: its process killed, say
+        line = run_end_line(result.partition_key, result.run_id, result.run_status, result.metadata,
+                            result.failure, result.will_retry)
+        if line:
+            print(f"failed: {line}", file=sys.stderr)
     print(f"\nruns are recorded in Dagster ({settings.dagster_home}); `curation-pipeline ui` shows them"
           + ("" if dry_run else "; undo one with `curation-pipeline undo --run RUN_ID`"))
     if stopped is not None:
@@ -379,20 +403,32 @@ def cmd_demo(args) -> int:
     return _run_and_report(settings, keys)
 
 
+def _check_readable(key: str | None) -> None:
+    """A --partition of a read-only command must name a namespace (UnknownNamespaceError)."""
+    if key is None:
+        return
+    from curation_pipeline.service.namespaces import check_readable
+
+    settings = _settings()
+    check_readable(settings, key, lambda: _registered_partitions(settings))
+
+
 def cmd_health(args) -> int:
     from curation_pipeline.core.partition_keys import parse_partition_key, partition_key
-    from curation_pipeline.core.render.tables import health_table
+    from curation_pipeline.core.render.tables import DEFAULT_WIDTH, health_table
     from curation_pipeline.service.inspection import recorded_cycles
     from curation_pipeline.service.steps.registry import STEPS
 
     tenant_id, namespace = parse_partition_key(args.partition) if args.partition else (None, None)
+    _check_readable(args.partition)
     cycles = recorded_cycles(_settings(), tenant_id=tenant_id, namespace=namespace, last=args.last)
     if not cycles:
         print("no curation cycle recorded yet" + (f" for {args.partition}" if args.partition else ""))
         return 0
-    print(health_table(cycles, STEPS))
-    # The latest cycle of each namespace decides the exit code: a failed check is worth an alert.
-    latest = {(c["tenant_id"], c["namespace"]): c for c in cycles}
+    print(health_table(cycles, STEPS, width=shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns))
+    # The latest cycle of each namespace decides the exit code: a failed check is worth an alert
+    # (an undo records the namespace's numbers, but no checks: the next cycle evaluates them).
+    latest = {(c["tenant_id"], c["namespace"]): c for c in cycles if c.get("kind", "cycle") == "cycle"}
     failing = [(c, check) for c in latest.values() for check in c["checks"] if not check.get("passed")]
     for cycle, check in failing:
         key = partition_key(cycle["tenant_id"], cycle["namespace"])  # as --partition takes it
@@ -405,6 +441,7 @@ def cmd_runs(args) -> int:
     from curation_pipeline.cli.run_history import recent_runs
     from curation_pipeline.core.render.tables import runs_table
 
+    _check_readable(args.partition)
     runs = recent_runs(_settings(), partition=args.partition, limit=args.limit)
     if not runs:
         print("no curation or undo run recorded yet" + (f" for {args.partition}" if args.partition else ""))
@@ -443,7 +480,7 @@ def cmd_history(args) -> int:
     if found is None:
         print(f"error: no memory node {node_id}", file=sys.stderr)
         return 2
-    print(format_history(node_id, found.revisions, found.merged))
+    print(format_history(node_id, found.revisions, found.merged, found.now))
     return 0
 
 
@@ -477,16 +514,34 @@ def cmd_undo(args) -> int:
         status_line,
     )
     from curation_pipeline.service.memory_store import store_url
-    from curation_pipeline.service.undo import undone_by
+    from curation_pipeline.service.undo import (
+        namespaces_to_undo,
+        resolve_run_id,
+        undo_would_change_nothing,
+        undone_by,
+    )
 
     settings = _settings_for_runs()
     url = store_url(settings)
+    run_id = resolve_run_id(url, args.run)  # a unique prefix (the UI's 8 characters) will do
+    if run_id != args.run:
+        print(f"run {args.run} is {run_id}", file=sys.stderr)
+    namespaces_to_undo(url, run_id, partition_key=args.namespace)  # refused before anything starts
+    earlier = undone_by(url, run_id)
+    if earlier and undo_would_change_nothing(url, run_id, partition_key=args.namespace, force=args.force):
+        # Nothing to do, and nothing recorded: no Dagster run launched just to say so.
+        print(nothing_to_undo(run_id, earlier))
+        return NOTHING_TO_UNDO
     require_workers(settings)  # the undo is a run too: on Celery, a worker must take it
-    outcome = undo_through_dagster(settings, args.run, partition_key=args.namespace, force=args.force)
+    # The code server takes seconds to start (tens on a busy machine): say so at once.
+    print(f"undoing run {run_id}: starting Dagster's code server, then the undo's run", file=sys.stderr, flush=True)
+    outcome = undo_through_dagster(
+        settings, run_id, partition_key=args.namespace, force=args.force, verbose=args.verbose,
+        on_started=lambda undo_run_id: print(f"started undo run {undo_run_id}", file=sys.stderr, flush=True))
     reports = outcome.reports
     if all(report.status == "nothing" for report in reports):
         # Nothing was recorded (no empty undo to list or undo later): say who did it before.
-        print(nothing_to_undo(args.run, undone_by(url, args.run)))
+        print(nothing_to_undo(run_id, undone_by(url, run_id)))
         return NOTHING_TO_UNDO
     reports = [report for report in reports if report.status != "nothing"]
     print(undo_table(reports))
@@ -570,16 +625,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     exporter = commands.add_parser("export", help="write every memory node (archived ones too) as JSONL")
     exporter.add_argument("-o", "--output", help="file to write (default: standard output)")
-    exporter.add_argument("--tenant")
-    exporter.add_argument("--namespace")
+    exporter.add_argument("--skip-invalid", action="store_true",
+                          help="write every node JSON can carry and list the others (default: write nothing if one cannot be)")
+    exporter.add_argument("--tenant", metavar="T", help="only this tenant's nodes (default: every tenant)")
+    exporter.add_argument("--namespace", metavar="N", help="only the nodes of namespaces named N (default: every namespace)")
     exporter.set_defaults(func=cmd_export)
 
     commands.add_parser("seed", help="load the demo corpus").set_defaults(func=cmd_seed)
 
-    namespaces = commands.add_parser("namespaces", help="list namespace partition keys, or register them in Dagster")
+    namespaces = commands.add_parser(
+        "namespaces", help="list the namespaces, register them in Dagster, switch one off or on, retire one",
+        description="The namespaces of the memory store, each a Dagster partition TENANT:NAMESPACE.",
+        epilog=("actions:\n"
+                "  list       every namespace's partition key and whether curation is enabled (the default)\n"
+                "  sync       register every namespace of the store as a Dagster partition (as the discovery sensor does)\n"
+                "  enable     let the schedule and the sensors curate TENANT:NAMESPACE again\n"
+                "  disable    the schedule and the sensors leave TENANT:NAMESPACE alone\n"
+                "  remove     retire TENANT:NAMESPACE's Dagster partition; its memory is kept, untouched"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     namespaces.add_argument("action", nargs="?", choices=["list", "sync", "enable", "disable", "remove"],
-                            default="list")
-    namespaces.add_argument("key", nargs="?", metavar="TENANT:NAMESPACE", help="for enable/disable/remove")
+                            default="list", help="what to do (default: list; each is described below)")
+    namespaces.add_argument("key", nargs="?", metavar="TENANT:NAMESPACE", help="the namespace, for enable, disable and remove")
     namespaces.set_defaults(func=cmd_namespaces)
 
     runner = commands.add_parser("run", help="run the curation job through Dagster")
@@ -615,14 +681,17 @@ def build_parser() -> argparse.ArgumentParser:
     graph.set_defaults(func=cmd_graph)
 
     undo = commands.add_parser("undo", help="restore every row a run changed to its prior state")
-    undo.add_argument("--run", required=True, metavar="RUN_ID", help="a curation run id, or an undo id")
+    undo.add_argument("--run", required=True, metavar="RUN_ID",
+                      help="a curation run id or an undo id, or the start of one (as the UI shows it) that no other run shares")
     undo.add_argument("--namespace", metavar="KEY", help="only this partition TENANT:NAMESPACE")
     undo.add_argument("--force", action="store_true", help="also restore rows changed since by someone else")
+    undo.add_argument("-v", "--verbose", action="store_true", help="show the undo run's Dagster logs here too")
     undo.set_defaults(func=cmd_undo)
 
     ui = commands.add_parser("ui", help="start the Dagster UI and daemon on this memory store")
-    ui.add_argument("--host", default="127.0.0.1")
-    ui.add_argument("--port", type=int, default=3000)
+    ui.add_argument("--host", default="127.0.0.1",
+                    help="address the UI listens on (default: 127.0.0.1, this machine only; 0.0.0.0: every interface)")
+    ui.add_argument("--port", type=int, default=3000, help="port the UI listens on (default: 3000)")
     ui.add_argument("--workers", type=_positive, default=0, metavar="N",
                     help="also start N Celery workers here, and run on them (CURATION_RUN_LAUNCHER=celery)")
     ui.set_defaults(func=cmd_ui)
@@ -655,11 +724,11 @@ def _user_errors() -> tuple[type[Exception], ...]:
         NamespaceBusyError,
     )
     from curation_pipeline.service.history import EmptySearchError
-    from curation_pipeline.service.undo import NothingToUndoError
+    from curation_pipeline.service.undo import AmbiguousRunError, NoSuchRunError, NothingToUndoError
 
     return (SettingsError, InvalidNameError, DatabaseError, MigrationError, ImportConflictError,
             EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError, UnknownNamespaceError,
-            UndoRunFailed, EmptySearchError)
+            UndoRunFailed, EmptySearchError, NoSuchRunError, AmbiguousRunError)
 
 
 NOTHING_TO_UNDO = 3  # `undo` of a run already undone: nothing done, no undo recorded in the store

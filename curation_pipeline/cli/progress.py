@@ -9,6 +9,7 @@ a plain line is written every `every_secs` seconds and once at the end.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import TextIO
 
@@ -32,6 +33,8 @@ class Progress:
         self._last_line = self._started
         self._bar = None
         self._written: tuple[int, int] | None = None  # (done, failed) of the last plain line
+        # `run` launches runs in threads, each noting its start: one line at a time.
+        self._lock = threading.Lock()
         if _is_terminal(self.stream):
             self._bar = tqdm(total=total, desc=label, unit=f" {unit}", file=self.stream,
                              dynamic_ncols=True, leave=True)
@@ -60,11 +63,14 @@ class Progress:
             self._write_line()
 
     def note(self, message: str) -> None:
-        """A line of its own (a run started), above the bar on a terminal without breaking it."""
-        if self._bar is not None:
-            self._bar.write(message, file=self.stream)
-        else:
-            print(message, file=self.stream, flush=True)
+        """A line of its own (a run started), above the bar on a terminal without breaking it;
+        safe from several threads."""
+        with self._lock:
+            if self._bar is not None:
+                self._bar.write(message, file=self.stream)
+            else:
+                self.stream.write(message + "\n")
+                self.stream.flush()
 
     def close(self) -> None:
         if self._bar is not None:

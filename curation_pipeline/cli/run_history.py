@@ -21,6 +21,7 @@ from curation_pipeline.core.undo_outcome import undo_status
 from curation_pipeline.defs.job import JOB_NAME
 from curation_pipeline.defs.partitions import PARTITION_TAG
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME, is_preview
+from curation_pipeline.defs.run_tags import RETRY_NUMBER_TAG
 from curation_pipeline.service import inspection
 from curation_pipeline.service.inspection import CURATION_ACTION, PREVIEW_ACTION, UNDO_ACTION
 from curation_pipeline.service.steps.registry import STEPS
@@ -58,7 +59,7 @@ def _from_row(row: Mapping, record: dg.RunRecord | None) -> dict:
     return {
         "run_id": row["run_id"],
         "partition": partition_key(row["tenant_id"], row["namespace"]),
-        "kind": KINDS[row["action"]],
+        "kind": _kind(KINDS[row["action"]], record),
         "status": _status(row["action"], metadata, record),
         "started_at": started,
         "duration_s": round(duration, 1) if duration is not None else None,
@@ -74,13 +75,20 @@ def _from_record(record: dg.RunRecord) -> dict:
     return {
         "run_id": run.run_id,
         "partition": run.tags.get(PARTITION_TAG, "-"),
-        "kind": "preview" if is_preview(run) else "curation",
+        "kind": _kind("preview" if is_preview(run) else "curation", record),
         "status": run.status.value,
         "started_at": _timestamp(record.start_time or record.create_timestamp.timestamp()),
         "duration_s": round(ended, 1) if ended else None,
         "preview": is_preview(run),
         "counts": "-",
     }
+
+
+def _kind(kind: str, record: dg.RunRecord | None) -> str:
+    """`retry` for a curation run the daemon's run retries launched (its process had died)."""
+    if kind == "curation" and record is not None and RETRY_NUMBER_TAG in record.dagster_run.tags:
+        return "retry"
+    return kind
 
 
 def _status(action: str, metadata: Mapping, record: dg.RunRecord | None) -> str:

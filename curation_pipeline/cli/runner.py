@@ -20,16 +20,15 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import dagster as dg
+from dagster._core.storage.tags import WILL_RETRY_TAG
 
 from curation_pipeline.cli.dagster_home import prepare_dagster_home
-from curation_pipeline.cli.launcher import (
-    code_location_workspace,
-    launch_partition_runs,
-)
+from curation_pipeline.cli.launcher import PartitionRunLauncher, code_location_workspace
 from curation_pipeline.config.settings import Settings
 from curation_pipeline.core.partition_keys import parse_partition_key
 from curation_pipeline.defs.job import JOB_NAME
@@ -48,6 +47,10 @@ class CycleResult:
     run_id: str
     run_status: str
     metadata: Mapping | None
+    # A run that did not succeed: what Dagster recorded as its end (its process killed, say),
+    # and whether the daemon's run retries will run it again.
+    failure: str | None = None
+    will_retry: bool = False
 
     @property
     def succeeded(self) -> bool:
@@ -97,6 +100,7 @@ def run_partitions(
     dry_run: bool = False,
     on_finished: Callable[[CycleResult], None] | None = None,
     on_started: Callable[[str, str], None] | None = None,
+    on_ready: Callable[[], None] | None = None,
     timeout_s: float = 1800,
 ) -> list[CycleResult]:
     """Curate (or, with `dry_run`, preview) each partition once through Dagster and return what
@@ -118,9 +122,13 @@ def run_partitions(
         with dg.DagsterInstance.get() as instance:
             register_partitions(instance, keys)
             with code_location_workspace(instance) as workspace:
+                launcher = PartitionRunLauncher(instance, workspace, run_config=run_config, job_name=job_name,
+                                                tags={TRIGGER_TAG: "cli"})
+                if on_ready is not None:
+                    on_ready()
+
                 def launch(key: str) -> str:
-                    [run_id] = launch_partition_runs(instance, workspace, [key], run_config=run_config,
-                                                     job_name=job_name, tags={TRIGGER_TAG: "cli"})
+                    run_id = launcher.launch(key)
                     if on_started is not None:
                         on_started(key, run_id)
                     return run_id
@@ -128,7 +136,7 @@ def run_partitions(
                 # Each run is a process: at most `max_parallel` at a time keeps a large --all
                 # from forking hundreds, and the next one starts as soon as one ends.
                 for key, run_id, status in _as_they_finish(instance, keys, launch, max_parallel, timeout_s, stop):
-                    result = _collect(settings, key, run_id, status.value, preview=dry_run)
+                    result = _collect(settings, key, run_id, status.value, preview=dry_run, instance=instance)
                     results[key] = result
                     if on_finished is not None:
                         on_finished(result)
@@ -167,27 +175,39 @@ def _as_they_finish(
     max_parallel: int, timeout_s: float, stop: _StopRequests, poll_s: float = 0.2,
 ) -> Iterator[tuple[str, str, dg.DagsterRunStatus]]:
     """(key, run id, final status) of each run as it finishes, launching the next key then;
-    after a Ctrl-C nothing more is launched, after a second one the runs in flight are canceled."""
+    after a Ctrl-C nothing more is launched, after a second one the runs in flight are canceled.
+
+    Launches run in threads beside the polling: a launch waits on the code server (seconds on
+    a busy machine, as it starts the run's process), and neither the next launch nor the news
+    of a run that finished meanwhile should wait behind it."""
     waiting = list(keys)
+    launching: dict[Future, str] = {}  # launches under way -> key
     running: dict[str, str] = {}  # run id -> key
     deadline = time.monotonic() + timeout_s
     acted_on = 0  # Ctrl-Cs already acted on
-    while waiting or running:
-        if stop.count > acted_on:
-            acted_on = _act_on_stop(instance, stop, acted_on, waiting, running)
-        while waiting and len(running) < max_parallel and not stop.count:
-            key = waiting.pop(0)
-            running[launch(key)] = key
-        finished = [run for run in instance.get_runs(dg.RunsFilter(run_ids=list(running)))
-                    if run.status in FINISHED]
-        for run in finished:
-            yield running.pop(run.run_id), run.run_id, run.status
-        if finished:
-            deadline = time.monotonic() + timeout_s
-        elif time.monotonic() > deadline:
-            raise TimeoutError(f"no run finished for {timeout_s:.0f} s: {sorted(running.values())}")
-        else:
-            time.sleep(poll_s)
+    with ThreadPoolExecutor(max_workers=max_parallel, thread_name_prefix="launch") as pool:
+        while waiting or launching or running:
+            if stop.count > acted_on:
+                acted_on = _act_on_stop(instance, stop, acted_on, waiting, running)
+            while waiting and len(running) + len(launching) < max_parallel and not stop.count:
+                key = waiting.pop(0)
+                launching[pool.submit(launch, key)] = key
+            for future in [future for future in launching if future.done()]:
+                key = launching.pop(future)
+                run_id = future.result()  # a launch that failed raises here, as it did inline
+                running[run_id] = key
+                if stop.count >= 2:  # launched after the operator asked to cancel the runs in flight
+                    instance.run_launcher.terminate(run_id)
+            finished = [run for run in instance.get_runs(dg.RunsFilter(run_ids=list(running)))
+                        if run.status in FINISHED] if running else []
+            for run in finished:
+                yield running.pop(run.run_id), run.run_id, run.status
+            if finished or launching:
+                deadline = time.monotonic() + timeout_s
+            elif time.monotonic() > deadline:
+                raise TimeoutError(f"no run finished for {timeout_s:.0f} s: {sorted(running.values())}")
+            if not finished:
+                time.sleep(poll_s)
 
 
 def _act_on_stop(instance: dg.DagsterInstance, stop: _StopRequests, acted_on: int,
@@ -206,5 +226,18 @@ def _act_on_stop(instance: dg.DagsterInstance, stop: _StopRequests, acted_on: in
     return stop.count
 
 
-def _collect(settings: Settings, key: str, run_id: str, run_status: str, *, preview: bool) -> CycleResult:
-    return CycleResult(key, run_id, run_status, cycle_of_run(settings, key, run_id, preview=preview))
+def _collect(settings: Settings, key: str, run_id: str, run_status: str, *, preview: bool,
+             instance: dg.DagsterInstance | None = None) -> CycleResult:
+    failure, will_retry = (run_end(instance, run_id) if instance is not None
+                           and run_status != dg.DagsterRunStatus.SUCCESS.value else (None, False))
+    return CycleResult(key, run_id, run_status, cycle_of_run(settings, key, run_id, preview=preview),
+                       failure, will_retry)
+
+
+def run_end(instance: dg.DagsterInstance, run_id: str) -> tuple[str | None, bool]:
+    """(what Dagster said when the run failed or was canceled, whether it will be retried)."""
+    ends = instance.get_records_for_run(run_id, of_type={
+        dg.DagsterEventType.RUN_FAILURE, dg.DagsterEventType.RUN_CANCELED}).records
+    message = ends[-1].event_log_entry.message if ends else None
+    run = instance.get_run_by_id(run_id)
+    return message, run is not None and run.tags.get(WILL_RETRY_TAG) == "true"

@@ -34,6 +34,8 @@ from curation_pipeline.config.runs import redacted_url
 from curation_pipeline.config.settings import Settings, SettingsError
 from curation_pipeline.instance.broker import BROKER_VARIABLE, check_broker, resolve_broker_url
 
+DEV_SUPERSEDED = "Function `dev_command` is superseded"  # the start of the warning's message
+
 
 def serve_ui(settings: Settings, *, host: str = "127.0.0.1", port: int = 3000, workers: int = 0) -> int:
     if workers:
@@ -43,7 +45,10 @@ def serve_ui(settings: Settings, *, host: str = "127.0.0.1", port: int = 3000, w
     with resources.as_file(resources.files("curation_pipeline") / "instance" / "workspace.yaml") as source:
         shutil.copyfile(source, workspace)
     command = [
-        sys.executable, "-m", "dagster", "dev", "-w", str(workspace), "-h", host, "-p", str(port),
+        # `dagster dev` warns on every start that `dg dev` supersedes it; `dg` is the project
+        # scaffolding tool, which a packaged code location does not use.
+        sys.executable, "-W", f"ignore:{DEV_SUPERSEDED}", "-m", "dagster", "dev", "-w", str(workspace),
+        "-h", host, "-p", str(port),
     ]
     shutdown_read, shutdown_write = os.pipe()
     command += ["--shutdown-pipe", str(shutdown_read)]

@@ -10,13 +10,14 @@ launched: no empty undo is recorded anywhere.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import dagster as dg
 
 from curation_pipeline.cli.dagster_home import prepare_dagster_home
 from curation_pipeline.cli.launcher import code_location_workspace, launch_job_run
-from curation_pipeline.cli.runner import FINISHED
+from curation_pipeline.cli.runner import FINISHED, QUIET_CONSOLE
 from curation_pipeline.config.settings import Settings
 from curation_pipeline.defs.run_tags import TRIGGER_TAG
 from curation_pipeline.service.memory_store import store_url
@@ -37,17 +38,22 @@ class UndoOutcome:
 
 
 def undo_through_dagster(settings: Settings, run_id: str, *, partition_key: str | None = None,
-                         force: bool = False, timeout_s: float = 1800, poll_s: float = 0.2) -> UndoOutcome:
+                         force: bool = False, timeout_s: float = 1800, poll_s: float = 0.2,
+                         verbose: bool = False,
+                         on_started: Callable[[str], None] = lambda undo_run_id: None) -> UndoOutcome:
     """Undo `run_id` in a run of the undo job; NothingToUndoError (before any run) if it changed
-    nothing, UndoRunFailed if the undo's run failed."""
+    nothing, UndoRunFailed if the undo's run failed. Unless `verbose`, the run logs only
+    warnings to this terminal (as `run` does); `on_started` hears the undo run's id."""
     namespaces_to_undo(store_url(settings), run_id, partition_key=partition_key)
     config = {"run_id": run_id, "force": force, **({"namespace": partition_key} if partition_key else {})}
     prepare_dagster_home(settings)
     with dg.DagsterInstance.get() as instance:
         with code_location_workspace(instance) as workspace:
             undo_run_id = launch_job_run(instance, workspace, UNDO_JOB,
-                                         run_config={"ops": {UNDO_OP: {"config": config}}},
+                                         run_config={"ops": {UNDO_OP: {"config": config}},
+                                                     **({} if verbose else QUIET_CONSOLE)},
                                          tags={TRIGGER_TAG: "cli"})
+            on_started(undo_run_id)
             status = _wait(instance, undo_run_id, timeout_s, poll_s)
         if status != dg.DagsterRunStatus.SUCCESS:
             raise UndoRunFailed(f"the undo run {undo_run_id} {status.value.lower()}: {_step_error(instance, undo_run_id)}")

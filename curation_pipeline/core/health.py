@@ -140,3 +140,25 @@ def cycle_health(snapshot: Snapshot, cycle: Cycle, specs: Sequence[StepSpec]) ->
         for number in spec.health:
             values[number.key] = values.get(number.key, 0) + cycle.counts(spec.name).total(*number.counts)
     return {f.key: values.get(f.key, 0) for f in health_fields(specs)}
+
+
+# What a cycle measures of its own work, which a state reached by other means (an undo) has none
+# of: a rate or a duration of no work is unknown, not 0 (0 would plot as "every answer rejected").
+_NO_WORK = ("llm_acceptance_rate", "duration_s", "duplicate_pairs_left")
+
+
+def state_health(snapshot: Snapshot, specs: Sequence[StepSpec]) -> dict:
+    """The health record of the namespace as an undo left it: the store's numbers from
+    `snapshot`, no curation work (counts 0, rates and durations unknown: None). Keyed and
+    ordered as `cycle_health`'s, so `health`, the asset and the plots read it the same way."""
+    active = snapshot.active_nodes
+    values = {
+        "active_nodes": active,
+        "archived_nodes": snapshot.archived_nodes,
+        "pinned_nodes": snapshot.pinned_nodes,
+        "superseded_nodes": snapshot.superseded_nodes,
+        "stale_share": round(snapshot.stale_nodes / active, 4) if active else 0.0,
+        "embedding_backlog": snapshot.embedding_backlog,
+        "association_edges": snapshot.association_edges,
+    }
+    return {f.key: None if f.key in _NO_WORK else values.get(f.key, 0) for f in health_fields(specs)}

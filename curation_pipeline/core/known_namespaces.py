@@ -21,7 +21,9 @@ def unknown_keys(requested: Sequence[str], known: Collection[str]) -> list[str]:
 
 
 def unknown_namespace_message(unknown: Sequence[str], known: Collection[str],
-                              retired: Collection[str] = ()) -> str:
+                              retired: Collection[str] = (), *, to_curate: bool = True) -> str:
+    """The one line that refuses `unknown`: the known ones listed (so a typo is seen at once);
+    `to_curate` (`run`) adds how to curate a new namespace anyway."""
     removed = [key for key in unknown if key in retired]
     typos = [key for key in unknown if key not in retired]
     parts = []
@@ -32,7 +34,7 @@ def unknown_namespace_message(unknown: Sequence[str], known: Collection[str],
                      + (f"known: {listed}" if names else "none is known yet"))
     if removed:
         parts.append(f"namespace {', '.join(removed)} was removed (`namespaces remove`; its memory is kept)")
-    return "; ".join(parts) + "; pass --create to curate it as a namespace"
+    return "; ".join(parts) + ("; pass --create to curate it as a namespace" if to_curate else "")
 
 
 def unknown_for_removal(key: str, known: Collection[str]) -> str | None:

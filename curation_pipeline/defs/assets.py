@@ -76,8 +76,10 @@ def cycle_metadata(health: Mapping, *, cycle_status: str, run_ids: tuple[str, ..
 
 
 def undo_observation(partition_key: str, *, undone_run_id: str, status: str, restored: int,
-                     left_alone: int) -> dg.AssetObservation:
-    """What an undo restored, on the partition's history (an observation: not a cycle)."""
+                     left_alone: int, health: Mapping | None = None) -> dg.AssetObservation:
+    """What an undo restored, on the partition's history (an observation: not a cycle), with the
+    namespace's health as the undo left it (`health`), under the same keys as a cycle's, so the
+    asset's plots follow the namespace through the undo."""
     return dg.AssetObservation(
         asset_key=MEMORY_NAMESPACE,
         partition=partition_key,
@@ -87,5 +89,6 @@ def undo_observation(partition_key: str, *, undone_run_id: str, status: str, res
             "undo_status": dg.MetadataValue.text(status),
             "rows_restored": dg.MetadataValue.int(restored),
             "rows_left_alone": dg.MetadataValue.int(left_alone),
+            **health_metadata(health or {}),
         },
     )

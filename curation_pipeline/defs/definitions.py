@@ -20,7 +20,7 @@ warnings.filterwarnings("ignore", message=r"Parameter `owners` of initializer `S
 from curation_pipeline.config.embedder import load_embedder_settings
 from curation_pipeline.config.llm import load_llm_settings
 from curation_pipeline.config.settings import check_all_settings, load_settings
-from curation_pipeline.defs.job import build_jobs, memory_namespace
+from curation_pipeline.defs.job import build_cycle, build_jobs, build_memory_asset
 from curation_pipeline.defs.llm_resource import LLMResource
 from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
 from curation_pipeline.defs.run_retention import prune_run_history_job, run_retention_schedule
@@ -39,12 +39,17 @@ def build_definitions() -> dg.Definitions:
     # too, with the variable named.
     check_all_settings()
     settings = load_settings()
-    curate_namespace, preview_namespace = build_jobs(settings)
+    cycle = build_cycle(settings)
+    curate_namespace, preview_namespace = build_jobs(settings, cycle)
     return dg.Definitions(
-        assets=[memory_namespace],
+        assets=[build_memory_asset(cycle)],
         jobs=[curate_namespace, preview_namespace, undo_curation_run, prune_run_history_job],
         schedules=[build_curation_schedule(settings), run_retention_schedule],
         sensors=[build_idle_sensor(settings), build_discovery_sensor(settings)],
+        # Also the executor of the implicit asset job that the UI's Materialize and asset
+        # backfills launch: one process per run, like curate_namespace, so its steps share the
+        # run's one namespace lease and start in milliseconds, not a process each (defs/job.py).
+        executor=dg.in_process_executor,
         resources={
             "memory_store": MemoryStore(),
             "embedder": EmbedderResource.from_settings(load_embedder_settings()),

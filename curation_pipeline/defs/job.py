@@ -99,10 +99,14 @@ def _merged(base: Mapping, changes: Mapping) -> dict:
     return merged
 
 
-def build_cycle_graph(name: str, specs: Sequence[StepSpec] = STEPS) -> dg.GraphDefinition:
+def build_cycle_graph(name: str, specs: Sequence[StepSpec] = STEPS,
+                      step_settings: StepSettings | None = None) -> dg.GraphDefinition:
     """The cycle's graph named `name`: an op per step of `specs` (in order; each after the steps
-    it names), then step 7, whose result and check outputs are the graph's outputs."""
-    ops = {spec.name: step_op(spec) for spec in specs}
+    it names), then step 7, whose result and check outputs are the graph's outputs. With
+    `step_settings`, each op's config fields default to its values (else the declared ones)."""
+    in_force = (step_op_config(step_settings, {spec.name: spec.config for spec in specs if spec.config is not None})
+                if step_settings is not None else {})
+    ops = {spec.name: step_op(spec, in_force.get(spec.name)) for spec in specs}
     closing = closing_op(specs)
 
     # Composed as a hand-written @graph body would be, in registry order.
@@ -116,35 +120,54 @@ def build_cycle_graph(name: str, specs: Sequence[StepSpec] = STEPS) -> dg.GraphD
     return cycle
 
 
+# The graph with the declared defaults (what the tests of its shape read); the Definitions use
+# `build_memory_asset`'s, whose ops default to the values in force.
 curation_cycle = build_cycle_graph(CYCLE_GRAPH)
 
 _STEPS = ", ".join(spec.label for spec in (*STEPS, CLOSING))
 
-memory_namespace = dg.AssetsDefinition.from_graph(
-    curation_cycle,
-    keys_by_output_name={RESULT_OUTPUT: MEMORY_NAMESPACE},
-    check_specs=HEALTH_CHECK_SPECS,
-    partitions_def=namespace_partitions,
-    group_name=GROUP,
-    descriptions_by_output_name={RESULT_OUTPUT: DESCRIPTION},
-    metadata_by_output_name={RESULT_OUTPUT: DEFINITION_METADATA},
-    owners_by_output_name={RESULT_OUTPUT: OWNERS},
-    tags_by_output_name={RESULT_OUTPUT: {**TAGS, **{f"dagster/kind/{kind}": "" for kind in KINDS}}},
-)
+
+def build_cycle(step_settings: StepSettings) -> dg.GraphDefinition:
+    """The cycle's graph whose steps' config defaults to `step_settings`: the one graph of the
+    asset and of the preview job (a repository holds one definition per graph name)."""
+    return build_cycle_graph(CYCLE_GRAPH, STEPS, step_settings)
 
 
-@dg.graph(name="preview_cycle")
-def _preview_cycle():
-    curation_cycle()
+def build_memory_asset(cycle: dg.GraphDefinition) -> dg.AssetsDefinition:
+    """The `memory_namespace` asset of `cycle` (`build_cycle`'s: its steps' config defaults to
+    the values in force).
+
+    Every job that materializes it runs the same cycle: the Definitions' executor is the
+    in-process one (defs/definitions.py), so the implicit asset job the UI's Materialize and an
+    asset backfill launch runs all steps in one process under one namespace lease, as
+    `curate_namespace` does; and since that job has no default run config, the values in force
+    reach its steps as the op config's own defaults."""
+    return dg.AssetsDefinition.from_graph(
+        cycle,
+        keys_by_output_name={RESULT_OUTPUT: MEMORY_NAMESPACE},
+        check_specs=HEALTH_CHECK_SPECS,
+        partitions_def=namespace_partitions,
+        group_name=GROUP,
+        descriptions_by_output_name={RESULT_OUTPUT: DESCRIPTION},
+        metadata_by_output_name={RESULT_OUTPUT: DEFINITION_METADATA},
+        owners_by_output_name={RESULT_OUTPUT: OWNERS},
+        tags_by_output_name={RESULT_OUTPUT: {**TAGS, **{f"dagster/kind/{kind}": "" for kind in KINDS}}},
+    )
 
 
-def build_jobs(step_settings: StepSettings) -> tuple[UnresolvedAssetJobDefinition, dg.JobDefinition]:
+def build_jobs(step_settings: StepSettings, cycle: dg.GraphDefinition | None = None,
+               ) -> tuple[UnresolvedAssetJobDefinition, dg.JobDefinition]:
     """`curate_namespace` and `preview_namespace` with `step_settings` bound as their default run
     config: the launchpad shows these values for a partition, and a run launched without run
     config uses them (a partial run config is completed by `with_step_defaults`). Called where
     the Definitions are built (defs/definitions.py), so the values are the ones in force when
     the code location loads, not when this module was first imported."""
     default_config = steps_in_force(step_settings)
+    cycle = cycle or build_cycle(step_settings)
+
+    @dg.graph(name="preview_cycle")
+    def _preview_cycle():
+        cycle()
     # An asset job: Materialize in the UI, backfills, the schedule, the sensors and the CLI all
     # launch it, and it runs the asset's checks with it.
     curate = dg.define_asset_job(

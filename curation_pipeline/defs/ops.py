@@ -30,9 +30,10 @@ from curation_pipeline.core.render.changes import (
 from curation_pipeline.core.step_spec import StepSpec, sentence
 from curation_pipeline.defs.assets import cycle_metadata
 from curation_pipeline.defs.health_checks import CHECK_OUTPUTS, check_results
+from curation_pipeline.defs.resource_defaults import defaults_bound
 from curation_pipeline.defs.resources import EmbedderResource, MemoryStore
 from curation_pipeline.defs.resources import cycle_run_info as _run_info
-from curation_pipeline.defs.run_tags import TRIGGER_TAG, inferred_trigger
+from curation_pipeline.defs.run_tags import trigger_tags
 from curation_pipeline.service.step_run import (
     StepRun,
     record_interruption,
@@ -64,14 +65,14 @@ def label_trigger(context: dg.OpExecutionContext) -> None:
     to run tags it. `context.run` holds the tags the run started with, so only this process's
     own steps could have tagged it since: the memo says, and the run's record is not read
     (~25 ms a read on Dagster's SQLite storage). Adding a tag again would only rewrite it."""
-    trigger = inferred_trigger(context.run.tags)
-    if trigger is None or context.run_id in _LABELLED_RUNS:
+    tags = trigger_tags(context.run.tags)
+    if not tags or context.run_id in _LABELLED_RUNS:
         return
     try:
-        context.instance.add_run_tags(context.run_id, {TRIGGER_TAG: trigger})
+        context.instance.add_run_tags(context.run_id, tags)
         _LABELLED_RUNS.append(context.run_id)
     except Exception as error:  # a missing label is not worth failing a step
-        context.log.warning(f"could not tag the run with {TRIGGER_TAG}={trigger}: {error}")
+        context.log.warning(f"could not tag the run with {tags}: {error}")
 
 
 def _metadata_value(value):
@@ -175,17 +176,21 @@ def after_input(step: str) -> str:
     return f"after_{step}"
 
 
-def step_op(spec: StepSpec) -> dg.OpDefinition:
+def step_op(spec: StepSpec, config_defaults: Mapping[str, object] | None = None) -> dg.OpDefinition:
     """The op of a step: "Step N: ..." described, tagged with its number, configured by its
-    config class, waiting (Nothing inputs) for the steps it runs after."""
+    config class (its fields defaulting to `config_defaults` where given: the values in force,
+    defs/job.py), waiting (Nothing inputs) for the steps it runs after."""
     resources, clients = _CLIENTS.get(spec.name, ((), lambda context, run: {}))
+    config = spec.config
+    if config is not None and config_defaults:
+        config = defaults_bound(config, config_defaults)
 
     @dg.op(
         name=spec.name,
         description=spec.op_description,
         ins={after_input(step): dg.In(dg.Nothing) for step in spec.after},
         out=dg.Out(dg.Nothing),
-        config_schema=spec.config.to_config_schema() if spec.config is not None else None,
+        config_schema=config.to_config_schema() if config is not None else None,
         required_resource_keys={"memory_store", *resources},
         tags={"step": spec.number},
     )

@@ -16,14 +16,23 @@ import dagster as dg
 from pydantic import Field, create_model
 
 R = TypeVar("R", bound=dg.ConfigurableResource)
+C = TypeVar("C", bound=dg.Config)
+
+
+def defaults_bound(config: type[C], values: Mapping[str, Any]) -> type[C]:
+    """A subclass of `config` (same name, same validators) whose fields default to `values`.
+
+    Also what the steps' ops are configured by (defs/job.py): an op's config schema defaults are
+    what a run of any job gets for a field its run config does not set, the implicit asset job
+    that the UI's Materialize launches included, which has no default run config of its own."""
+    fields: dict[str, Any] = {}
+    for name, value in values.items():
+        declared = config.model_fields[name]
+        kind = Annotated[(declared.annotation, *declared.metadata)] if declared.metadata else declared.annotation
+        fields[name] = (kind, Field(value, description=declared.description))
+    return create_model(config.__name__, __base__=config, __module__=config.__module__, **fields)
 
 
 def with_defaults(resource: type[R], values: Mapping[str, Any]) -> R:
     """An instance of `resource` (a subclass of the same name) whose fields default to `values`."""
-    fields: dict[str, Any] = {}
-    for name, value in values.items():
-        declared = resource.model_fields[name]
-        kind = Annotated[(declared.annotation, *declared.metadata)] if declared.metadata else declared.annotation
-        fields[name] = (kind, Field(value, description=declared.description))
-    bound = create_model(resource.__name__, __base__=resource, __module__=resource.__module__, **fields)
-    return bound()
+    return defaults_bound(resource, values)()

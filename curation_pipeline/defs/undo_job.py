@@ -69,6 +69,7 @@ def _observe_restored(context: dg.OpExecutionContext, reports) -> None:
             key, undone_run_id=report.undone_run_id, status=report.status,
             restored=len(report.nodes_restored),
             left_alone=len(report.conflicts) + len(report.held) + len(report.moved),
+            health=report.health,
         ))
 
 

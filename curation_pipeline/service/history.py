@@ -20,14 +20,17 @@ class NodeHistory:
     node_id: str
     revisions: list[dict]
     merged: list[dict]
+    now: dict  # the node as it is now (store.history.node_now)
 
 
 def node_history(database_url: str, node_id: str) -> NodeHistory | None:
-    """The node's revisions and the nodes merged into it, or None for an unknown node."""
+    """The node as it is now, its revisions and the nodes merged into it, or None for an
+    unknown node."""
     with open_connection(database_url) as conn:
-        if not store.node_exists(conn, node_id):
+        now = store.node_now(conn, node_id)
+        if now is None:
             return None
-        return NodeHistory(node_id, store.node_history(conn, node_id), store.merged_into(conn, node_id))
+        return NodeHistory(node_id, store.node_history(conn, node_id), store.merged_into(conn, node_id), now)
 
 
 def search_nodes(database_url: str, text: str, partition: str | None = None) -> list[dict]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from curation_pipeline.config.settings import Settings
-from curation_pipeline.core.partition_keys import parse_partition_key
+from curation_pipeline.core.partition_keys import parse_partition_key, partition_key
 from curation_pipeline.service.memory_store import connect
 from curation_pipeline.store import activity, graph, graph_age, health, history, nodes_io, triggers
 
@@ -47,6 +47,12 @@ def set_curation_enabled(settings: Settings, key: str, *, enabled: bool) -> None
     tenant_id, namespace = parse_partition_key(key)
     with connect(settings) as conn, conn.transaction():
         triggers.set_curation_enabled(conn, tenant_id, namespace, enabled)
+
+
+def disabled_keys(settings: Settings) -> set[str]:
+    """Partition keys of the namespaces whose curation is switched off (`namespaces disable`)."""
+    with connect(settings) as conn:
+        return {partition_key(t, n) for t, n in triggers.disabled_namespaces(conn)}
 
 
 class NoSuchNodeError(LookupError):

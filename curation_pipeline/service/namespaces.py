@@ -61,6 +61,23 @@ def check_requested(settings: Settings, keys: Sequence[str], registered: Callabl
     raise UnknownNamespaceError(unknown_namespace_message(unknown, known, retired))
 
 
+def check_readable(settings: Settings, key: str, registered: Callable[[], Collection[str]]) -> None:
+    """Refuse (UnknownNamespaceError, listing the known ones) a key that names nothing to read:
+    no namespace in the store, no partition in Dagster (`registered()`, asked only then) and no
+    run recorded for it. `health` and `runs` ask this, as `run` refuses a typo, rather than
+    answer "nothing recorded yet" for a misspelt namespace."""
+    tenant_id, namespace = parse_partition_key(key)
+    discovered, _ = discover_partition_keys(settings)
+    if key in discovered:
+        return
+    with open_connection(ensure_database(settings)) as conn:
+        if namespace_registry.has_activity(conn, tenant_id, namespace):
+            return  # curated once, since retired or emptied: its records are still worth reading
+    known = set(discovered) | set(registered())
+    if key not in known:
+        raise UnknownNamespaceError(unknown_namespace_message([key], known, to_curate=False))
+
+
 @dataclass(frozen=True)
 class Retired:
     kept: int  # memory nodes the namespace keeps (all of them)

@@ -158,7 +158,10 @@ def apply_merges(
         {"similarity": row["similarity"], "keeper_id": row["keeper_id"],
          "absorbed_id": row["absorbed_id"], "method": "offline",
          "added_sentences": row["added_sentences"], "omitted_sentences": row["omitted_sentences"],
-         **json.loads(row.get("coverage") or "{}"), **_llm_reason(row)}
+         **json.loads(row.get("coverage") or "{}"), **_llm_reason(row),
+         # A keeper whose text the merge kept has no text change of this run to read it from:
+         # its text is said here, so the run's changes table shows every keeper's text.
+         **({} if row["keeper_text_changed"] else {"keeper_text": row["merged_text"]})}
         for row in plan.iter_rows(named=True)
     ]
     # The keeper is rewritten when its text changes, and takes the absorbed node's recency (its

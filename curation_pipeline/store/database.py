@@ -9,6 +9,7 @@ the same server.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import warnings
 from collections.abc import Callable
@@ -60,6 +61,13 @@ def start_embedded_server(pgdata: Path):
     # Within one process, get_server() hands back the same object even after stop().
     server.start()
     _forget_dead_users(server)
+    # At exit, before pgserver's own clean-up (atexit runs the latest first; start() registers
+    # it again each time): the processes that used the server and died without taking
+    # themselves off its list (a Celery pool process ends with os._exit, which runs no atexit)
+    # would otherwise keep the server running after the last living user, a stopped
+    # `curation-pipeline worker` say, has gone.
+    atexit.unregister(_forget_dead_users)
+    atexit.register(_forget_dead_users, server)
     return server
 
 
@@ -73,9 +81,17 @@ def _forget_dead_users(server) -> None:
     """
     with server._lock:
         users = server.global_process_id_list
-        alive = [pid for pid in users._get() if psutil.pid_exists(pid)]
+        alive = [pid for pid in users._get() if _alive(pid)]
         if len(alive) != len(users._get()):
             users.put(alive)
+
+
+def _alive(pid: int) -> bool:
+    """A process that runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 def app_database_url(settings: StoreSettings) -> str:

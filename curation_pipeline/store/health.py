@@ -3,6 +3,7 @@ health recorded by earlier cycles (their activity rows)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import psycopg
@@ -96,31 +97,58 @@ def undone_since(conn: psycopg.Connection, scope: Scope, since) -> bool:
     ).fetchone()[0]
 
 
+UNDO_ACTION = "curation_undo"
+
+
+def embedding_model_counted(conn: psycopg.Connection, scope: Scope) -> str | None:
+    """The embedding model the namespace's last recorded health counted its backlog against."""
+    row = conn.execute(
+        "SELECT metadata->'snapshot'->>'embedding_model' FROM activity_log"
+        " WHERE action IN (%s, %s) AND tenant_id = %s AND namespace = %s AND metadata ? 'snapshot'"
+        " ORDER BY id DESC LIMIT 1",
+        (activity.ACTION, UNDO_ACTION, scope.tenant_id, scope.namespace),
+    ).fetchone()
+    return row[0] if row else None
+
+
+def record_undo_health(conn: psycopg.Connection, scope: Scope, undo_id: str, *, health: dict,
+                       snapshot: dict) -> None:
+    """Keep the namespace's health as the undo left it in the undo's activity row."""
+    conn.execute(
+        "UPDATE activity_log SET metadata = metadata || jsonb_build_object("
+        "'health', %s::jsonb, 'snapshot', %s::jsonb, 'finished_at', now())"
+        " WHERE action = %s AND run_id = %s AND tenant_id = %s AND namespace = %s",
+        (json.dumps(health), json.dumps(snapshot), UNDO_ACTION, undo_id, scope.tenant_id, scope.namespace),
+    )
+
+
 def recorded_cycles(
     conn: psycopg.Connection, *, tenant_id: str | None = None, namespace: str | None = None,
     last: int = 5,
 ) -> list[dict]:
-    """The last `last` cycles with a health record of each namespace (or of one), oldest first
-    within a namespace: partition, run, when it finished, its health, its checks, the runs that
-    made it and the snapshot of the store its numbers came from."""
+    """The last `last` records of each namespace's health (or of one), oldest first within a
+    namespace: its cycles and the undos since (kind `cycle` or `undo`: an undo records the
+    namespace as it left it). Each: partition, run, when it finished, its health, its checks,
+    the runs that made it and the snapshot of the store its numbers came from."""
     rows = conn.execute(
-        f"""
+        """
         SELECT tenant_id, namespace, run_id, metadata->>'finished_at', metadata->'health',
-               metadata->'checks', metadata->'cycle', metadata->'snapshot'
+               metadata->'checks', metadata->'cycle', metadata->'snapshot', action
         FROM (
             SELECT *, row_number() OVER (PARTITION BY tenant_id, namespace ORDER BY id DESC) AS nth
             FROM activity_log
-            WHERE action = '{activity.ACTION}' AND metadata ? 'health'
+            WHERE action IN (%(cycle)s, %(undo)s) AND metadata ? 'health'
               AND (%(t)s::text IS NULL OR tenant_id = %(t)s)
               AND (%(n)s::text IS NULL OR namespace = %(n)s)
         ) recent
         WHERE nth <= %(last)s
         ORDER BY tenant_id, namespace, id
         """,
-        {"t": tenant_id, "n": namespace, "last": last},
+        {"t": tenant_id, "n": namespace, "last": last, "cycle": activity.ACTION, "undo": UNDO_ACTION},
     ).fetchall()
     return [
         {"tenant_id": t, "namespace": n, "run_id": run_id, "finished_at": finished, "health": health,
-         "checks": checks or [], "cycle": cycle or {}, "snapshot": snapshot or {}}
-        for t, n, run_id, finished, health, checks, cycle, snapshot in rows
+         "checks": checks or [], "cycle": cycle or {}, "snapshot": snapshot or {},
+         "kind": "undo" if action == UNDO_ACTION else "cycle"}
+        for t, n, run_id, finished, health, checks, cycle, snapshot, action in rows
     ]

@@ -37,17 +37,34 @@ def node_exists(conn: psycopg.Connection, node_id: str) -> bool:
     return conn.execute("SELECT 1 FROM memory_nodes WHERE id = %s::uuid", (node_id,)).fetchone() is not None
 
 
+_STATUS = """CASE WHEN merged_into IS NOT NULL THEN 'merged'
+                    WHEN superseded_by IS NOT NULL THEN 'superseded'
+                    WHEN archived_at IS NOT NULL THEN 'archived' ELSE 'live' END"""
+
+
+def node_now(conn: psycopg.Connection, node_id: str) -> dict | None:
+    """The node as it is now: namespace, status (live, merged, superseded, archived), its text,
+    the node it is merged into or superseded by, whether it is pinned, its confidence."""
+    cursor = conn.execute(
+        f"""
+        SELECT id::text AS id, tenant_id, namespace, pointer_summary AS text, {_STATUS} AS status,
+               merged_into::text AS merged_into, superseded_by::text AS superseded_by, pinned, confidence
+        FROM memory_nodes WHERE id = %s::uuid
+        """,
+        (node_id,),
+    )
+    row = cursor.fetchone()
+    return dict(zip([column.name for column in cursor.description], row)) if row else None
+
+
 def search_nodes(conn: psycopg.Connection, text: str, tenant_id: str | None = None,
                  namespace: str | None = None, limit: int = 50) -> list[dict]:
     """Nodes whose text contains `text` (case-insensitive, LIKE wildcards taken literally),
     live ones first, then newest first: how a user finds the id `history` and `graph` need."""
     pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     cursor = conn.execute(
-        """
-        SELECT id::text AS id, tenant_id, namespace, pointer_summary AS text,
-               CASE WHEN merged_into IS NOT NULL THEN 'merged'
-                    WHEN superseded_by IS NOT NULL THEN 'superseded'
-                    WHEN archived_at IS NOT NULL THEN 'archived' ELSE 'live' END AS status
+        f"""
+        SELECT id::text AS id, tenant_id, namespace, pointer_summary AS text, {_STATUS} AS status
         FROM memory_nodes
         WHERE pointer_summary ILIKE %(pattern)s
           AND (%(tenant)s::text IS NULL OR (tenant_id = %(tenant)s AND namespace = %(namespace)s))

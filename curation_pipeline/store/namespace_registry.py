@@ -47,3 +47,11 @@ def retired_namespaces(conn: psycopg.Connection) -> list[tuple[str, str]]:
     return conn.execute(
         "SELECT tenant_id, namespace FROM namespace_activity WHERE retired_at IS NOT NULL"
     ).fetchall()
+
+
+def has_activity(conn: psycopg.Connection, tenant_id: str, namespace: str) -> bool:
+    """Whether any run (a cycle, a preview, an undo) left a record in the namespace."""
+    return conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM activity_log WHERE tenant_id = %s AND namespace = %s)",
+        (tenant_id, namespace),
+    ).fetchone()[0]

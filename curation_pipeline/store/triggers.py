@@ -100,3 +100,9 @@ def set_curation_enabled(conn: psycopg.Connection, tenant_id: str, namespace: st
         """,
         (tenant_id, namespace, enabled),
     )
+
+
+def disabled_namespaces(conn: psycopg.Connection) -> set[tuple[str, str]]:
+    """(tenant, namespace) of every namespace whose curation is switched off."""
+    return {(t, n) for t, n in conn.execute(
+        "SELECT tenant_id, namespace FROM namespace_activity WHERE NOT curation_enabled").fetchall()}

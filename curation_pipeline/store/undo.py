@@ -56,6 +56,8 @@ class UndoReport:
     edges_restored: int = 0
     merges_vetoed: int = 0  # undone merges and supersessions step 2 will not make again
     vetoes_lifted: int = 0  # vetoes of an undone undo
+    # The namespace's health as the undo left it (service/undo.py; core/health.py, state_health).
+    health: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -80,6 +82,16 @@ def namespaces_changed_by(conn: psycopg.Connection, run_id: str) -> list[tuple[s
     ).fetchall()
 
 
+def runs_starting_with(conn: psycopg.Connection, prefix: str, limit: int = 10) -> list[str]:
+    """Up to `limit` ids of the curation runs, previews and undos recorded in the store whose id
+    starts with `prefix` (an id the Dagster UI shows cut to 8 characters), sorted."""
+    pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    return [row[0] for row in conn.execute(
+        "SELECT DISTINCT run_id FROM activity_log WHERE run_id LIKE %s ORDER BY run_id LIMIT %s",
+        (pattern, limit),
+    ).fetchall()]
+
+
 def undo_in_namespace(
     conn: psycopg.Connection, *, run_id: str, undo_id: str, tenant_id: str, namespace: str,
     merge_step: str, force: bool = False, graph_backend: str = "auto",
@@ -99,7 +111,8 @@ def undo_in_namespace(
     conn.execute(
         "INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)"
         " VALUES (%s, %s, 'curation_undo', %s, %s::jsonb)",
-        (tenant_id, namespace, undo_id, json.dumps(report.as_dict())),
+        # Its health is added once the namespace is counted (service/undo.py): none yet.
+        (tenant_id, namespace, undo_id, json.dumps({k: v for k, v in report.as_dict().items() if k != "health"})),
     )
     return report
 

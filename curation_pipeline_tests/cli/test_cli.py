@@ -4,6 +4,7 @@ and bad input to `run`."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -164,8 +165,14 @@ def test_a_namespace_can_be_switched_off_and_on(db, capsys):
     assert db.execute(
         "SELECT curation_enabled FROM namespace_activity WHERE tenant_id = 'acme' AND namespace = 'support'"
     ).fetchone()[0] is False
+    capsys.readouterr()
+    assert main(["namespaces", "list"]) == 0
+    assert "acme:support  disabled" in capsys.readouterr().out.splitlines()
     assert main(["namespaces", "enable", "acme:support"]) == 0
     assert db.execute("SELECT curation_enabled FROM namespace_activity").fetchone()[0] is True
+    capsys.readouterr()
+    assert main(["namespaces", "list"]) == 0
+    assert "acme:support  enabled" in capsys.readouterr().out.splitlines()
     assert main(["namespaces", "disable"]) == 2
     assert main(["namespaces", "disable", "no-colon"]) == 2
 
@@ -178,3 +185,45 @@ def test_importing_into_a_namespace_counts_as_activity(db, tmp_path):
     assert main(["import", again]) == 0
     age = db.execute("SELECT now() - last_interaction_at FROM namespace_activity").fetchone()[0]
     assert age.total_seconds() < 60
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["namespaces", "--help"], ["list ", "every namespace's partition key and whether curation is enabled",
+                                "sync ", "register every namespace", "enable ", "disable ", "remove ",
+                                "its memory is kept"]),
+    (["export", "--help"], ["--tenant T", "only this tenant's nodes (default: every tenant)", "--namespace N"]),
+    (["ui", "--help"], ["--host HOST", "(default: 127.0.0.1", "--port PORT", "(default: 3000)"]),
+    (["undo", "--help"], ["the start of one", "-v, --verbose"]),
+])
+def test_every_option_says_what_it_does_and_its_default(argv, expected, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # as argparse wraps it, on one line
+    for words in expected:
+        assert " ".join(words.split()) in text, words
+
+
+def test_a_process_of_the_package_looks_up_its_runtime_dir_without_a_warning():
+    """What the embedded Postgres does in every process (the CLI, the code server, each run):
+    with XDG_RUNTIME_DIR unset, platformdirs would warn in each of them."""
+    env = {name: value for name, value in os.environ.items() if name != "XDG_RUNTIME_DIR"}
+    probe = "import curation_pipeline, platformdirs; platformdirs.user_runtime_path('python_PostgresServer')"
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    bare = subprocess.run([sys.executable, "-c", probe.replace("curation_pipeline, ", "")], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert "XDG_RUNTIME_DIR is not set" in bare.stderr  # what the package's filter silences
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv", [["health"], ["namespaces", "list"]])
+def test_no_command_warns_about_xdg_runtime_dir_where_it_is_unset(db, argv):
+    """Containers, cron and CI have no XDG_RUNTIME_DIR: platformdirs' warning about it is noise
+    (shown here even with every warning on, as PYTHONWARNINGS=default turns them on)."""
+    env = {name: value for name, value in os.environ.items() if name != "XDG_RUNTIME_DIR"}
+    env["PYTHONWARNINGS"] = "default"
+    done = subprocess.run([sys.executable, "-m", "curation_pipeline.cli.main", *argv], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "XDG_RUNTIME_DIR" not in done.stderr and "Warning" not in done.stderr, done.stderr

@@ -45,6 +45,21 @@ def test_a_typo_is_an_error_naming_the_known_namespaces(db, dagster_home, capsys
     assert typo not in discover_partition_keys(load_settings())[0]
 
 
+@pytest.mark.parametrize("command", ["health", "runs"])
+def test_the_read_only_commands_refuse_a_typo_as_run_does(db, dagster_home, capsys, command):
+    known = _fresh("support-bot")
+    insert(db, node(namespace=known, text="Dana prefers email."))
+    typo = f"acme:{known.replace('support', 'suport')}"
+
+    assert main([command, "--partition", typo]) == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert line.startswith(f"error: unknown namespace {typo}") and f"acme:{known}" in line
+    assert "--create" not in line  # nothing to create: these commands only read
+    # A known namespace with nothing recorded yet is no error: it says so.
+    assert main([command, "--partition", f"acme:{known}"]) == 0
+    assert "recorded yet for" in capsys.readouterr().out
+
+
 def test_create_adds_a_new_namespace_and_runs_it(db, dagster_home, capsys):
     key = f"acme:{_fresh('new')}"
     assert main(["run", "--partition", key, "--create"]) == 0

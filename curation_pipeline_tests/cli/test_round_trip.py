@@ -96,5 +96,23 @@ def test_export_names_every_row_it_cannot_carry_and_writes_nothing(db, tmp_path,
                                    (not_a_number, "heat", "Infinity")]:
         assert any(line.startswith(f"node {node_id}: {column} is {value}") for line in err.splitlines()), (column, err)
     assert fine not in err
-    assert f"4 node(s) cannot be exported; {target} was not written" in err
+    assert f"4 node(s) cannot be exported; {target} was not written (fix them, or pass --skip-invalid" in err
     assert not target.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_skip_invalid_exports_every_other_node_and_lists_those_it_left_out(db, tmp_path, capsys):
+    fine = _agent_writes(db, pointer_summary="Fine.")
+    also = _agent_writes(db, pointer_summary="Also fine.")
+    infinite = _agent_writes(db, pointer_summary="Created at infinity.", created_at="infinity", updated_at="infinity")
+    target = tmp_path / "out.jsonl"
+    assert main(["export", "--skip-invalid", "-o", str(target)]) == 0
+    err = capsys.readouterr().err
+    assert f"left out: node {infinite}: created_at is infinity" in err
+    assert f"exported 2 memory node(s) to {target}; left out 1 node(s) listed above (--skip-invalid)" in err
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2 and fine in lines[0] + lines[1] and also in lines[0] + lines[1]
+    assert infinite not in target.read_text(encoding="utf-8")
+    # What it wrote imports back whole into an empty store.
+    db.execute(f"TRUNCATE {TABLES} CASCADE")
+    assert main(["import", str(target)]) == 0
+    assert "imported 2 memory node(s)" in capsys.readouterr().out

@@ -5,6 +5,7 @@ few seconds (not "(0.0/s)")."""
 from __future__ import annotations
 
 import io
+import time
 import uuid
 
 import pytest
@@ -58,5 +59,56 @@ def test_run_says_it_is_starting_and_names_each_run_it_starts(db, dagster_home, 
     [run_id] = [line.split()[-1] for line in captured.out.splitlines() if line.startswith(key)]
     started = lines.index(f"started {key} (run {run_id})")
     finished = next(i for i, line in enumerate(lines) if line.startswith("curating: 1/1 namespace(s)"))
-    assert 0 < started < finished
+    # The code server's start, the longest silence, ends with a line of its own.
+    ready = next(i for i, line in enumerate(lines) if line.startswith("Dagster's code server is up ("))
+    assert 0 < ready < started < finished
     assert "0.0/s" not in captured.err
+
+
+def test_runs_of_one_job_share_one_execution_plan_so_each_launch_is_cheap(db, dagster_home):
+    """The job's execution plan is asked of the code server once, not once per run (a call of
+    seconds on a busy machine, which spaced the first runs 8-14 s apart)."""
+    import dagster as dg
+
+    from curation_pipeline.cli.dagster_home import prepare_dagster_home
+    from curation_pipeline.cli.launcher import PartitionRunLauncher, code_location_workspace
+    from curation_pipeline.config.settings import load_settings
+    from curation_pipeline.defs.partitions import register_partitions
+
+    keys = [f"acme:plan-{uuid.uuid4().hex[:8]}" for _ in range(2)]
+    for key in keys:
+        insert(db, node(namespace=key.split(":")[1], text="Something the agent learned."))
+    prepare_dagster_home(load_settings())
+    with dg.DagsterInstance.get() as instance:
+        register_partitions(instance, keys)
+        with code_location_workspace(instance) as workspace:
+            launcher = PartitionRunLauncher(instance, workspace)
+            asked = []
+            location = launcher.location
+            original = location.get_execution_plan
+            location.get_execution_plan = lambda *a, **k: asked.append(1) or original(*a, **k)
+            run_ids = [launcher.launch(key) for key in keys]
+            location.get_execution_plan = original
+            for run_id in run_ids:
+                deadline = time.monotonic() + 180
+                while instance.get_run_by_id(run_id).status not in (
+                        dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE):
+                    assert time.monotonic() < deadline
+                    time.sleep(0.5)
+                assert instance.get_run_by_id(run_id).status == dg.DagsterRunStatus.SUCCESS
+    assert asked == []  # both runs launched on the plan asked for when the launcher was made
+
+
+def test_notes_from_several_threads_stay_whole_lines():
+    import threading
+
+    stream = io.StringIO()
+    with Progress("curating", total=8, unit="namespace", stream=stream, every_secs=3600) as progress:
+        threads = [threading.Thread(target=lambda n=n: [progress.note(f"started acme:n{n} (run r{n}-{i})")
+                                                        for i in range(200)]) for n in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    notes = [line for line in stream.getvalue().splitlines() if line.startswith("started")]
+    assert len(notes) == 800 and all(line.count("started") == 1 and line.endswith(")") for line in notes)

@@ -7,6 +7,7 @@ and the test kills whatever it started if something goes wrong.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -70,6 +71,7 @@ def test_ui_serves_webserver_and_daemon_and_stops_without_orphans(
     # A memory store of its own: the daemon it starts must not curate other tests' namespaces
     # or record runs in their Dagster storage.
     env = {**os.environ, "CURATION_HOME": str(tmp_path / "home"), "DAGSTER_HOME": str(tmp_path / "dagster_home")}
+    env.pop("XDG_RUNTIME_DIR", None)  # as in containers, cron and CI: no start-up warning about it
     log = open(tmp_path / "ui.log", "wb")
     ui = subprocess.Popen(
         [sys.executable, "-m", "curation_pipeline.cli.main", "ui", "--port", str(port)],
@@ -80,6 +82,11 @@ def test_ui_serves_webserver_and_daemon_and_stops_without_orphans(
         started = _wait_until_serving(ui, port)
         names = " ".join(" ".join(p.cmdline()) for p in started if p.is_running())
         assert "dagster_webserver" in names and "dagster._daemon" in names
+        # The first page opens no "Join the Dagster community" dialog (what the page asks).
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/graphql", data=json.dumps(
+            {"query": "{ shouldShowNux }"}).encode(), headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert json.load(answer) == {"data": {"shouldShowNux": False}}
 
         ui.send_signal(stop_signal)
         code = ui.wait(timeout=STOP_TIMEOUT_S)
@@ -96,6 +103,8 @@ def test_ui_serves_webserver_and_daemon_and_stops_without_orphans(
     assert f"Dagster UI: http://127.0.0.1:{port}" in output
     # Stopped through dagster dev's own shutdown (webserver and daemon told to stop), not killed.
     assert "Dagster services shut down." in output, output[-3000:]
+    # No start-up noise: Dagster's "dev_command is superseded" and platformdirs' warning.
+    assert "superseded" not in output and "XDG_RUNTIME_DIR" not in output, output[-3000:]
 
 
 def test_ui_with_workers_runs_the_namespaces_on_its_workers_and_stops_them_all(tmp_path):

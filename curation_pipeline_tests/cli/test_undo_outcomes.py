@@ -53,10 +53,12 @@ def test_undoing_an_undone_run_records_nothing_and_says_by_which_undo(db, curate
     revisions = db.execute("SELECT count(*) FROM node_revisions").fetchone()[0]
     capsys.readouterr()
 
+    undo_runs_before = _undo_runs()
     assert main(["undo", "--run", curated["run_id"]]) == NOTHING_TO_UNDO == 3
     out = capsys.readouterr().out
     assert out.strip() == f"nothing to undo: run {curated['run_id']} was already undone by {undo_id}"
     assert _undo_rows(db) == [undo_id]  # no new, empty undo record
+    assert _undo_runs() == undo_runs_before  # and no Dagster run launched just to say so
     assert db.execute("SELECT count(*) FROM node_revisions").fetchone()[0] == revisions
 
     assert main(["runs", "--partition", "acme:support"]) == 0
@@ -64,7 +66,19 @@ def test_undoing_an_undone_run_records_nothing_and_says_by_which_undo(db, curate
     assert row.split()[3] == "SUCCESS", row
 
 
-def test_an_undo_from_the_command_line_is_a_run_of_the_undo_job_in_dagster(db, curated, dagster_home, capsys):  # noqa: F811
+def _undo_runs() -> int:
+    """The undo job's runs in Dagster (the session's tests share one Dagster storage)."""
+    import dagster as dg
+
+    from curation_pipeline.cli.dagster_home import prepare_dagster_home
+    from curation_pipeline.config.settings import load_settings
+
+    prepare_dagster_home(load_settings())
+    with dg.DagsterInstance.get() as instance:
+        return len(instance.get_run_ids(dg.RunsFilter(job_name="undo_curation_run")))
+
+
+def test_an_undo_from_the_command_line_is_a_run_of_the_undo_job_in_dagster(db, curated, dagster_home, capfd):  # noqa: F811
     import dagster as dg
 
     from curation_pipeline.cli.dagster_home import prepare_dagster_home
@@ -74,9 +88,17 @@ def test_an_undo_from_the_command_line_is_a_run_of_the_undo_job_in_dagster(db, c
     prepare_dagster_home(load_settings())
     with dg.DagsterInstance.get() as instance:
         register_partitions(instance, ["acme:support"])  # as `run` or the discovery sensor would
-    assert main(["undo", "--run", curated["run_id"]]) == 0
+    # Given as the UI shows run ids: their first 8 characters.
+    assert main(["undo", "--run", curated["run_id"][:8]]) == 0
     [undo_id] = _undo_rows(db)
-    assert f"undo id: {undo_id}" in capsys.readouterr().out
+    captured = capfd.readouterr()  # the run processes' output too: they write to this terminal
+    assert f"undo id: {undo_id}" in captured.out
+    # Said at once what it waits for, then which run does the undo; none of Dagster's DEBUG lines.
+    err = captured.err.splitlines()
+    assert err[0] == f"run {curated['run_id'][:8]} is {curated['run_id']}"
+    assert err[1].startswith(f"undoing run {curated['run_id']}: starting Dagster's code server")
+    assert f"started undo run {undo_id}" in err
+    assert not [line for line in err if " - DEBUG - " in line or " - INFO - " in line], captured.err
     with dg.DagsterInstance.get() as instance:
         run = instance.get_run_by_id(undo_id)  # the undo's id is its Dagster run's
         assert run is not None and run.job_name == "undo_curation_run"
@@ -101,5 +123,27 @@ def test_an_undo_of_a_run_that_changed_nothing_launches_no_run(db, dagster_home,
 
     before = undo_runs()
     assert main(["undo", "--run", "no-such-run"]) == 2  # a user error: one line, no traceback
-    assert "run no-such-run changed nothing that could be undone" in capsys.readouterr().err
+    assert capsys.readouterr().err == ("error: no such run: 'no-such-run' is no run recorded in the memory "
+                                       "store (`curation-pipeline runs` lists the recent ones)\n")
     assert undo_runs() == before
+
+
+def test_a_run_that_changed_nothing_and_an_ambiguous_prefix_are_refused(db, instance, dagster_home, capsys):
+    insert(db, node(text="The deploy pipeline runs on Fridays."))
+    quiet = run_cycle(instance, op_selection=["reclassify_stale"])  # a recent node: nothing to do
+    assert quiet.success
+    before = _undo_runs()
+    assert main(["undo", "--run", quiet.run_id]) == 2
+    assert f"run {quiet.run_id} changed nothing that could be undone" in capsys.readouterr().err
+    # Two recorded runs whose ids start alike: the shared start is refused, listing both.
+    twins = [f"{quiet.run_id[:8]}-twin-{n}" for n in (1, 2)]
+    for twin in twins:
+        db.execute("INSERT INTO activity_log (tenant_id, namespace, action, run_id, metadata)"
+                   " VALUES ('acme', 'support', 'curation_cycle', %s, '{}')", (twin,))
+    assert main(["undo", "--run", quiet.run_id[:8]]) == 2
+    err = capsys.readouterr().err
+    assert f"run id '{quiet.run_id[:8]}' is ambiguous: it starts 3 runs" in err
+    assert all(run_id in err for run_id in (quiet.run_id, *twins))
+    assert main(["undo", "--run", f"{quiet.run_id[:8]}-twin-"]) == 2
+    assert "it starts 2 runs" in capsys.readouterr().err
+    assert _undo_runs() == before

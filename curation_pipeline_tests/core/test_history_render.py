@@ -92,3 +92,7 @@ def test_a_merge_that_left_the_keeper_as_it_was_says_so_rather_than_showing_blan
     [row] = step_tables(consolidate.SPEC, changes)["changes"].rows
     assert row["keeper's text before"] == NOT_REWRITTEN and row["merged text"] == UNCHANGED
     assert row["absorbed text"] == "Likes tea."
+    # A merge records the text of a keeper it leaves as it was: the table shows it like the others'.
+    reason["keeper_text"] = "Likes tea, green."
+    [row] = step_tables(consolidate.SPEC, changes)["changes"].rows
+    assert row["keeper's text before"] == "Likes tea, green." and row["merged text"] == UNCHANGED

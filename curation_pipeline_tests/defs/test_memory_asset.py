@@ -24,6 +24,7 @@ from curation_pipeline_tests.conftest import (
 )
 from curation_pipeline_tests.support.ui_graphql import (
     CHECK_EXECUTIONS,
+    IMPLICIT_ASSET_JOB,
     asset_definition,
     check_statuses,
     materializations,
@@ -182,6 +183,37 @@ def test_materialize_in_the_ui_runs_a_cycle_tagged_ui_and_checks_again(db, insta
     assert cycle_row(db, run_id)["status"] == "success"
 
 
+def test_materialize_from_the_catalog_runs_the_cycle_as_curate_namespace_does(db, instance, monkeypatch):
+    """The catalog's Materialize launches Dagster's implicit asset job, not curate_namespace: it
+    must still run the cycle in one process (one namespace lease, no process per step) with the
+    step settings in force, here a similarity threshold no pair of this namespace reaches."""
+    from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
+
+    ids = _namespace_with_work(db, "support")
+    instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, ["acme:support"])  # as discovery would
+    # No pair exceeds a cosine of 1; the default (0.92) merges this pair (the test above).
+    monkeypatch.setenv("CURATOR_SIMILARITY_THRESHOLD", "1.0")
+    with ui_graphql(instance) as query:
+        run_id = materialize(query, "acme:support", job_name=IMPLICIT_ASSET_JOB)
+        query.start_queued_run(run_id)
+        run = poll_for_finished_run(instance, run_id, timeout=180)
+        assert run.status == dg.DagsterRunStatus.SUCCESS and run.job_name == IMPLICIT_ASSET_JOB
+        [event] = [e for e in materializations(query, "acme:support") if e["run_id"] == run_id]
+    # The setting in force reached step 2: the pair the default threshold merges stays apart.
+    assert event["metadata"]["merged"] == 0
+    assert fetch_node(db, ids["absorbed"])["merged_into"] is None
+    # One process for every step: no step worker of its own, every step event from one pid.
+    records = instance.all_logs(run_id)
+    step_events = [r for r in records if r.step_key is not None and r.dagster_event is not None
+                   and r.dagster_event.event_type == dg.DagsterEventType.STEP_START]
+    assert {r.step_key.split(".")[-1] for r in step_events} == STEP_OPS
+    assert not [r for r in records if r.dagster_event is not None
+                and r.dagster_event.event_type == dg.DagsterEventType.STEP_WORKER_STARTING]
+    assert len({r.dagster_event.pid for r in step_events}) == 1
+    # One lease for the whole cycle: one session, so one cycle row whose steps all ran in it.
+    assert cycle_row(db, run_id)["status"] == "success"
+
+
 def test_a_backfill_run_is_tagged_as_one(db, instance):
     from curation_pipeline.defs.definitions import load_defs
     from curation_pipeline.defs.partitions import PARTITIONS_DEF_NAME
@@ -211,5 +243,10 @@ def test_an_undo_is_an_observation_on_the_partition_it_restored(db, instance):
         assert observation["description"] == f"undo of run {curated.run_id}: success"
         entries = {entry["label"]: entry for entry in observation["metadataEntries"]}
         assert entries["rows_restored"]["intValue"] >= 2 and entries["rows_left_alone"]["intValue"] == 0
+        # The namespace's numbers as the undo left them, under the cycle's keys: the plots follow.
+        active, archived = db.execute("SELECT count(*) FILTER (WHERE archived_at IS NULL),"
+                                      " count(*) FILTER (WHERE archived_at IS NOT NULL) FROM memory_nodes").fetchone()
+        assert (entries["active_nodes"]["intValue"], entries["archived_nodes"]["intValue"]) == (active, archived)
+        assert (active, archived) == (4, 0)  # the merge undone
         # An observation is not a cycle: the partition's latest materialization is still the cycle's.
         assert materializations(query, "acme:support")[0]["run_id"] == curated.run_id

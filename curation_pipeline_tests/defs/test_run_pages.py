@@ -51,6 +51,26 @@ def test_the_graph_sync_lists_the_vertices_and_edges_it_wrote(db, instance):
     assert (absorbed, f"edge merged_into → {keeper}") in changes
 
 
+def test_step_2_shows_the_text_of_every_keeper_even_one_it_left_as_it_was(db, instance):
+    # Two pairs: one keeper says its absorbed node's fact already (left as it was), the other
+    # takes one more clause (rewritten).
+    kept, absorbed_kept = insert(db, node(text="Customer Dana Reyes prefers email over phone calls.", base_utility=0.9),
+                                 node(text="Customer Dana Reyes prefers email to phone calls."))
+    grown, absorbed_grown = insert(db, node(text="The nightly backup of the billing database runs at 02:00 UTC.",
+                                            base_utility=0.9),
+                                   node(text="The nightly backup of the billing database runs at 02:00 UTC and takes an hour."))
+    result = run_cycle(instance, run_config={"ops": {"memory_namespace": {"ops": {
+        "consolidate_duplicates": {"config": {"max_archive_fraction": 1.0}}}}}})
+    assert result.success
+    with ui_graphql(instance) as query:
+        rows = {row["keeper"]: row for row in table_rows(output_metadata(query, result.run_id,
+                                                                          "consolidate_duplicates")["changes"])}
+    assert set(rows) == {kept, grown}, rows
+    assert rows[kept]["keeper's text before"] == "Customer Dana Reyes prefers email over phone calls."
+    assert rows[grown]["keeper's text before"] == "The nightly backup of the billing database runs at 02:00 UTC."
+    assert not [row for row in rows.values() if row["keeper's text before"].startswith("(not rewritten")]
+
+
 def _reconstructable_job():
     return ReconstructableRepository.for_module(
         "curation_pipeline.defs.definitions", "defs").get_reconstructable_job(JOB_NAME)

@@ -54,3 +54,24 @@ def test_a_run_whose_process_died_is_retried_once(db):
         instance.report_run_failed(run, "the run worker was killed", job_failure_data=JobFailureData(
             error=None, failure_reason=RunFailureReason.UNEXPECTED_TERMINATION))
         assert instance.get_run_by_id(run.run_id).tags[WILL_RETRY] == "true"
+        # What `curation-pipeline run` prints of it: Dagster's reason, and that a retry follows.
+        from curation_pipeline.cli.runner import run_end
+
+        message, will_retry = run_end(instance, run.run_id)
+        assert "the run worker was killed" in message and will_retry
+
+
+def test_the_retry_of_a_cli_run_is_tagged_retry_with_its_parent(db):
+    """The daemon's retry copies the failed run's tags, `curation/trigger=cli` included: its
+    first step says who really started it."""
+    insert(db, node(text="Invoices for Orbital Foods go to ap@orbital.example."))
+    key = partition_key("acme", "support")
+    with _shipped_instance() as instance:
+        instance.add_dynamic_partitions("namespaces", [key])
+        parent = instance.create_run_for_job(_job().get_definition(), tags={"dagster/partition": key})
+        copied = {"dagster/partition": key, "curation/trigger": "cli", "dagster/retry_number": "1",
+                  "dagster/parent_run_id": parent.run_id, "dagster/root_run_id": parent.run_id}
+        with dg.execute_job(_job(), instance, tags=copied) as retried:
+            assert retried.success
+        tags = instance.get_run_by_id(retried.run_id).tags
+        assert (tags["curation/trigger"], tags["curation/retry_of"]) == ("retry", parent.run_id)

@@ -85,6 +85,42 @@ def test_undo_restores_every_row_signal_vertex_and_edge_the_run_changed(db, cura
     ).fetchone()[0] == curated["run_id"]
 
 
+def _store_counts(db) -> tuple[int, int]:
+    return db.execute("SELECT count(*) FILTER (WHERE archived_at IS NULL),"
+                      " count(*) FILTER (WHERE archived_at IS NOT NULL) FROM memory_nodes").fetchone()
+
+
+def test_an_undo_records_the_namespace_health_as_it_left_it(db, curated, capsys):
+    from curation_pipeline.cli.main import main
+    from curation_pipeline.config.settings import load_settings
+    from curation_pipeline.core.render.tables import short_run_id
+    from curation_pipeline.service.inspection import recorded_cycles
+
+    def latest():
+        return recorded_cycles(load_settings(), tenant_id="acme", namespace="support", last=5)[-1]
+
+    after_cycle = latest()
+    assert after_cycle["kind"] == "cycle"
+    cycle_counts = (after_cycle["health"]["active_nodes"], after_cycle["health"]["archived_nodes"])
+    assert cycle_counts == _store_counts(db) and cycle_counts[1] >= 1
+
+    [report] = undo_run(curated["url"], curated["run_id"])
+
+    after_undo = latest()
+    assert (after_undo["kind"], after_undo["run_id"]) == ("undo", report.undo_id)
+    undone_counts = (after_undo["health"]["active_nodes"], after_undo["health"]["archived_nodes"])
+    assert undone_counts == _store_counts(db) != cycle_counts  # the store's numbers, not the cycle's
+    assert after_undo["health"]["merged"] == 0 and after_undo["health"]["duration_s"] is None
+    assert report.health == after_undo["health"]
+    # `health` prints it as the namespace's latest line, marked as an undo.
+    assert main(["health", "--partition", "acme:support"]) == 0
+    out = capsys.readouterr().out
+    undo_lines = [line for line in out.splitlines() if short_run_id(report.undo_id) in line]
+    assert undo_lines and all(line.split()[1] == "undo" for line in undo_lines)
+    [first] = [line for line in out.splitlines() if line.startswith("acme:support")][-2:-1] or [None]
+    assert first is not None and first.split()[1] == "cycle"  # the cycle before it, in order
+
+
 def test_undoing_twice_is_a_no_op(db, curated):
     undo_run(curated["url"], curated["run_id"])
     revisions = db.execute("SELECT count(*) FROM node_revisions").fetchone()[0]
@@ -151,6 +187,11 @@ def test_history_explains_every_change_and_the_nodes_merged_in(db, curated, caps
     keeper, absorbed = curated["ids"][0], curated["ids"][1]
     assert main(["history", keeper]) == 0
     out = capsys.readouterr().out
+    # First the node as it is now: live, where, and its whole current text.
+    [now_text] = db.execute("SELECT pointer_summary FROM memory_nodes WHERE id = %s", (keeper,)).fetchone()
+    assert out.startswith(f"node {keeper}\n  now: live in acme:support\n  text: {now_text}\nchanges, oldest first:\n")
+    assert main(["history", absorbed]) == 0
+    assert f"  now: merged into {keeper} in acme:support\n  text: {PARAPHRASES[1]}\n" in capsys.readouterr().out
     assert f"run {curated['run_id']}  step consolidate_duplicates" in out
     assert "similarity=0.9" in out and "method=offline" in out
     # The absorbed text says the keeper's and more: it took the keeper sentence's place.

@@ -225,13 +225,18 @@ def asset_definition(query: Query) -> dict:
     return query(ASSET_DEFINITION)["assetNodeOrError"]
 
 
-def materialize(query: Query, partition: str) -> str:
-    """Launch a materialization of one partition as the asset page's Materialize button does
-    (the asset job, the asset selected, the partition's tag); the run id."""
+# The job the UI's Materialize (catalog, asset page) names: Dagster's implicit asset job.
+IMPLICIT_ASSET_JOB = "__ASSET_JOB"
+
+
+def materialize(query: Query, partition: str, job_name: str = "curate_namespace") -> str:
+    """Launch a materialization of one partition as the Materialize button does (a job, the
+    asset selected, the partition's tag); the run id. The catalog's and the asset page's button
+    name no job of ours: `job_name=IMPLICIT_ASSET_JOB` launches as they do."""
     params = {
         "selector": {
             "repositoryLocationName": "curation_pipeline", "repositoryName": "__repository__",
-            "pipelineName": "curate_namespace",
+            "pipelineName": job_name,
             "assetSelection": [{"path": ["memory_namespace"]}],
         },
         "executionMetadata": {"tags": [{"key": "dagster/partition", "value": partition}]},

@@ -52,7 +52,8 @@ def _showing(specs: Sequence[StepSpec], view: str) -> set[str]:
 
 # A keeper whose text a merge left as it was: it said every clause of the absorbed text already.
 UNCHANGED = "(unchanged: the keeper already said every clause)"
-# A keeper the run did not rewrite has no revision of this run to read its text from.
+# A keeper the run did not rewrite, recorded before its merges said its text (store/actions.py,
+# keeper_text): no revision of this run to read its text from.
 NOT_REWRITTEN = "(not rewritten by this run: its history shows its text)"
 
 
@@ -61,7 +62,11 @@ def merge_texts(changes: Sequence[Mapping], specs: Sequence[StepSpec]) -> list[t
     pair, every text whole (the row's before holds the old texts)."""
     merging = _showing(specs, views.MERGES)
     before = {c["node_id"]: c["before"].get("pointer_summary") for c in changes if c["step"] in merging}
-    return [(keeper, absorbed, sim, before.get(keeper) or NOT_REWRITTEN, before.get(absorbed) or "", text)
+    # A keeper the merge left as it was: its text as the absorbed node's revision says it.
+    kept = {(c["reason"] or {}).get("keeper_id"): (c["reason"] or {}).get("keeper_text")
+            for c in changes if c["step"] in merging and (c["reason"] or {}).get("keeper_text")}
+    return [(keeper, absorbed, sim, before.get(keeper) or kept.get(keeper) or NOT_REWRITTEN,
+             before.get(absorbed) or "", text)
             for keeper, absorbed, sim, text in merge_rows(changes, specs)]
 
 

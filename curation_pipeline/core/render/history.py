@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from curation_pipeline.core.partition_keys import partition_key
+from curation_pipeline.core.partition_keys import display_key, partition_key
 from curation_pipeline.core.text import clip, normalise_sentence, split_sentences
 
 # Columns worth showing in a change; bookkeeping (row_version, updated_at) is left out.
@@ -107,8 +107,28 @@ def describe_coverage(reason: Mapping) -> list[str]:
     return lines
 
 
-def format_history(node_id: str, revisions: Sequence[Mapping], merged: Sequence[Mapping]) -> str:
-    lines = [f"node {node_id}"]
+def describe_now(now: Mapping) -> list[str]:
+    """The node as it is now: where, its status (and what it points at), its whole text."""
+    status = now["status"]
+    if status == "merged":
+        status += f" into {now['merged_into']}"
+    elif status == "superseded":
+        status += f" by {now['superseded_by']}"
+    extras = [word for word, on in (("pinned", now.get("pinned")),
+                                    (f"confidence {now.get('confidence')}", now.get("confidence") not in (None, "default")))
+              if on]
+    return [f"  now: {status} in {display_key(now['tenant_id'], now['namespace'])}"
+            + (f" ({', '.join(extras)})" if extras else ""),
+            f"  text: {now['text']}"]
+
+
+def format_history(node_id: str, revisions: Sequence[Mapping], merged: Sequence[Mapping],
+                   now: Mapping | None = None) -> str:
+    """The node as it is now (`now`), then every change the curator made to it, oldest first,
+    then the nodes merged into it."""
+    lines = [f"node {node_id}", *(describe_now(now) if now is not None else [])]
+    if revisions:
+        lines.append("changes, oldest first:")
     if not revisions:
         lines.append("  the curator never changed it")
     for revision in revisions:

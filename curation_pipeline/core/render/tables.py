@@ -3,6 +3,7 @@ recent runs."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 from curation_pipeline.core.health import health_fields
@@ -44,7 +45,7 @@ def cycle_table(cycles: Sequence[tuple[str, str, str, Mapping | None]], specs: S
     lines = [header]
     for key, run_id, run_status, metadata in cycles:
         steps = (metadata or {}).get("steps", {})
-        cells = [key, run_status, (metadata or {}).get("status", "-")]
+        cells = [key, run_status, cycle_state(run_status, metadata)]
         for spec, column in columns:
             entry = steps.get(spec.name)
             state = _entry_cell(entry)
@@ -56,6 +57,34 @@ def cycle_table(cycles: Sequence[tuple[str, str, str, Mapping | None]], specs: S
                 cells.append(str(_counts(spec, entry).total(*column.counts)))
         lines.append([*cells, run_id])
     return _table(lines[0], lines[1:])
+
+
+ENDED_RUN = ("FAILURE", "CANCELED")
+
+
+def cycle_state(run_status: str, metadata: Mapping | None) -> str:
+    """The cycle's status, as its row says; a cycle whose run ended without closing it (its
+    process killed) is `unfinished`, not `running`."""
+    status = (metadata or {}).get("status", "-")
+    return "unfinished" if status == "running" and run_status in ENDED_RUN else status
+
+
+def run_end_line(key: str, run_id: str, run_status: str, metadata: Mapping | None, failure: str | None,
+                 will_retry: bool) -> str | None:
+    """What happened to a run that ended without success, beyond its steps' own errors (which
+    `failures` lists): why Dagster ended it, what stands of its cycle, and what comes next."""
+    if run_status not in ENDED_RUN:
+        return None
+    unfinished = cycle_state(run_status, metadata) == "unfinished"
+    if not unfinished and (metadata or {}).get("errors"):
+        return None  # a step failed and said why (`failures`)
+    why = (failure or "no reason recorded").strip().rstrip(".")
+    what = ("its cycle did not finish: the steps it finished stand (each wrote in its own "
+            "transaction), the others did not run" if unfinished else "its cycle did not finish")
+    nxt = ("the daemon retries it from the failed step as a new run (tagged curation/trigger=retry, "
+           f"curation/retry_of={run_id}; `curation-pipeline runs` lists it)" if will_retry
+           else f"run it again with `curation-pipeline run --partition {key}`")
+    return f"{key}: run {run_id} ended {run_status}: {why}; {what}; {nxt}"
 
 
 def failures(cycles: Sequence[tuple[str, str, str, Mapping | None]]) -> list[str]:
@@ -75,23 +104,88 @@ def _number(value) -> str:
     return str(value)
 
 
-def health_table(cycles: Sequence[Mapping], specs: Sequence[StepSpec]) -> str:
-    """One line per recorded cycle (store.health.recorded_cycles): its health numbers in the
-    order of `health_fields(specs)`, and the checks that failed."""
+# The numbers that describe the namespace as a cycle (or an undo) left it; the others count what
+# the cycle did. Shown as two groups, so "superseded" (memories a newer one supersedes, now) and
+# "superseded" (marked so this cycle) never sit side by side unexplained.
+STATE_KEYS = ("active_nodes", "archived_nodes", "pinned_nodes", "superseded_nodes", "stale_share",
+              "embedding_backlog", "association_edges")
+STATE_GROUP = "the namespace after each cycle or undo"
+WORK_GROUP = "what each cycle did"
+_TITLES = {"superseded_nodes": "superseded"}  # the group says which superseded it is
+DEFAULT_WIDTH = 120  # when the output is no terminal (a pipe, a file, cron)
+
+
+def _cell(field, value) -> str:
+    if value is None:
+        return "-"
+    if field.unit == "share":  # in percent, as the UI shows it
+        return f"{100 * float(value):.1f}"
+    if field.unit == "seconds":
+        return f"{float(value):.1f}"
+    return _number(value)
+
+
+def health_table(cycles: Sequence[Mapping], specs: Sequence[StepSpec], width: int = DEFAULT_WIDTH) -> str:
+    """Each recorded cycle or undo (store.health.recorded_cycles) in two groups of columns: the
+    namespace as it left it, then what the cycle did (an undo did no curation: `-` and 0s);
+    shares in percent. Each group is cut into tables no wider than `width`, each repeating the
+    namespace, kind and time, so no line wraps. The run id and the failed checks close the
+    first group; a legend of the columns follows."""
     fields = health_fields(specs)
-    header = ["namespace", "finished", *(f.title for f in fields), "failed checks", "run id"]
-    rows = []
-    for cycle in cycles:
-        health = cycle["health"] or {}
-        failed = [check["name"] for check in cycle["checks"] if not check.get("passed")]
-        rows.append([
-            partition_key(cycle["tenant_id"], cycle["namespace"]),
-            _when(cycle.get("finished_at")),
-            *(_number(health.get(f.key)) for f in fields),
-            ", ".join(failed) or "none",
-            cycle["run_id"],
-        ])
-    return _table(header, rows)
+    state = [f for f in fields if f.key in STATE_KEYS]
+    work = [f for f in fields if f.key not in STATE_KEYS]
+    keys = [[partition_key(c["tenant_id"], c["namespace"]), c.get("kind", "cycle"), _when(c.get("finished_at")),
+             short_run_id(c["run_id"])] for c in cycles]
+    key_header = ["namespace", "kind", "finished", "run"]
+    checks = [", ".join(check["name"] for check in c["checks"] if not check.get("passed"))
+              or ("none" if c.get("kind", "cycle") == "cycle" else "-") for c in cycles]
+    blocks = []
+    for group, group_fields in ((STATE_GROUP, state), (WORK_GROUP, work)):
+        columns = [(_TITLES.get(f.key, f.title), [_cell(f, (c["health"] or {}).get(f.key)) for c in cycles])
+                   for f in group_fields]
+        if group == STATE_GROUP:
+            columns.append(("failed checks", checks))
+        for n, chunk in enumerate(_fit(key_header, keys, columns, width)):
+            header = key_header + [title for title, _ in chunk]
+            rows = [key + [values[i] for _, values in chunk] for i, key in enumerate(keys)]
+            blocks.append(f"{group}{' (continued)' if n else ''}:\n{_table(header, rows)}")
+    return "\n\n".join([*blocks, _legend(fields, width)])
+
+
+def short_run_id(run_id: str) -> str:
+    """A run id as the Dagster UI shows it (its first 8 characters; an `undo-` id keeps its
+    prefix too): `undo --run` takes it as long as no other run starts with it."""
+    prefix = "undo-" if run_id.startswith("undo-") else ""
+    return prefix + run_id[len(prefix):len(prefix) + 8]
+
+
+def _fit(key_header, keys, columns, width):
+    """`columns` cut into runs whose table, after the key columns, fits in `width`."""
+    def column_width(title, values):
+        return max(len(title), *(len(v) for v in values)) if values else len(title)
+
+    key_width = sum(column_width(t, [k[i] for k in keys]) + 2 for i, t in enumerate(key_header))
+    chunks, current, used = [], [], key_width
+    for title, values in columns:
+        needed = column_width(title, values) + 2
+        if current and used + needed > width:
+            chunks.append(current)
+            current, used = [], key_width
+        current.append((title, values))
+        used += needed
+    return [*chunks, current] if current else chunks
+
+
+def _legend(fields, width: int) -> str:
+    lines = textwrap.wrap("columns (run: the start of the run id, which `undo --run` takes; an undo "
+                          "curates nothing, so it did 0):", width)
+    for f in sorted(fields, key=lambda f: f.key not in STATE_KEYS):
+        title = _TITLES.get(f.key, f.title)
+        group = "after" if f.key in STATE_KEYS else "did"
+        unit = ", in percent" if f.unit == "share" else ""
+        lines += textwrap.wrap(f"{title:<10} ({group}) {f.meaning}{unit}", width, initial_indent="  ",
+                               subsequent_indent=" " * 4)
+    return "\n".join(lines)
 
 
 def _when(value) -> str:

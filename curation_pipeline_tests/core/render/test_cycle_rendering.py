@@ -74,10 +74,32 @@ def test_the_cli_tables_carry_run_ids_and_health():
     health = {"active_nodes": 3, "stale_share": 0.25, "llm_acceptance_rate": None}
     text = health_table([{"tenant_id": "acme corp", "namespace": "a", "run_id": "run-1",
                           "finished_at": "2026-01-02T03:04:05.678+00:00", "health": health,
-                          "checks": [{"name": "no_orphaned_archives", "passed": False}]}], STEPS)
-    row = text.splitlines()[2]
-    assert row.startswith("acme%20corp:a  2026-01-02 03:04:05  3")
-    assert "0.25" in row and row.rstrip().endswith("no_orphaned_archives  run-1")
+                          "checks": [{"name": "no_orphaned_archives", "passed": False}]}], STEPS, width=400)
+    row = text.splitlines()[3]
+    assert row.startswith("acme%20corp:a  cycle  2026-01-02 03:04:05  run-1")
+    assert "25.0" in row and row.rstrip().endswith("no_orphaned_archives")  # stale% in percent
+
+
+def test_the_health_table_fits_the_width_and_tells_the_two_superseded_apart():
+    health = {"active_nodes": 82, "archived_nodes": 7, "stale_share": 0.11, "superseded": 2,
+              "superseded_nodes": 3, "duration_s": 3.5, "llm_acceptance_rate": None}
+    cycles = [{"tenant_id": "acme", "namespace": "support-bot", "run_id": "7b0c2f7e-1234-4567-89ab-cdef01234567",
+               "finished_at": "2026-01-02T03:04:05", "health": health, "checks": []},
+              {"tenant_id": "acme", "namespace": "support-bot", "run_id": "1f2e3d4c-1234-4567-89ab-cdef01234567",
+               "finished_at": "2026-01-02T03:05:05", "health": health, "checks": [], "kind": "undo"}]
+    for width in (80, 100, 160):
+        text = health_table(cycles, STEPS, width=width)
+        assert max(len(line) for line in text.splitlines()) <= width
+        # Every number is in some table, whatever the width: 11.0 (percent, not 0.11), 82, 3.5 s.
+        assert "11.0" in text and "0.11" not in text and " 82 " in text and "3.5" in text
+    blocks = health_table(cycles, STEPS, width=400).split("\n\n")
+    state, work, legend = blocks
+    assert state.startswith("the namespace after each cycle or undo:") and work.startswith("what each cycle did:")
+    assert "superseded" in state.splitlines()[1] and "superseded" in work.splitlines()[1]
+    assert "  superseded (after) active memories superseded by a newer one" in legend
+    assert "  superseded (did) memories marked superseded by a newer one this cycle" in legend
+    assert state.splitlines()[4].split()[:4] == ["acme:support-bot", "undo", "2026-01-02", "03:05:05"]
+    assert "7b0c2f7e" in state and "1234-4567" not in state  # the run id's start, as the UI shows it
 
 
 def test_a_previewed_merge_shows_the_merged_text_even_when_step_3_then_summarizes_the_keeper():
@@ -94,3 +116,23 @@ def test_a_previewed_merge_shows_the_merged_text_even_when_step_3_then_summarize
     text = preview_text("acme:support", preview, STEPS)
     assert "-> Dana prefers email. Invoices go to billing." in text
     assert "summarize k (43 -> 12 chars): Dana: email." in text
+
+
+def test_a_run_whose_process_died_says_what_happened_and_what_comes_next():
+    from curation_pipeline.core.render.tables import cycle_state, run_end_line
+
+    running = {"status": "running", "steps": {}}
+    assert cycle_state("FAILURE", running) == "unfinished" and cycle_state("STARTED", running) == "running"
+    died = "Run execution process for run-1 unexpectedly exited with exit code -9."
+    line = run_end_line("acme:support", "run-1", "FAILURE", running, died, will_retry=True)
+    assert line.startswith("acme:support: run run-1 ended FAILURE: Run execution process for run-1 "
+                           "unexpectedly exited with exit code -9; its cycle did not finish")
+    assert "the daemon retries it" in line and "curation/retry_of=run-1" in line
+    line = run_end_line("acme:support", "run-1", "FAILURE", running, died, will_retry=False)
+    assert line.endswith("run it again with `curation-pipeline run --partition acme:support`")
+    # A step that failed says why itself (`failures`); a success needs no line.
+    failed_step = {"status": "partial", "errors": {"revectorize": "boom"}}
+    assert run_end_line("acme:support", "run-1", "FAILURE", failed_step, "Steps failed", False) is None
+    assert run_end_line("acme:support", "run-1", "SUCCESS", {"status": "success"}, None, False) is None
+    table = cycle_table([("acme:support", "run-1", "FAILURE", running)], STEPS)
+    assert table.splitlines()[2].split()[:3] == ["acme:support", "FAILURE", "unfinished"]
