@@ -8,12 +8,22 @@ judge is not asked to.
 A label is one to four capitalised words at the very start of a text, then a colon and a space.
 Words that label a note rather than name a person ("Update:", "Note:", "Correction:", a time
 "02:00:") are no speaker.
+
+Whom a turn addresses is no more a fact of it than who says it: "Wow, Caroline! ..." and a later
+"Wow, Mel! ..." are not a new value of a name. A vocative that opens a turn (a name, after an
+interjection or not, then "!" or ",") is left out when two turns are compared.
 """
 
 from __future__ import annotations
 
 import re
 
+# "Wow, Caroline!", "Hey Caroline,", "Thanks, Jon!" or a bare "Caroline!": an interjection and a
+# name, or a name and "!" ("Paris, the city of light, ..." is no vocative).
+_NAME = r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?"
+_VOCATIVE = re.compile(
+    r"\s*(?:(?i:wow|hey|hi|hello|thanks|thank you|oh|aw+|ooh|omg|yay|haha|great|congrats|sorry|bye|"
+    r"good morning|good night|yes|no|ok|okay)\s*[,!.]?\s+" + _NAME + r"\s*[!,]|" + _NAME + r"\s*!)\s*")
 _LABEL = re.compile(r"\s*((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,3})\s*:\s+\S")
 # Words that start a note, not a name: what an agent writes before a colon to say what kind of
 # note follows.
@@ -48,3 +58,13 @@ def without_speaker(text: str | None) -> str:
     if match is None or speaker_of(text) is None:
         return text
     return text[match.end() - 1:]
+
+
+def without_vocative(text: str) -> str:
+    """A turn without the interjection and name it opens with ("Wow, Caroline! That's amazing."
+    -> "That's amazing."); the text itself when it opens with none, or says nothing more."""
+    match = _VOCATIVE.match(text)
+    if match is None or re.search(r"[A-Za-z]", text[match.end():]) is None:
+        return text
+    name = re.findall(r"[A-Za-z][\w'’-]*", match.group(0))[-1]
+    return text if name.casefold() in _NOTE_WORDS else text[match.end():]

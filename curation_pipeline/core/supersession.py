@@ -58,7 +58,7 @@ from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
 from curation_pipeline.core.meaning_markers import NEGATION
 from curation_pipeline.core.sentence_tokens import root, tokenize
-from curation_pipeline.core.speakers import without_speaker
+from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import (
     VERBS,
     naming_numbers,
@@ -660,7 +660,10 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     """Whether `newer` (the later memory) updates `older` (see the module docstring). Two turns of
     one speaker are compared without their label (two speakers' are never compared: step 2)."""
     written = newer  # as the agent wrote it, the speaker's label included: what carrying extends
-    older, newer = without_speaker(older), as_compared(without_speaker(newer))  # without "Update:" and named old values
+    # Compared without who says it and whom it addresses ("Wow, Caroline!"), without "Update:"
+    # and the values the newer one names as old.
+    older = without_vocative(without_speaker(older))
+    newer = as_compared(without_vocative(without_speaker(newer)))
     if _too_long(older) or _too_long(newer):
         # Clause by clause, two long lists cost the product of their clauses (two 8.7 KB comma
         # lists took two minutes): such a pair is not judged an update, and says why.
@@ -703,10 +706,15 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     left = [n for n in rest if n not in said_by]
     hosts = {n: found[n].new if found[n] is not None else said_by.get(n) for n in range(len(older_clauses))}
     carried = carried_clauses(older_clauses, left, hosts)
-    if entangled or carried is None:
+    if entangled or carried is None or any(_asks(older_clauses[n]) for n in left):
+        # A question is never carried: written into the newer memory it would read as a statement.
         return VersionCheck(PARTIAL, updates, entangled + tuple(older_clauses[n] for n in left))
     return VersionCheck(UPDATE, updates, (), carried=carried,
                         carried_text=carry_into(written, carried) if carried else None)
+
+
+def _asks(clause: Piece) -> bool:
+    return (clause.context or clause.text).rstrip().endswith("?")
 
 
 def frames_apart(older: str, newer: str) -> bool:

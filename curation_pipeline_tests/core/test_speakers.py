@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 from curation_pipeline.core.coverage import KeptText, uncovered
-from curation_pipeline.core.speakers import speaker_of
+from curation_pipeline.core.speakers import speaker_of, without_vocative
 from curation_pipeline.core.steps.consolidate import NODE_SCHEMA, offline_merge
 from curation_pipeline.core.steps.pair_decisions import decide_pairs
 from curation_pipeline.core.steps.similarity import PAIR_SCHEMA
@@ -72,9 +72,34 @@ def test_a_question_is_not_said_by_a_statement_nor_replaced_by_its_answer():
 def test_a_turn_that_carries_older_clauses_keeps_its_speakers_label():
     # The newer turn is written back with what it carries: who said it must stay in it (LoCoMo:
     # 25 turns lost their "Speaker:" label this way, and read as another speaker's).
-    from curation_pipeline.core.supersession import UPDATE, compare_versions
 
     check = compare_versions("Jon: The backup job runs at 02:00 UTC, and is deprecated.",
                              "Jon: The backup job now runs at 03:00 UTC.")
     assert check.verdict == UPDATE
     assert check.carried_text == "Jon: The backup job now runs at 03:00 UTC, and is deprecated."
+
+
+@pytest.mark.parametrize(("text", "compared"), [
+    ("Wow, Caroline! You're so inspiring.", "You're so inspiring."),
+    ("Hey Caroline! Great to hear from you!", "Great to hear from you!"),
+    ("Thanks, Jon! Your support's been awesome.", "Your support's been awesome."),
+    ("Caroline! Look at this.", "Look at this."),
+    # No vocative: a name that is the subject, an interjection without a name, a bare greeting.
+    ("Paris, the city of light, is lovely in May.", "Paris, the city of light, is lovely in May."),
+    ("Caroline, the meeting is at 5.", "Caroline, the meeting is at 5."),
+    ("Wow, that's awesome!", "Wow, that's awesome!"),
+    ("Wow, Caroline!", "Wow, Caroline!"),
+])
+def test_whom_a_turn_addresses_is_left_out_when_turns_are_compared(text, compared):
+    assert without_vocative(text) == compared
+
+
+def test_another_addressee_is_no_new_value_and_a_question_is_never_carried():
+
+    # LoCoMo: "Wow, Caroline! ..." was superseded by "Hey Caroline! ... Wow, ..." of the same
+    # speaker, and its questions carried into the newer turn as statements.
+    older = "Melanie: Wow, Caroline! It's great that you're helping out. How's it going? Got any experiences to share?"
+    newer = "Melanie: Wow, Mel! It's great that you're helping out."
+    assert compare_versions(older, newer).verdict != UPDATE
+    assert compare_versions("Sam: The demo is on Friday. What should I bring?",
+                            "Sam: The demo is on Monday.").verdict != UPDATE
