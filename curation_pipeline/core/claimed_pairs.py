@@ -22,8 +22,9 @@ work and the guard only *checks* what it claims, which is a smaller and stricter
 - the claims account for the whole answer: every clause of it lies in some claim, so it adds
   nothing; the claims over one stretch of the answer (a *group*) together have every fact,
   value word and antonym side the stretch has, and its words that no claimer's sentence has are
-  plain common words (no name, number, code or value word), so one clause cannot hide another
-  that adds a fact; and each input clause is claimed once (a merge says it once: the guard
+  plain common words (no name, number, code or value word) that some input has, so one clause
+  cannot hide another that adds a fact and no word is swapped for one of the model's own
+  ("approves refunds" for "approves invoices"); and each input clause is claimed once (a merge says it once: the guard
   also refuses a merge whose text repeats a clause, coverage.restated_within).
 
 Whatever fails refuses the answer with a reason that names the pair. The checks read only the
@@ -179,7 +180,7 @@ def pair_problem(clause: Piece, said: Piece, semantic: Semantic | None = None) -
     swaps = role_swaps([_sentence(clause)], _sentence(said))
     # A passive said as the active ("was translated by Nadia Petrova" -> "Nadia Petrova
     # translated"): read the other way, the clause is the answer's passive, which role_swaps allows.
-    if swaps and role_swaps([_sentence(said)], _sentence(clause)):
+    if swaps and (" by " not in f" {clause.text.lower()} " or role_swaps([_sentence(said)], _sentence(clause))):
         return swaps[0]
     # Its object or stated value is said as written: "allergic to peanuts" is not "allergic to
     # shellfish", however alike the two read. Of a two-word object one word may be reworded
@@ -236,7 +237,7 @@ def _plain_word(token) -> bool:
             and not any(value_class(token.lower, key) for key in token.keys))
 
 
-def _group_problem(answer: str, stretch: _Stretch, claims: Sequence[Claim]) -> str | None:
+def _group_problem(answer: str, stretch: _Stretch, claims: Sequence[Claim], input_words: frozenset[str]) -> str | None:
     """Whether the claims over one stretch of the answer account for everything it says."""
     text = answer[stretch.start:stretch.end]
     said = Reading(sentence_clauses(text).whole())
@@ -257,6 +258,11 @@ def _group_problem(answer: str, stretch: _Stretch, claims: Sequence[Claim]) -> s
     if not said.sides <= sides:
         return f"{_quoted(text)} (claimed by {named}) says {sorted(said.sides - sides)[0]!r}, which they do not"
     words = frozenset().union(*(c.words for c in contexts))
+    # A merge says each fact in the words of one of its inputs, a summary in its input's: a word
+    # no input has is a swap ("approves refunds" for "approves invoices"), however plain.
+    foreign = [t.text for t in said.piece.tokens if t.keys and not set(t.keys) <= input_words]
+    if foreign:
+        return f"{_quoted(text)} (claimed by {named}) says {foreign[0]!r}, a word no input has"
     new = [t.text for t in said.piece.tokens if t.keys and not set(t.keys) <= words and not _plain_word(t)]
     if new:
         return f"{_quoted(text)} (claimed by {named}) brings the word {new[0]!r}, which they do not have"
@@ -344,8 +350,9 @@ def check_claims(answer: str, clauses: Sequence[Piece], alignment: Sequence[tupl
             start, end = min(start, g[0].start), max(end, g[0].end)
         members = {c.number: c for g in merged for c in g[1]} | {c.number: c for c, _, _ in over}
         groups.append((_Stretch(start, end), [members[n] for n in sorted(members)]))
+    input_words = frozenset().union(*(sentence_clauses(c.context or c.text).whole().words for c in clauses))
     for stretch, members in groups:
-        problem = _group_problem(answer, stretch, members)
+        problem = _group_problem(answer, stretch, members, input_words)
         if problem:
             return AlignedVerdict(problem, tuple(claims))
     return AlignedVerdict(None, tuple(claims))
