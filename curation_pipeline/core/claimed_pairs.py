@@ -59,6 +59,10 @@ CLAIMED_FLOOR_BELOW_SEARCH = 0.2
 _TWO_STATES = frozenset({"allow", "open", "enable", "online", "valid", "available", "supported", "required",
                          "paid", "connected", "lock", "encrypt", "true", "include", "switched"})
 _QUOTED = 80
+# "X rather than Y" says "X, not Y": a negation, for the pair check only.
+_NEGATING_PHRASES = (("rather", "than"), ("instead", "of"))
+# Last words that name no object or value: "the first one", "signs them as well".
+_EMPTY_TAIL = frozenset({"one", "ones", "well", "too", "also", "either"})
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,9 @@ class Reading:
                 sides[id(word)] = opposite(word.value)
         classes = frozenset((m.category, m.value) for m in markers
                             if m.category != ANTONYM and id(m) not in absorbed)
+        words = [t.lower for t in self.piece.tokens]
+        if any(tuple(words[i:i + 2]) in _NEGATING_PHRASES for i in range(len(words) - 1)):
+            classes |= {(NEGATION, "not")}
         state_words = frozenset(root(m.word.lower()) for m in markers if _two_state_side(m))
         return classes, frozenset(sides.values()), state_words
 
@@ -124,13 +131,17 @@ class Reading:
         """Value words, those of two-state words apart ("open", "closed"): they are compared as
         antonym sides, where a "not" can turn one into the other."""
         state_words = self._normalised[2]
-        kept = [t for t in self.piece.tokens if not set(t.keys) & state_words]
+        # No member of a class matched by its root ends in "-ed" ("based" is not "basement"):
+        # such a match is two words with one root. Statuses are matched as written.
+        kept = [t for t in self.piece.tokens if not set(t.keys) & state_words
+                and not (t.lower.endswith("ed") and _root_matched(t))]
         return {cls: keys for cls, keys in value_keys(tuple(kept)).items() if keys}
 
     @cached_property
     def plain_keys(self) -> frozenset[str]:
         """Content keys that are neither names nor marker words."""
-        return content_keys([t for t in self.piece.tokens if not t.is_name and t.lower not in MARKER_WORDS])
+        return content_keys([t for t in self.piece.tokens if not t.is_name and t.lower not in MARKER_WORDS
+                             and t.lower not in _EMPTY_TAIL])
 
     @cached_property
     def tail(self) -> frozenset[str]:
@@ -138,15 +149,23 @@ class Reading:
         "not available" ~ "unavailable")."""
         state_words = self._normalised[2]
         return tail_keys([t for t in self.piece.tokens if t.lower not in MARKER_WORDS
-                          and not set(t.keys) & state_words])
+                          and t.lower not in _EMPTY_TAIL and not set(t.keys) & state_words])
+
+
+def _root_matched(token) -> bool:
+    """Whether the token is a value word only by its root, not as written."""
+    return any(value_class(token.lower, key) for key in token.keys) and value_class(token.lower, token.lower) is None
 
 
 def _sentence(piece: Piece) -> Sentence:
     return Sentence(piece.text, piece.tokens, piece.keys, frozenset())
 
 
-def pair_problem(clause: Piece, said: Piece, semantic: Semantic | None = None) -> str | None:
-    """Why the words `said` do not say `clause`, or None when they do (the module docstring)."""
+def pair_problem(clause: Piece, said: Piece, semantic: Semantic | None = None,
+                 also_claimed: frozenset[tuple[str, str]] = frozenset()) -> str | None:
+    """Why the words `said` do not say `clause`, or None when they do (the module docstring).
+    `also_claimed`: the marker classes of the other wordings of the same fact claiming the same
+    words (a merge keeps the "only" of one wording where the other lacks it)."""
     theirs, ours = Reading(said), Reading(clause)
     if clause.is_question != said.is_question:
         return "one asks, the other states"
@@ -167,7 +186,7 @@ def pair_problem(clause: Piece, said: Piece, semantic: Semantic | None = None) -
     # A marker of the clause's sentence reaches over the clause ("needs a BAA and storage":
     # "and storage" is needed too); a negation must be the clause's own.
     added = {(c, v) for c, v in theirs.classes - ours.classes
-             if c == NEGATION or (c, v) not in clause.sentence_markers}
+             if c == NEGATION or ((c, v) not in clause.sentence_markers and (c, v) not in also_claimed)}
     if added:
         category, value = sorted(added)[0]
         return f"adds the {category} {value!r}"
@@ -195,7 +214,7 @@ def pair_problem(clause: Piece, said: Piece, semantic: Semantic | None = None) -
         similarity = semantic.similarity(clause.text, said.text)
         if similarity >= floor:
             return None
-        return f"shares no word but names, and is {similarity:.2f} alike (floor {floor})"
+        return f"shares no word but names, and is {similarity:.2f} alike (floor {floor:.2f})"
     return "shares no word but names"
 
 
@@ -331,7 +350,13 @@ def check_claims(answer: str, clauses: Sequence[Piece], alignment: Sequence[tupl
                                   f"{_quoted(claim.said_as)}, which is not in the answer", tuple(claims))
         located.append((claim, start, start + len(claim.said_as)))
     for claim, start, end in located:
-        problem = pair_problem(claim.clause, _said_piece(answer, start, end), semantic)
+        # Other wordings of the same fact (the same words claimed, the same last words) may
+        # bring a marker this one lacks: never a negation (checked in pair_problem).
+        tail = Reading(claim.clause).tail
+        also = frozenset().union(*(Reading(other.clause).classes for other, s, e in located
+                                   if other is not claim and (s, e) == (start, end)
+                                   and tail & Reading(other.clause).tail))
+        problem = pair_problem(claim.clause, _said_piece(answer, start, end), semantic, also)
         if problem:
             return AlignedVerdict(f"clause {claim.number} {claim.clause.quoted} said as "
                                   f"{_quoted(claim.said_as)}: {problem}", tuple(claims))
