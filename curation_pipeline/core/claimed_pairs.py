@@ -275,7 +275,9 @@ def _group_problem(answer: str, stretch: _Stretch, claims: Sequence[Claim], inpu
             return f"{_quoted(text)} (claimed by {named}) says the {cls} {extra!r}, which they do not"
     sides = frozenset().union(*(Reading(c).sides for c in contexts))
     if not said.sides <= sides:
-        return f"{_quoted(text)} (claimed by {named}) says {sorted(said.sides - sides)[0]!r}, which they do not"
+        extra = sorted(said.sides - sides)[0]
+        word = next((m.word for m in said.piece.markers if m.value == extra), extra.rpartition(":")[0])
+        return f"{_quoted(text)} (claimed by {named}) says {word!r}, which they do not"
     words = frozenset().union(*(c.words for c in contexts))
     # A merge says each fact in the words of one of its inputs, a summary in its input's: a word
     # no input has is a swap ("approves refunds" for "approves invoices"), however plain.
