@@ -41,7 +41,7 @@ from functools import cached_property
 from curation_pipeline.core.clauses import Piece, sentence_clauses, text_clauses
 from curation_pipeline.core.coverage import Semantic
 from curation_pipeline.core.fact_tokens import extract_facts, occurrences
-from curation_pipeline.core.meaning_markers import ANTONYM, MARKER_WORDS, NEGATION, Marker, opposite
+from curation_pipeline.core.meaning_markers import ANTONYM, COMPARISON, MARKER_WORDS, NEGATION, Marker, opposite
 from curation_pipeline.core.name_roles import role_swaps
 from curation_pipeline.core.sentence_alignment import Sentence
 from curation_pipeline.core.sentence_tokens import content_keys, root
@@ -63,6 +63,9 @@ _QUOTED = 80
 _NEGATING_PHRASES = (("rather", "than"), ("instead", "of"))
 # Last words that name no object or value: "the first one", "signs them as well".
 _EMPTY_TAIL = frozenset({"one", "ones", "well", "too", "also", "either"})
+# "iOS 16 or newer" ~ "iOS 16 and later": "at least", as "or more" is (meaning_markers.py).
+_AT_LEAST_JOINS = frozenset({"or", "and"})
+_AT_LEAST_WORDS = frozenset({"newer", "later", "above", "higher", "up", "greater"})
 
 
 @dataclass(frozen=True)
@@ -98,10 +101,20 @@ class Reading:
     piece: Piece
 
     @cached_property
+    def _at_least(self) -> frozenset[str]:
+        """The words of "or newer", "and later", ... that end the piece's clauses (empty: none)."""
+        found = set()
+        for tokens in self.piece.clause_tokens():
+            words = [t.lower for t in tokens if t.kind == "word"]
+            if len(words) >= 2 and words[-2] in _AT_LEAST_JOINS and words[-1] in _AT_LEAST_WORDS:
+                found.add(words[-1])
+        return frozenset(found)
+
+    @cached_property
     def _normalised(self) -> tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str]]:
         """Plain marker classes, antonym sides, and the keys of two-state words, with each "not"
         on a two-state word read as the word's other side."""
-        markers = list(self.piece.markers)
+        markers = [m for m in self.piece.markers if not (m.category == ANTONYM and m.word.lower() in self._at_least)]
         sides = {id(m): m.value for m in markers if m.category == ANTONYM}
         absorbed = set()
         for negation in (m for m in markers if m.category == NEGATION and m.head):
@@ -115,6 +128,8 @@ class Reading:
         words = [t.lower for t in self.piece.tokens]
         if any(tuple(words[i:i + 2]) in _NEGATING_PHRASES for i in range(len(words) - 1)):
             classes |= {(NEGATION, "not")}
+        if self._at_least:
+            classes |= {(COMPARISON, "at least")}
         state_words = frozenset(root(m.word.lower()) for m in markers if _two_state_side(m))
         return classes, frozenset(sides.values()), state_words
 
@@ -141,15 +156,20 @@ class Reading:
     def plain_keys(self) -> frozenset[str]:
         """Content keys that are neither names nor marker words."""
         return content_keys([t for t in self.piece.tokens if not t.is_name and t.lower not in MARKER_WORDS
-                             and t.lower not in _EMPTY_TAIL])
+                             and t.lower not in _EMPTY_TAIL and t.lower not in self._at_least])
+
+    @cached_property
+    def says_anything(self) -> bool:
+        """Whether it has a content word beyond its markers ("or newer", "the first one": no)."""
+        return bool(self.plain_keys) or any(t.is_name and t.keys for t in self.piece.tokens)
 
     @cached_property
     def tail(self) -> frozenset[str]:
         """The keys of its last words, two-state words apart (compared as antonym sides:
         "not available" ~ "unavailable")."""
         state_words = self._normalised[2]
-        return tail_keys([t for t in self.piece.tokens if t.lower not in MARKER_WORDS
-                          and t.lower not in _EMPTY_TAIL and not set(t.keys) & state_words])
+        return tail_keys([t for t in self.piece.tokens if t.lower not in MARKER_WORDS and t.lower not in _EMPTY_TAIL
+                          and t.lower not in self._at_least and not set(t.keys) & state_words])
 
 
 def _root_matched(token) -> bool:
@@ -209,6 +229,8 @@ def pair_problem(clause: Piece, said: Piece, semantic: Semantic | None = None,
     # A clause of names only ("and German", "Marisol Duarte") is said by its names (checked above).
     if ours.plain_keys & theirs.plain_keys or (not ours.plain_keys and clause.keys & said.keys):
         return None
+    if not ours.says_anything:
+        return None  # its markers, values and facts are all it says, and they are there
     floor = claimed_floor(semantic)
     if semantic is not None and floor is not None:
         similarity = semantic.similarity(clause.text, said.text)

@@ -195,3 +195,22 @@ def test_merge_and_summary_requests_number_the_clauses_and_ask_for_the_alignment
     summary = summary_prompt("Dana Reyes prefers email. Sam Okafor owns billing.")
     assert summary.schema["properties"][ALIGNMENT_FIELD]["items"]["properties"]["said_as"] == {"type": ["string", "null"]}
     assert ALIGNMENT_FIELD in prompt.instructions and "null" in summary.instructions
+
+
+def test_two_wordings_of_a_bound_or_a_refusal_are_one_and_their_opposites_are_not():
+    inputs = ["The Nimbus mobile app supports iOS 16 and later.", "Nimbus's mobile app runs on iOS 16 or newer."]
+    text = "The Nimbus mobile app supports iOS 16 and later."
+    first = "The Nimbus mobile app supports iOS 16"
+    assert _judge(inputs, text, [first, first, "and later"]).accepted
+    older = _judge(["Nimbus's mobile app runs on iOS 16 or newer."], "Nimbus's mobile app runs on iOS 16 or older.",
+                   ["Nimbus's mobile app runs on iOS 16", "or older"])
+    assert not older.accepted
+    # "rather than" says "not".
+    card = ["Brightwater Logistics pays by bank transfer, not by card.",
+            "Brightwater Logistics pays by bank transfer rather than card."]
+    said = "Brightwater Logistics pays by bank transfer, not by card"
+    assert [c.text for c in clauses_of(card)][2] == "Brightwater Logistics pays by bank transfer rather than card"
+    assert _judge(card, card[0], ["Brightwater Logistics pays by bank transfer", "not by card", said]).accepted
+    by_card = _judge(card[1:], "Brightwater Logistics pays by bank transfer and by card.",
+                     ["Brightwater Logistics pays by bank transfer and by card"])
+    assert not by_card.accepted and by_card.reason.endswith("drops the negation 'not'")
