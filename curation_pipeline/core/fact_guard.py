@@ -21,6 +21,15 @@ good. So "March 5, 2024" does not stand in for "2024-03-05", numbers written as 
 matched to digits, and a rewording that moves a marker out of its class ("must" -> "should") is
 refused. An accepted verdict lists the input clauses the answer says in other words and what
 says them, so the revision can show why nothing was lost.
+
+**Aligned answers.** The merge and summary requests number their inputs' clauses and ask, in
+`said_as`, for the words of the answer that say each (prompts.py). An answer that carries them
+is judged by checking each claimed pair (claimed_pairs.py) instead of searching with coverage,
+which cannot find a rewording far from the input's words (an active sentence for a passive
+one, "is closed" for "does not open"). The checks that do not depend on wording stay: schema,
+length, artifacts, every fact token kept and none added, a merge saying no clause twice, a
+summary keeping the conditions of what it keeps. An answer without `said_as` (a server that does
+not enforce the schema) is judged by coverage as above.
 """
 
 from __future__ import annotations
