@@ -286,7 +286,7 @@ def _semantic(embedder):
 
 
 def _report(conn, namespace: str, pairs: list[dict], ids: dict, cycles: list[dict], embedder,
-            verbose: bool = False) -> None:
+            verbose: bool = False, mode: str = "offline") -> None:
     from curation_pipeline.core.coverage import KeptText, clauses_of, restated_within
 
     outcome, nodes = _outcomes(conn, namespace, pairs, ids)
@@ -323,7 +323,7 @@ def _report(conn, namespace: str, pairs: list[dict], ids: dict, cycles: list[dic
 
     _recall_probe(conn, namespace, pairs, ids, nodes, embedder)
     _llm_report(cycles, verbose)
-    _merge_answers(conn, namespace, nodes, verbose)
+    _merge_answers(conn, namespace, nodes, verbose, real_tokens=mode == "llama")
 
 
 def _recall_probe(conn, namespace: str, pairs: list[dict], ids: dict, nodes: dict, embedder) -> None:
@@ -359,7 +359,7 @@ def _llm_report(cycles: list[dict], verbose: bool = False) -> None:
         print(f"  refused or failed: {count} x {reason}")
 
 
-def _merge_answers(conn, namespace: str, nodes: dict, verbose: bool = False) -> None:
+def _merge_answers(conn, namespace: str, nodes: dict, verbose: bool = False, real_tokens: bool = True) -> None:
     """How many merge answers the guard accepted, their token cost (as the server counted it),
     and (-v) each accepted merged text with the pairs the guard checked, for a person to read."""
     rows = conn.execute(
@@ -373,7 +373,8 @@ def _merge_answers(conn, namespace: str, nodes: dict, verbose: bool = False) -> 
     print(f"merge answers accepted: {len(accepted)} of {len(rows)}")
     tokens_in = [r.get("llm_input_tokens") or 0 for r, _ in rows]
     tokens_out = [r.get("llm_output_tokens") or 0 for r, _ in rows]
-    print(f"tokens per merge request: {sum(tokens_in) / len(rows):.0f} in, {sum(tokens_out) / len(rows):.0f} out"
+    if real_tokens:  # the oracle's stub reports the same made-up usage for every answer
+        print(f"tokens per merge request: {sum(tokens_in) / len(rows):.0f} in, {sum(tokens_out) / len(rows):.0f} out"
           f" (mean of {len(rows)}, as the server counted them)")
     if verbose:
         for reason, text in accepted:
@@ -444,7 +445,7 @@ def main(argv: list[str] | None = None) -> None:
         elapsed = time.perf_counter() - started
     print(f"{len(cycles)} cycle(s) in {elapsed:.0f} s")
     with open_connection(url) as conn:
-        _report(conn, namespace, pairs, ids, cycles, embedder, args.verbose)
+        _report(conn, namespace, pairs, ids, cycles, embedder, args.verbose, args.mode)
 
 
 if __name__ == "__main__":
