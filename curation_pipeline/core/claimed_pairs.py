@@ -361,7 +361,10 @@ def check_claims(answer: str, clauses: Sequence[Piece], alignment: Sequence[tupl
         what = (f"claims clause {repeated[0]} twice" if repeated else f"claims clause {unknown[0]}, which there is not"
                 if unknown else f"says nothing of clause {missing[0]}")
         return AlignedVerdict(f"the alignment {what} (the request numbered clauses 1 to {len(clauses)})")
-    claims = [Claim(n, clauses[n - 1], said.strip() if said is not None else None) for n, said in sorted(alignment)]
+    # The claimed words, without the space and the sentence's end mark around them (a model
+    # copies "... peanuts." with the full stop of its text or of the clause's sentence).
+    claims = [Claim(n, clauses[n - 1], said.strip().rstrip(".;,").strip() if said is not None else None)
+              for n, said in sorted(alignment)]
     located: list[tuple[Claim, int, int]] = []
     for claim in claims:
         if claim.said_as is None:

@@ -214,3 +214,9 @@ def test_two_wordings_of_a_bound_or_a_refusal_are_one_and_their_opposites_are_no
     by_card = _judge(card[1:], "Brightwater Logistics pays by bank transfer and by card.",
                      ["Brightwater Logistics pays by bank transfer and by card"])
     assert not by_card.accepted and by_card.reason.endswith("drops the negation 'not'")
+
+
+def test_claimed_words_may_end_with_the_full_stop_of_their_sentence():
+    inputs = ["Ingrid Solberg is allergic to peanuts.", "Ingrid Solberg is allergic to peanuts."]
+    verdict = _judge(inputs, "Ingrid Solberg is allergic to peanuts", ["Ingrid Solberg is allergic to peanuts."] * 2)
+    assert verdict.accepted, verdict.reason
