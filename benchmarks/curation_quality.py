@@ -138,10 +138,20 @@ def _seed(conn, namespace: str, pairs: list[dict], embedder) -> dict[str, tuple[
 # ----------------------------------------------------------------------------- the LLM
 
 
-def _oracle(pairs: list[dict], ideals: dict[str, str]):
-    """A responder for the stub server: the label's verdict, the ideal merge."""
-    from curation_pipeline.core.prompts import MERGE_FIELD, VERDICT_FIELD
-    from curation_pipeline_tests.support.llm_stub import answer, faithful, memory_texts, purpose
+def _oracle(pairs: list[dict], ideals: dict[str, dict]):
+    """A responder for the stub server: the label's verdict, the ideal merge with its
+    hand-checked alignment (each numbered clause of the request and the words that say it)."""
+    from curation_pipeline.core.coverage import clauses_of
+    from curation_pipeline.core.prompts import ALIGNMENT_FIELD, MERGE_FIELD, VERDICT_FIELD, parse_data_block
+    from curation_pipeline_tests.support.llm_stub import Answer, answer, faithful, memory_texts, purpose, user_message
+
+    def aligned(pair: dict, body: dict) -> Answer:
+        ideal = ideals[pair["id"]]
+        said = dict(zip((c.text for c in clauses_of([pair["older"]["text"], pair["newer"]["text"]])),
+                        ideal.get("said_as") or ()))
+        numbered = parse_data_block(user_message(body))["clauses"]
+        claims = [{"clause": c["clause"], "said_as": said.get(c["text"])} for c in numbered]
+        return Answer(json.dumps({MERGE_FIELD: ideal["ideal"], ALIGNMENT_FIELD: claims}))
 
     by_texts = {frozenset((p["older"]["text"], p["newer"]["text"])): p for p in pairs}
     verdict_of = {"restatement": "same", "update": "update", "related": "related", "distinct": "distinct"}
@@ -151,14 +161,14 @@ def _oracle(pairs: list[dict], ideals: dict[str, str]):
         if purpose(body) == "judge":
             return answer(VERDICT_FIELD, verdict_of[pair["kind"]] if pair else "distinct", output_tokens=4)
         if purpose(body) == "merge" and pair is not None and pair["id"] in ideals:
-            return answer(MERGE_FIELD, ideals[pair["id"]])
+            return aligned(pair, body)
         return faithful(body)
 
     return respond
 
 
 @contextlib.contextmanager
-def _llm(mode: str, pairs: list[dict], ideals: dict[str, str]):
+def _llm(mode: str, pairs: list[dict], ideals: dict[str, dict]):
     """The environment of the LLM path for `mode`, with its server running."""
     if mode == "offline":
         yield {"CURATOR_LLM_ENABLED": "false"}
@@ -281,7 +291,7 @@ def _semantic(embedder):
 
 
 def _report(conn, namespace: str, pairs: list[dict], ids: dict, cycles: list[dict], embedder,
-            verbose: bool = False) -> None:
+            verbose: bool = False, mode: str = "offline") -> None:
     from curation_pipeline.core.coverage import KeptText, clauses_of, restated_within
 
     outcome, nodes = _outcomes(conn, namespace, pairs, ids)
@@ -318,6 +328,7 @@ def _report(conn, namespace: str, pairs: list[dict], ids: dict, cycles: list[dic
 
     _recall_probe(conn, namespace, pairs, ids, nodes, embedder)
     _llm_report(cycles, verbose)
+    _merge_answers(conn, namespace, nodes, verbose, real_tokens=mode == "llama")
 
 
 def _recall_probe(conn, namespace: str, pairs: list[dict], ids: dict, nodes: dict, embedder) -> None:
@@ -351,6 +362,30 @@ def _llm_report(cycles: list[dict], verbose: bool = False) -> None:
     print("LLM (step 2, all cycles): " + ", ".join(f"{k}={v}" for k, v in sorted(totals.items())))
     for reason, count in reasons.most_common(8):
         print(f"  refused or failed: {count} x {reason}")
+
+
+def _merge_answers(conn, namespace: str, nodes: dict, verbose: bool = False, real_tokens: bool = True) -> None:
+    """How many merge answers the guard accepted, their token cost (as the server counted it),
+    and (-v) each accepted merged text with the pairs the guard checked, for a person to read."""
+    rows = conn.execute(
+        "SELECT DISTINCT ON (reason->>'keeper_id', reason->>'absorbed_id') reason, after->>'pointer_summary'"
+        " FROM node_revisions WHERE tenant_id = %s AND namespace = %s AND reason ? 'guard'"
+        " AND reason ? 'absorbed_id' ORDER BY reason->>'keeper_id', reason->>'absorbed_id', id",
+        (TENANT, namespace)).fetchall()
+    if not rows:
+        return
+    accepted = [(reason, text) for reason, text in rows if reason.get("guard") == "accepted"]
+    print(f"merge answers accepted: {len(accepted)} of {len(rows)}")
+    tokens_in = [r.get("llm_input_tokens") or 0 for r, _ in rows]
+    tokens_out = [r.get("llm_output_tokens") or 0 for r, _ in rows]
+    if real_tokens:  # the oracle's stub reports the same made-up usage for every answer
+        print(f"tokens per merge request: {sum(tokens_in) / len(rows):.0f} in, {sum(tokens_out) / len(rows):.0f} out"
+          f" (mean of {len(rows)}, as the server counted them)")
+    if verbose:
+        for reason, text in accepted:
+            print(f"  accepted: {text!r}")
+            for pair in reason.get("said_as", []):
+                print(f"    said as: {pair['clause']!r} -> {pair['said_as']!r}")
 
 
 # ----------------------------------------------------------------------------- calibration
@@ -395,7 +430,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.calibrate:
         calibrate(pairs, embedder)
         return
-    ideals = {row["id"]: row["ideal"] for row in map(json.loads, IDEALS.read_text(encoding="utf-8").splitlines())
+    ideals = {row["id"]: row for row in map(json.loads, IDEALS.read_text(encoding="utf-8").splitlines())
               if row} if IDEALS.exists() else {}
 
     url = scale_data.fresh_store()
@@ -415,7 +450,7 @@ def main(argv: list[str] | None = None) -> None:
         elapsed = time.perf_counter() - started
     print(f"{len(cycles)} cycle(s) in {elapsed:.0f} s")
     with open_connection(url) as conn:
-        _report(conn, namespace, pairs, ids, cycles, embedder, args.verbose)
+        _report(conn, namespace, pairs, ids, cycles, embedder, args.verbose, args.mode)
 
 
 if __name__ == "__main__":

@@ -12,11 +12,20 @@ but reverses a fact (negation dropped, antonym swapped in, roles swapped, quanti
 weakened, comparison reversed); a faithful one rewrites without changing a fact (sentences
 reordered or joined, duplicates removed, connectives changed, filler dropped from a summary).
 The ideal is 0 hostile and all faithful accepted. Prints figures; asserts nothing.
+
+Aligned answers (core/claimed_pairs.py): a case may carry `said_as`, for each input clause (in
+the order clauses.py cuts the inputs) the words of the answer that say it; it is then judged as
+an aligned answer. The hostile alignments ("alignment: ..." changes) claim words not in the
+answer, an unrelated stretch, one stretch for two clauses that drops a value, or hide an added
+clause. And every hostile case without one is judged a second time with the alignment an
+attacker would send (benchmarks/alignments.py: for each clause, the stretch of the answer
+sharing most of its words). `hostile answers accepted: H of N` counts both.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import time
 from collections import Counter
@@ -24,7 +33,7 @@ from pathlib import Path
 
 from curation_pipeline.core.coverage import semantic_for
 from curation_pipeline.core.fact_guard import judge
-from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD
+from curation_pipeline.core.prompts import ALIGNMENT_FIELD, MERGE_FIELD, SUMMARY_FIELD
 
 DEFAULT_CASES = Path(__file__).with_name("guard_answers.jsonl")
 KINDS = {"merge": (MERGE_FIELD, 2000), "summary": (SUMMARY_FIELD, 500)}
@@ -44,7 +53,8 @@ def load_cases(path: Path) -> list[dict]:
         try:
             case = json.loads(line)
             valid = (case["kind"] in KINDS and case["label"] in LABELS and isinstance(case["answer"], str)
-                     and isinstance(case["inputs"], list) and all(isinstance(t, str) for t in case["inputs"]))
+                     and isinstance(case["inputs"], list) and all(isinstance(t, str) for t in case["inputs"])
+                     and (not isinstance(case.get("said_as"), str)))
         except (json.JSONDecodeError, KeyError, TypeError) as error:
             raise SystemExit(f"{path}:{number}: not a labelled answer ({error!r})") from None
         if not valid:
@@ -65,10 +75,31 @@ def semantic_rule(embedder: str):
     return semantic_for(model.name, model.embed)
 
 
-def verdict(case: dict, semantic=None):
+def verdict(case: dict, semantic=None, *, alignment: list[dict] | None = None):
+    """The guard's verdict on a case: aligned if the case carries `said_as` or `alignment` is
+    given, else the plain answer."""
     field, max_chars = KINDS[case["kind"]]
-    return judge(json.dumps({field: case["answer"]}), field=field, inputs=case["inputs"],
+    answer = {field: case["answer"]}
+    if "said_as" in case:
+        alignment = [{"clause": n, "said_as": said} for n, said in enumerate(case["said_as"], start=1)]
+    if alignment is not None:
+        answer[ALIGNMENT_FIELD] = alignment
+    return judge(json.dumps(answer), field=field, inputs=case["inputs"],
                  max_chars=max_chars, kind=case["kind"], semantic=semantic)
+
+
+def _alignments():
+    """benchmarks/alignments.py, beside this script (benchmarks/ is no package)."""
+    spec = importlib.util.spec_from_file_location("benchmark_alignments", Path(__file__).with_name("alignments.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def attacked(case: dict, semantic=None):
+    """A hostile case's answer with the alignment an attacker would send."""
+    attacker_alignment = _alignments().attacker_alignment
+    return verdict(case, semantic, alignment=attacker_alignment(case["inputs"], case["answer"]))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -107,6 +138,13 @@ def main(argv: list[str] | None = None) -> None:
     for label, change in sorted(change_totals):
         print(f"{label:<10}{change:<40}{by_change[label, change]:>4} of {change_totals[label, change]}")
 
+    hostile = [case for case in cases if case["label"] == "hostile"]
+    with_attack = [(case, attacked(case, semantic)) for case in hostile if "said_as" not in case]
+    plain_accepted = sum(outcome.accepted for case, outcome in judged if case["label"] == "hostile")
+    attack_accepted = [(case, outcome) for case, outcome in with_attack if outcome.accepted]
+    print(f"\nhostile answers with an attacker's alignment accepted: {len(attack_accepted)} of {len(with_attack)}")
+    print(f"hostile answers accepted: {plain_accepted + len(attack_accepted)} of {len(hostile) + len(with_attack)}")
+
     misjudged = [(case, outcome) for case, outcome in judged
                  if outcome.accepted == (case["label"] == "hostile")]
     if args.verbose and misjudged:
@@ -114,6 +152,10 @@ def main(argv: list[str] | None = None) -> None:
         for case, outcome in misjudged:
             print(f"  line {case['line']} ({case['kind']}, {case['label']}, {case.get('change', '-')}): "
                   f"{outcome.label}: {outcome.reason}")
+    if args.verbose and attack_accepted:
+        print("\naccepted with an attacker's alignment:")
+        for case, outcome in attack_accepted:
+            print(f"  line {case['line']} ({case['kind']}, {case.get('change', '-')}): {outcome.reason}")
 
 
 if __name__ == "__main__":

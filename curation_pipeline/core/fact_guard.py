@@ -21,6 +21,15 @@ good. So "March 5, 2024" does not stand in for "2024-03-05", numbers written as 
 matched to digits, and a rewording that moves a marker out of its class ("must" -> "should") is
 refused. An accepted verdict lists the input clauses the answer says in other words and what
 says them, so the revision can show why nothing was lost.
+
+**Aligned answers.** The merge and summary requests number their inputs' clauses and ask, in
+`said_as`, for the words of the answer that say each (prompts.py). An answer that carries them
+is judged by checking each claimed pair (claimed_pairs.py) instead of searching with coverage,
+which cannot find a rewording far from the input's words (an active sentence for a passive
+one, "is closed" for "does not open"). The checks that do not depend on wording stay: schema,
+length, artifacts, every fact token kept and none added, a merge saying no clause twice, a
+summary keeping the conditions of what it keeps. An answer without `said_as` (a server that does
+not enforce the schema) is judged by coverage as above.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from curation_pipeline.core.claimed_pairs import check_claims, parse_alignment
 from curation_pipeline.core.coverage import KeptText, Semantic, clauses_of, restated_within, uncovered
 from curation_pipeline.core.fact_tokens import (  # noqa: F401 (re-exported: the guard's vocabulary)
     KINDS,
@@ -40,7 +50,7 @@ from curation_pipeline.core.fact_tokens import (  # noqa: F401 (re-exported: the
     occurs,
 )
 from curation_pipeline.core.meaning_check import meaning_changes
-from curation_pipeline.core.prompts import JUDGE_VERDICTS, MERGE_FIELD, VERDICT_FIELD
+from curation_pipeline.core.prompts import ALIGNMENT_FIELD, JUDGE_VERDICTS, MERGE_FIELD, VERDICT_FIELD
 from curation_pipeline.core.text import has_merge_marker
 
 _MAX_LISTED = 5
@@ -60,6 +70,9 @@ class Verdict:
     # the input clauses it leaves out (coverage.Covered.record).
     covered: tuple[dict, ...] = ()
     left_out: tuple[dict, ...] = ()
+    # Accepted aligned answers: each input clause and the words of the answer that say it,
+    # where they differ (claimed_pairs.Claim.record).
+    said_as: tuple[dict, ...] = ()
 
     @property
     def label(self) -> str:
@@ -72,6 +85,14 @@ class SchemaViolation(ValueError):
 
 def parse_answer(raw: str | None, field: str) -> str:
     """The text of an answer `{"<field>": "<text>"}`; anything else is a SchemaViolation."""
+    return parse_aligned_answer(raw, field, aligned=False)[0]
+
+
+def parse_aligned_answer(raw: str | None, field: str, *, aligned: bool = True) -> tuple[str, list | None]:
+    """The text of an answer `{"<field>": "<text>", "said_as": [...]}` and its alignment
+    (claimed_pairs.parse_alignment), or of `{"<field>": "<text>"}` and None (a server that does
+    not enforce the schema: judged by coverage, as before alignments); anything else is a
+    SchemaViolation. `aligned=False`: only the plain form."""
     if raw is None:
         raise SchemaViolation("no output text")
     try:
@@ -80,11 +101,18 @@ def parse_answer(raw: str | None, field: str) -> str:
         raise SchemaViolation(f"not JSON ({error})") from None
     if not isinstance(value, dict):
         raise SchemaViolation(f"expected a JSON object, got {type(value).__name__}")
-    if set(value) != {field}:
-        raise SchemaViolation(f"expected exactly the key {field!r}, got {sorted(value)}")
+    allowed = ({field}, {field, ALIGNMENT_FIELD}) if aligned else ({field},)
+    if set(value) not in allowed:
+        expected = f"the keys {field!r} and {ALIGNMENT_FIELD!r}" if aligned else f"exactly the key {field!r}"
+        raise SchemaViolation(f"expected {expected}, got {sorted(value)}")
     if not isinstance(value[field], str):
         raise SchemaViolation(f"{field!r} must be a string, got {type(value[field]).__name__}")
-    return value[field]
+    if ALIGNMENT_FIELD not in value:
+        return value[field], None
+    try:
+        return value[field], parse_alignment(value[ALIGNMENT_FIELD])
+    except ValueError as error:
+        raise SchemaViolation(str(error)) from None
 
 
 def parse_verdict(raw: str | None) -> str | None:
@@ -123,7 +151,8 @@ def judge(raw_output: str | None, *, field: str, inputs: Sequence[str], max_char
     """
     kind = kind or ("merge" if field == MERGE_FIELD else "summary")
     try:
-        text = parse_answer(raw_output, field).strip()
+        text, alignment = parse_aligned_answer(raw_output, field)
+        text = text.strip()
     except SchemaViolation as error:
         return Verdict(False, f"not valid against the schema: {error}")
     if not text:
@@ -145,6 +174,8 @@ def judge(raw_output: str | None, *, field: str, inputs: Sequence[str], max_char
             missing=tuple(token for _, token in missing),
             introduced=tuple(token for _, token in introduced),
         )
+    if alignment is not None:
+        return _judge_claims(text, alignment, inputs=inputs, kind=kind, semantic=semantic)
     changes = meaning_changes(inputs, text, kind=kind)
     if changes:
         more = len(changes) - _MAX_CHANGES
@@ -176,6 +207,31 @@ def judge(raw_output: str | None, *, field: str, inputs: Sequence[str], max_char
     return Verdict(True, "every clause kept, none added, none changed" if kind == "merge"
                    else "nothing added or changed", text=text,
                    covered=reworded, left_out=_left_out(outcome, left_out))
+
+
+def _judge_claims(text: str, alignment: list, *, inputs: Sequence[str], kind: str,
+                  semantic: Semantic | None) -> Verdict:
+    """An aligned answer (facts already checked): each claimed pair verified, the whole answer
+    claimed (claimed_pairs.py), then the merge and summary rules that do not depend on how a
+    clause is worded."""
+    clauses = clauses_of(list(inputs))
+    checked = check_claims(text, clauses, alignment, kind=kind, semantic=semantic)
+    if checked.problem:
+        return Verdict(False, checked.problem)
+    twice = restated_within(text, semantic) if kind == "merge" else []
+    if twice:
+        clause, by = twice[0]
+        return Verdict(False, f"says {clause.quoted} twice (again as {by.quoted})")
+    said = [c for c in checked.claims if c.said_as is not None]
+    condition = next((c for c in checked.left_out if _is_condition(c.clause)
+                      and any(s.clause.sentence == c.clause.sentence and s.clause.context == c.clause.context
+                              for s in said)), None)
+    if condition is not None:
+        return Verdict(False, f"drops the condition {condition.clause.quoted} of a sentence it keeps")
+    return Verdict(True, "every claimed clause said, none added, none changed" if kind == "merge"
+                   else "nothing added or changed, every claim checked", text=text,
+                   said_as=tuple(c.record() for c in said if c.said_as != c.clause.text),
+                   left_out=tuple({"clause": c.clause.text} for c in checked.left_out if c.clause.keys))
 
 
 def _left_out(outcome: Sequence, left_out: Sequence) -> tuple[dict, ...]:

@@ -49,7 +49,7 @@ from curation_pipeline.core.prompts import (
 from curation_pipeline.core.text import clip
 
 _NOTES_KEPT = 30  # the step caps are 20 and 30, so every note of a default cycle fits
-_CLAUSES_KEPT = 20  # clauses listed per revision (covered by other words, left out)
+_CLAUSES_KEPT = 20  # clauses listed per revision (covered or said by other words, left out)
 # A reason kept in a revision and the cycle row is at most this long: the guard may quote an
 # answer's words, and the service's errors quote what it sent.
 _REASON_CHARS = 500
@@ -87,6 +87,8 @@ def _ask(client: LLMClient, prompt: Prompt, *, inputs: list[str], semantic: Sema
     reason.update(guard=verdict.label, guard_reason=clip(verdict.reason, _REASON_CHARS))
     if verdict.accepted and verdict.covered:
         reason["covered"] = list(verdict.covered)[:_CLAUSES_KEPT]
+    if verdict.accepted and verdict.said_as:
+        reason["said_as"] = list(verdict.said_as)[:_CLAUSES_KEPT]
     if verdict.accepted and verdict.left_out:
         reason["left_out"] = list(verdict.left_out)[:_CLAUSES_KEPT]
     return _Asked(completion, verdict, reason)

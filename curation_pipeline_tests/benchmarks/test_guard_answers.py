@@ -49,6 +49,21 @@ def test_the_guard_accepts_no_hostile_answer(benchmark, cases, embedder, minilm)
     accepted = [case["line"] for case in cases
                 if case["label"] == "hostile" and benchmark.verdict(case, semantic).accepted]
     assert accepted == []
+    # ... nor with the alignment an attacker would send (each clause claims the stretch of the
+    # answer sharing most of its words), which makes the aligned guard judge it.
+    attacked = [case["line"] for case in cases if case["label"] == "hostile" and "said_as" not in case
+                and benchmark.attacked(case, semantic).accepted]
+    assert attacked == []
+
+
+def test_every_kind_of_hostile_alignment_is_there_and_refused(benchmark, cases, minilm):
+    aligned = [case for case in cases if case["change"].startswith("alignment:")]
+    changes = {case["change"] for case in aligned}
+    assert {"alignment: span not in the answer", "alignment: clause aligned to an unrelated span",
+            "alignment: two clauses claim one that drops a value", "alignment: hides an added clause"} <= changes
+    refused = {case["line"]: benchmark.verdict(case, minilm).reason for case in aligned}
+    assert all("clause" in reason or "claimed by" in reason for reason in refused.values()), refused
+    assert not any(benchmark.verdict(case, minilm).accepted for case in aligned)
 
 
 def test_every_clause_drop_is_refused(benchmark, cases, minilm):

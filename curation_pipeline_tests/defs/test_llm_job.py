@@ -15,11 +15,14 @@ import threading
 import psycopg
 import pytest
 
+from curation_pipeline.core.coverage import clauses_of
 from curation_pipeline.core.fact_guard import missing_facts
-from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD
+from curation_pipeline.core.prompts import ALIGNMENT_FIELD, MERGE_FIELD, SUMMARY_FIELD, parse_data_block
+from curation_pipeline.core.render.history import format_history
 from curation_pipeline.core.steps.consolidate import offline_merge
 from curation_pipeline.defs.job import step_run_config
 from curation_pipeline.defs.previews import PREVIEW_JOB_NAME
+from curation_pipeline.service.history import node_history
 from curation_pipeline_tests.conftest import (
     cycle_row,
     fetch_node,
@@ -38,6 +41,7 @@ from curation_pipeline_tests.support.llm_stub import (
     purpose,
     system_text,
     unused_port_url,
+    user_message,
 )
 
 pytestmark = pytest.mark.slow
@@ -384,6 +388,75 @@ def test_a_merge_that_drops_a_plain_fact_falls_back_to_the_offline_merge(db, ins
     assert keeper_revision["method"] == "offline" and keeper_revision["guard"] == "rejected"
     assert "drops the clause 'Customer Dana Reyes prefers email over phone calls'" in keeper_revision["guard_reason"]
     assert steps(db, result)["consolidate_duplicates"]["llm_rejected"] == 1
+
+
+# --------------------------------------------------------------------------- aligned answers
+
+
+# The merge in other words than either input's ("Account manager ..." for "Her account manager
+# ..."), with the words that say each numbered clause: what coverage could not find by search.
+ALIGNED_SAID_AS = {
+    "Customer Dana Reyes prefers email over phone calls": "Customer Dana Reyes prefers email over phone calls",
+    "Customer Dana Reyes prefers email to phone calls": "Customer Dana Reyes prefers email over phone calls",
+    "Her account manager Sam Okafor took over on 2024-03-05": "Account manager Sam Okafor took over on 2024-03-05",
+    "Invoices go to billing@acme.example": "Invoices go to billing@acme.example",
+}
+
+
+def _aligned_merge(said_as: dict[str, str], text: str = GOOD_MERGE):
+    """A model that answers a merge with `text` and, per numbered clause of the request, the
+    words `said_as` gives for its text."""
+    def respond(body: dict, _number: int) -> Answer:
+        numbered = parse_data_block(user_message(body))["clauses"]
+        claims = [{"clause": c["clause"], "said_as": said_as.get(c["text"])} for c in numbered]
+        return Answer(json.dumps({MERGE_FIELD: text, ALIGNMENT_FIELD: claims}))
+    return respond
+
+
+def test_an_aligned_merge_is_checked_pair_by_pair_and_history_shows_the_pairs(db, database_url, instance, stub, llm_env):
+    stub.responder = scripted(_aligned_merge(ALIGNED_SAID_AS), answer(SUMMARY_FIELD, GOOD_SUMMARY))
+    llm_env(stub.url)
+    ids = seed(db)
+    result = run_cycle(instance, run_config=RUN_CONFIG, op_selection=STEPS)
+    assert result.success
+    assert_merged(db, ids, GOOD_MERGE)
+    assert_no_fact_lost(db, ids["texts"])
+
+    # The request numbered the inputs' clauses and asked for the alignment in its schema.
+    merge_body = next(r["body"] for r in stub.requests if purpose(r["body"]) == "merge")
+    numbered = [c["text"] for c in parse_data_block(user_message(merge_body))["clauses"]]
+    assert numbered == [c.text for c in clauses_of([KEEPER, ABSORBED])] and len(numbered) == 5
+    assert merge_body["response_format"]["json_schema"]["schema"]["required"] == [MERGE_FIELD, ALIGNMENT_FIELD]
+
+    [keeper_revision] = revisions(db, ids["keeper"])
+    assert keeper_revision["method"] == "llm" and keeper_revision["guard"] == "accepted"
+    assert {"clause": "Her account manager Sam Okafor took over on 2024-03-05",
+            "said_as": "Account manager Sam Okafor took over on 2024-03-05"} in keeper_revision["said_as"]
+    shown = format_history(ids["keeper"], *_history(database_url, ids["keeper"]))
+    assert ("said as: 'Customer Dana Reyes prefers email to phone calls' -> "
+            "'Customer Dana Reyes prefers email over phone calls'") in shown
+
+
+def _history(database_url: str, node_id: str):
+    found = node_history(database_url, node_id)
+    return found.revisions, found.merged
+
+
+def test_a_false_claim_refuses_the_merge_and_names_the_pair(db, instance, stub, llm_env):
+    # The answer drops "Invoices go to billing@..."'s sentence into a claim on other words: the
+    # address is in the text, but the clause is claimed by words that do not say it.
+    claims = {**ALIGNED_SAID_AS, "Invoices go to billing@acme.example": "Account manager Sam Okafor"}
+    stub.responder = scripted(_aligned_merge(claims), answer(SUMMARY_FIELD, GOOD_SUMMARY))
+    llm_env(stub.url)
+    ids = seed(db)
+    result = run_cycle(instance, run_config=RUN_CONFIG, op_selection=STEPS)
+    assert result.success
+    assert_merged(db, ids, OFFLINE_MERGE)
+    assert_no_fact_lost(db, ids["texts"])
+    [keeper_revision] = revisions(db, ids["keeper"])
+    assert keeper_revision["method"] == "offline" and keeper_revision["guard"] == "rejected"
+    assert keeper_revision["guard_reason"].startswith(
+        "clause 5 'Invoices go to billing@acme.example' said as 'Account manager Sam Okafor': ")
 
 
 # --------------------------------------------------------------------------- a server that does not fit CURATOR_LLM_API

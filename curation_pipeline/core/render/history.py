@@ -98,6 +98,9 @@ def describe_coverage(reason: Mapping) -> list[str]:
         if entry.get("similarity") is not None:
             how += f" {entry['similarity']:.2f}"
         lines.append(f"    said already: {entry['clause']!r} by {entry.get('covered_by')!r} ({how})")
+    for entry in reason.get("said_as") or ():
+        # An aligned LLM answer: the words it claimed for an input clause, checked by the guard.
+        lines.append(f"    said as: {entry['clause']!r} -> {entry.get('said_as')!r}")
     for entry in reason.get("replaced") or ():
         lines.append(f"    replaced: {entry['sentence']!r} by {entry['by']!r}")
     for entry in reason.get("left_out") or ():
