@@ -17,6 +17,7 @@ from pgvector import Vector
 
 from curation_pipeline.core.import_links import NodeLink
 from curation_pipeline.core.jsonl_rows import MEMORY_NODE_COLUMNS
+from curation_pipeline.store.writer_mark import mark_curator_write
 
 RowsDone = Callable[[int], None]
 """Called with the number of rows written since the last call (progress reporting)."""
@@ -66,6 +67,8 @@ def write_nodes(
     meanwhile is an ``ImportConflictError`` (the transaction then writes nothing).
     """
     now = now or datetime.now(UTC)
+    # The rows keep their epochs and the clocks move once, below (not by the agents' trigger).
+    mark_curator_write(conn)
     epochs: dict[tuple[str, str], int] = {}
     count = pending = 0
     columns = ", ".join(MEMORY_NODE_COLUMNS)
