@@ -17,7 +17,8 @@
 -- and skips it. last_interaction_at is therefore at most that much behind the last write, and
 -- current_epoch advances at most once per that interval and namespace (step 1's epoch lag counts
 -- moments of activity, not statements). Set it to 0 (ALTER DATABASE ... SET
--- curation.clock_granularity_ms = 0) to count every statement; benchmarks/agent_write_cost.py
+-- curation.clock_granularity_ms = 0) to count every statement (writers of one namespace then
+-- queue on its row); benchmarks/agent_write_cost.py
 -- measures both.
 
 CREATE OR REPLACE FUNCTION curation_clock_granularity() RETURNS interval
@@ -59,11 +60,11 @@ BEGIN
     -- One lock order for every writer: two statements touching the same namespaces never deadlock.
     ORDER BY t.tenant_id, t.namespace
     ON CONFLICT (tenant_id, namespace) DO UPDATE
-        SET last_interaction_at = EXCLUDED.last_interaction_at,
+        SET last_interaction_at = greatest(a.last_interaction_at, EXCLUDED.last_interaction_at),
             -- +1, or past an epoch an agent wrote itself; an unknown (NULL) epoch starts past the nodes'.
             current_epoch = greatest(epoch_after(coalesce(a.current_epoch, 0)), EXCLUDED.current_epoch)
         -- The same check under the lock: a writer that waited for another's move skips its own.
-        WHERE a.last_interaction_at IS NULL
+        WHERE granularity = interval '0' OR a.last_interaction_at IS NULL
            OR a.last_interaction_at <= EXCLUDED.last_interaction_at - granularity;
 END $$;
 

@@ -60,6 +60,8 @@ def reclassify_candidates(conn: psycopg.Connection, scope: Scope, min_epoch_lag:
           -- "lag > min" spelt as a bound on epoch: an index range (memory_nodes_never_recalled)
           -- that holds only the lagging nodes, instead of a filter over every never-recalled one.
           AND m.recall_count = 0 AND m.epoch < ns.current_epoch - %(lag)s
+          -- Never recalled means no recorded access either (sql/016).
+          AND NOT EXISTS (SELECT 1 FROM memory_access a WHERE a.node_id = m.id)
           AND NOT EXISTS (SELECT 1 FROM training_signals s
                           WHERE s.memory_id = m.id AND s.signal_type = 'reclassify_pending'
                             AND s.status = 'pending')
@@ -304,12 +306,12 @@ def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int, *
     rule, core/steps/summarize.py), so that a namespace of long texts loads `limit` of them."""
     cursor = conn.execute(
         """
-        SELECT id::text, pointer_summary, recall_count::bigint, pinned, row_version
-        FROM memory_nodes
-        WHERE tenant_id = %(t)s AND namespace = %(n)s AND archived_at IS NULL
-          AND char_length(pointer_summary) > %(min)s AND NOT pinned
-          AND (recall_count < %(below)s OR pointer_summary ILIKE '%%[merged:%%')
-        ORDER BY char_length(pointer_summary) DESC, id
+        SELECT m.id::text, m.pointer_summary, r.recall_count::bigint, m.pinned, m.row_version
+        FROM memory_nodes m JOIN memory_recall r ON r.id = m.id  -- stored + recorded recalls (sql/016)
+        WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.archived_at IS NULL
+          AND char_length(m.pointer_summary) > %(min)s AND NOT m.pinned
+          AND (r.recall_count < %(below)s OR m.pointer_summary ILIKE '%%[merged:%%')
+        ORDER BY char_length(m.pointer_summary) DESC, m.id
         LIMIT %(limit)s
         """,
         {"t": scope.tenant_id, "n": scope.namespace, "min": min_chars, "below": recall_below, "limit": limit},
@@ -374,22 +376,27 @@ def count_outdated_embeddings(conn: psycopg.Connection, scope: Scope, model: str
 def stale_confidence_candidates(
     conn: psycopg.Connection, scope: Scope, stale_after_days: int, limit: int
 ) -> pl.DataFrame:
-    """Active nodes not recalled (or created, if never recalled) within the window (step 5), the
-    `limit` seen longest ago (the order of memory_nodes_last_seen: the range stops there)."""
+    """Active nodes not recalled (or created, if never recalled) within the window (step 5), by
+    their stored last recall and their recorded accesses (sql/016), the `limit` seen longest ago (the order of memory_nodes_last_seen: the range stops there)."""
     cursor = conn.execute(
         """
-        SELECT id::text, confidence, last_recalled_at, created_at, row_version
-        FROM memory_nodes
-        WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL
+        SELECT m.id::text, m.confidence,
+               greatest(m.last_recalled_at, (SELECT a.last_recalled_at FROM memory_access a WHERE a.node_id = m.id)),
+               m.created_at, m.row_version
+        FROM memory_nodes m
+        WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.archived_at IS NULL
           -- = 'default' is NOT IN ('verified', 'stale') under the column's CHECK, spelt as the
           -- partial index memory_nodes_last_seen says it, so that "nothing is old enough" is one
           -- empty index range (the planner can't prove the NOT IN form implies the index).
-          AND confidence = 'default'
-          AND coalesce(last_recalled_at, created_at) < now() - make_interval(days => %s)
-        ORDER BY coalesce(last_recalled_at, created_at), id
-        LIMIT %s
+          AND m.confidence = 'default'
+          AND coalesce(m.last_recalled_at, m.created_at) < now() - make_interval(days => %(days)s)
+          -- Forget by disuse: a node with a recent recorded access (sql/016) stays fresh.
+          AND NOT EXISTS (SELECT 1 FROM memory_access a WHERE a.node_id = m.id
+                          AND a.last_recalled_at >= now() - make_interval(days => %(days)s))
+        ORDER BY coalesce(m.last_recalled_at, m.created_at), m.id
+        LIMIT %(limit)s
         """,
-        (scope.tenant_id, scope.namespace, stale_after_days, limit),
+        {"t": scope.tenant_id, "n": scope.namespace, "days": stale_after_days, "limit": limit},
     )
     return _frame(cursor, {**stale_confidence.NODE_SCHEMA, **_VERSION})
 
