@@ -43,11 +43,12 @@ CREATE INDEX IF NOT EXISTS memory_access_last_recalled ON memory_access (node_id
 --   recency_weight (0 to 1, default 0: off) blends in how recently a node was read:
 --       score = (1 - w) * similarity + w * exp(-days since last access (or creation) / 30)
 --   a bounded factor that re-orders, never filters anything out.
---   Each returned node's access is recorded (count + 1, time now), and the namespace's clock moves.
+--   Each returned node's access is recorded (count + 1, time now), and the namespace's clock moves;
+--   record => false (an operator's look, `curation-pipeline recall`) records nothing, moves nothing.
 CREATE OR REPLACE FUNCTION recall(
     tenant text, namespace text, query vector, k integer DEFAULT 5,
     memory_types text[] DEFAULT NULL, confidences text[] DEFAULT NULL,
-    model text DEFAULT NULL, recency_weight double precision DEFAULT 0
+    model text DEFAULT NULL, recency_weight double precision DEFAULT 0, record boolean DEFAULT true
 ) RETURNS TABLE (
     id uuid, pointer_summary text, memory_type text, confidence text, similarity double precision,
     score double precision, recall_count integer, last_recalled_at timestamptz, created_at timestamptz,
@@ -72,6 +73,7 @@ BEGIN
     WITH ranked AS (
         SELECT m.id, m.pointer_summary, m.memory_type, m.confidence, m.created_at,
                m.recall_count AS stored_count, m.last_recalled_at AS stored_last,
+               a.recall_count AS access_count, a.last_recalled_at AS access_last,
                1 - (m.embedding <=> recall.query) AS similarity,
                (1 - recall.recency_weight) * (1 - (m.embedding <=> recall.query))
                + recall.recency_weight * exp(-greatest(extract(epoch FROM moment - coalesce(
@@ -89,18 +91,20 @@ BEGIN
     recorded AS (
         -- In id order: concurrent recalls lock the access rows in one order.
         INSERT INTO memory_access AS acc (node_id, recall_count, last_recalled_at)
-        SELECT r.id, 1, moment FROM ranked r ORDER BY r.id
+        SELECT r.id, 1, moment FROM ranked r WHERE recall.record ORDER BY r.id
         ON CONFLICT (node_id) DO UPDATE
             SET recall_count = acc.recall_count + 1,
                 last_recalled_at = greatest(acc.last_recalled_at, EXCLUDED.last_recalled_at)
         RETURNING acc.node_id, acc.recall_count, acc.last_recalled_at
     )
     SELECT r.id, r.pointer_summary, r.memory_type, r.confidence, r.similarity, r.score,
-           least(r.stored_count::bigint + c.recall_count, 2147483647)::integer,
-           greatest(r.stored_last, c.last_recalled_at), r.created_at,
+           least(r.stored_count::bigint + coalesce(c.recall_count, r.access_count, 0), 2147483647)::integer,
+           greatest(r.stored_last, coalesce(c.last_recalled_at, r.access_last)), r.created_at,
            coalesce((SELECT array_agg(o.id ORDER BY o.valid_until, o.id) FROM memory_nodes o
                      WHERE o.superseded_by = r.id), '{}')
-    FROM ranked r JOIN recorded c ON c.node_id = r.id
+    FROM ranked r LEFT JOIN recorded c ON c.node_id = r.id
     ORDER BY r.score DESC, r.id;
-    PERFORM move_activity_clocks(ARRAY[tenant], ARRAY[namespace]);
+    IF record THEN
+        PERFORM move_activity_clocks(ARRAY[tenant], ARRAY[namespace]);
+    END IF;
 END $$;
