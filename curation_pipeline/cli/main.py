@@ -429,6 +429,15 @@ def cmd_recall(args) -> int:
     return 0
 
 
+def cmd_mcp(args) -> int:
+    from curation_pipeline.cli.mcp_server import serve
+    from curation_pipeline.core.partition_keys import parse_partition_key
+
+    tenant_id, namespace = parse_partition_key(args.namespace)
+    serve(_settings(), tenant_id, namespace, create=args.create)
+    return 0
+
+
 def cmd_graph(args) -> int:
     from curation_pipeline.core.render.graph import format_neighbourhood
     from curation_pipeline.service.inspection import NoSuchNodeError, graph_neighbourhood
@@ -587,6 +596,11 @@ def build_parser() -> argparse.ArgumentParser:
     recall.add_argument("question")
     recall.add_argument("-k", type=int, default=5, help="how many memories (default 5)")
     recall.set_defaults(func=cmd_recall)
+
+    mcp = commands.add_parser("mcp", help="serve a namespace's memory to agents over MCP (stdio): tools remember, recall")
+    mcp.add_argument("--namespace", required=True, metavar="TENANT:NAMESPACE")
+    mcp.add_argument("--create", action="store_true", help="make the namespace if the store does not know it")
+    mcp.set_defaults(func=cmd_mcp)
 
     graph = commands.add_parser("graph", help="a node's graph neighbourhood: keeper, merged nodes, associations")
     graph.add_argument("node_id")

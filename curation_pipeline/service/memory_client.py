@@ -85,10 +85,27 @@ class MemoryClient:
         self._embedder = embedder or make_embedder(
             load_embedder_settings().with_changes(dimension=settings.embedding_dim))
         self._conn = open_connection(ensure_database(settings), autocommit=True)
-        if not create and not store.namespace_known(self._conn, tenant_id, namespace):
-            self._conn.close()
+        if not create:
+            try:
+                self.require_namespace()
+            except UnknownNamespaceError:
+                self._conn.close()
+                raise
+
+    def exists(self) -> bool:
+        """The namespace holds memory or has its activity row."""
+        return store.namespace_known(self._conn, self.tenant_id, self.namespace)
+
+    def make_namespace(self) -> None:
+        """Make the namespace known (its activity row) without recording an interaction."""
+        store.make_namespace(self._conn, self.tenant_id, self.namespace)
+
+    def require_namespace(self) -> None:
+        """UnknownNamespaceError unless the namespace exists."""
+        if not self.exists():
             raise UnknownNamespaceError(
-                f"unknown namespace {partition_key(tenant_id, namespace)}: it holds no memory and was never made")
+                f"unknown namespace {partition_key(self.tenant_id, self.namespace)}: it holds no memory and was"
+                " never made (an operator makes it with `curation-pipeline mcp --create`, or any first write)")
 
     @property
     def embedder_name(self) -> str:

@@ -60,3 +60,9 @@ def namespace_known(conn: psycopg.Connection, tenant_id: str, namespace: str) ->
         " OR EXISTS (SELECT FROM memory_nodes WHERE tenant_id = %(t)s AND namespace = %(n)s)",
         {"t": tenant_id, "n": namespace},
     ).fetchone()[0]
+
+
+def make_namespace(conn: psycopg.Connection, tenant_id: str, namespace: str) -> None:
+    """Give the namespace its activity row (no interaction recorded) if it has none."""
+    conn.execute("INSERT INTO namespace_activity (tenant_id, namespace) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                 (tenant_id, namespace))

@@ -59,7 +59,7 @@ def test_refused_text_writes_nothing(db, text, message):
 
 
 def test_an_unknown_namespace_is_refused_unless_created(db):
-    with pytest.raises(UnknownNamespaceError, match="unknown namespace acme:typo"):
+    with pytest.raises(UnknownNamespaceError, match="unknown namespace acme:typo: it holds no memory"):
         MemoryClient("acme", "typo", create=False)
     with MemoryClient("acme", "typo") as memory:
         memory.remember("A first memory.")
