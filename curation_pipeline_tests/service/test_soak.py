@@ -18,7 +18,7 @@ import random
 import pytest
 
 from curation_pipeline_tests.support.llm_stub import StubResponsesServer
-from curation_pipeline_tests.support.soak import Soak
+from curation_pipeline_tests.support.soak import Mix, Soak
 from curation_pipeline_tests.support.step_faults import (
     install_step_pause,
     uninstall_step_pause,
@@ -60,19 +60,20 @@ def test_soak_keeps_every_promise_under_faults(db, database_url, instance, step_
         else:
             monkeypatch.setenv(name, value)
 
-    soak = Soak(db, database_url, instance, seed=seed, set_env=set_env, llm=llm_server)
+    # Agents read through recall() at least once (it records accesses beside the nodes).
+    soak = Soak(db, database_url, instance, seed=seed, set_env=set_env, llm=llm_server,
+                mix=Mix(required=("store_recall",)))
     log = soak.run(actions, unwind_every=unwind_every)
     print(f"soak seed {seed}: {dict(log.actions)}; mid-step faults {dict(log.fired)}; {dict(log.outcomes)}")
     # The mix really ran: runs, undos and faults that hit a working step.
     assert log.actions["run actions"] and log.actions["undo"] + log.actions["undo --force"] and log.actions["unwind"]
+    assert log.actions["store_recall actions"]
 
 
 def test_imports_racing_runs_and_round_trips_keep_every_promise(db, database_url, instance, step_pause, llm_server,
                                                                  monkeypatch):
     """The same driver, weighted to the two actions of the store's edges: imports racing runs of
     their partition, and round trips of the whole store through a second one."""
-    from curation_pipeline_tests.support.soak import Mix
-
     seed = _setting("CURATION_SOAK_SEED", random.SystemRandom().randrange(1_000_000))
     print(f"soak seed {seed}, weighted to imports and round trips")
 
