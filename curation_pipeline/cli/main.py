@@ -412,7 +412,7 @@ def cmd_history(args) -> int:
     if found is None:
         print(f"error: no memory node {node_id}", file=sys.stderr)
         return 2
-    print(format_history(node_id, found.revisions, found.merged))
+    print(format_history(node_id, found.revisions, found.merged, found.recall))
     return 0
 
 

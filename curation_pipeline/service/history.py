@@ -20,6 +20,7 @@ class NodeHistory:
     node_id: str
     revisions: list[dict]
     merged: list[dict]
+    recall: dict | None = None  # stored recall and recorded accesses (store/history.node_recall)
 
 
 def node_history(database_url: str, node_id: str) -> NodeHistory | None:
@@ -27,7 +28,8 @@ def node_history(database_url: str, node_id: str) -> NodeHistory | None:
     with open_connection(database_url) as conn:
         if not store.node_exists(conn, node_id):
             return None
-        return NodeHistory(node_id, store.node_history(conn, node_id), store.merged_into(conn, node_id))
+        return NodeHistory(node_id, store.node_history(conn, node_id), store.merged_into(conn, node_id),
+                           store.node_recall(conn, node_id))
 
 
 def search_nodes(database_url: str, text: str, partition: str | None = None) -> list[dict]:

@@ -32,3 +32,13 @@ def test_an_unknown_namespace_or_an_empty_question_is_one_line_and_exit_2(db, ca
         memory.remember("Something.")
     assert main(["recall", "acme:support-bot", " "]) == 2
     assert capsys.readouterr().err.strip() == "error: the question is empty"
+
+
+def test_history_shows_a_nodes_recall_as_stored_plus_recorded(db, capsys):
+    with MemoryClient("acme", "support-bot") as memory:
+        node_id = memory.remember("Dana prefers email.")
+        db.execute("UPDATE memory_nodes SET recall_count = 2 WHERE id = %s", (node_id,))  # an agent's own count
+        memory.recall("Dana email")
+        memory.recall("Dana email")
+    assert main(["history", node_id]) == 0
+    assert "  recalled 4 times (2 stored, 2 recorded by recall), last 20" in capsys.readouterr().out

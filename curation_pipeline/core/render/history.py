@@ -107,8 +107,21 @@ def describe_coverage(reason: Mapping) -> list[str]:
     return lines
 
 
-def format_history(node_id: str, revisions: Sequence[Mapping], merged: Sequence[Mapping]) -> str:
+def describe_recall(recall: Mapping) -> str:
+    """How often and when the node was recalled: its stored columns plus the accesses `recall`
+    recorded beside it (which never bump its row_version)."""
+    total = recall["stored_count"] + recall["accessed_count"]
+    moments = [moment for moment in (recall["stored_last"], recall["accessed_last"]) if moment is not None]
+    last = f", last {max(moments):%Y-%m-%d %H:%M:%S}" if moments else ""
+    return (f"  recalled {total} time{'' if total == 1 else 's'} ({recall['stored_count']} stored,"
+            f" {recall['accessed_count']} recorded by recall){last}")
+
+
+def format_history(node_id: str, revisions: Sequence[Mapping], merged: Sequence[Mapping],
+                   recall: Mapping | None = None) -> str:
     lines = [f"node {node_id}"]
+    if recall is not None:
+        lines.append(describe_recall(recall))
     if not revisions:
         lines.append("  the curator never changed it")
     for revision in revisions:
