@@ -83,6 +83,14 @@ def _runs(instance, namespace: str, trigger: str | None = None) -> list[dg.Dagst
     return list(instance.get_runs(dg.RunsFilter(job_name=JOB_NAME, tags=tags)))
 
 
+def _cycles_started(db, runs: list[dg.DagsterRun]) -> bool:
+    """Every run has begun its cycle (its activity_log row, whose start the triggers compare with)."""
+    ids = [run.run_id for run in runs]
+    return bool(ids) and db.execute(
+        "SELECT count(DISTINCT run_id) FROM activity_log WHERE action = 'curation_cycle' AND run_id = ANY(%s)",
+        (ids,)).fetchone()[0] == len(ids)
+
+
 def _wait(predicate, what: str, log_path) -> None:
     deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
@@ -101,9 +109,11 @@ def test_agents_that_only_write_and_read_get_their_namespaces_curated(db, databa
         with dg.DagsterInstance.get() as instance:
             with Agents(database_url, *namespaces) as agents:
                 # Busy agents are never idle: the schedule curates them, after their activity.
-                _wait(lambda: all(_runs(instance, ns, "schedule") for ns in namespaces)
-                      or bool(agents.errors), "no scheduled run of both namespaces", log_path)
-                time.sleep(4)  # activity after the scheduled runs started: more for the idle sensor
+                _wait(lambda: bool(agents.errors) or (
+                    all(_runs(instance, ns, "schedule") for ns in namespaces)
+                    and _cycles_started(db, [run for ns in namespaces for run in _runs(instance, ns, "schedule")])),
+                    "no scheduled cycle of both namespaces began", log_path)
+                time.sleep(4)  # activity after the scheduled cycles began: more for the idle sensor
             assert not agents.errors, agents.errors
             quiet_since = time.monotonic()
             # Quiet now: the idle sensor curates what came after the scheduled runs.
