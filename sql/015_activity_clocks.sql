@@ -47,6 +47,14 @@ DECLARE
     moment timestamptz := clock_timestamp();
     granularity interval := curation_clock_granularity();
 BEGIN
+    -- The usual case, one namespace whose clock moved a moment ago: one index probe, no lock,
+    -- nothing written (the upsert below costs far more, even when it writes nothing).
+    IF cardinality(tenants) = 1 AND granularity > interval '0' AND EXISTS (
+            SELECT FROM namespace_activity r
+            WHERE r.tenant_id = tenants[1] AND r.namespace = namespaces[1]
+              AND r.last_interaction_at > moment - granularity) THEN
+        RETURN;
+    END IF;
     INSERT INTO namespace_activity AS a (tenant_id, namespace, current_epoch, last_interaction_at)
     SELECT t.tenant_id, t.namespace,
            epoch_after(coalesce((SELECT max(m.epoch) FROM memory_nodes m
@@ -70,18 +78,24 @@ END $$;
 
 CREATE OR REPLACE FUNCTION memory_nodes_move_clocks() RETURNS trigger
 LANGUAGE plpgsql AS $$
+DECLARE
+    tenants text[];
+    namespaces text[];
 BEGIN
     IF curation_is_curator_write() THEN
         RETURN NULL;
     END IF;
     IF TG_OP = 'INSERT' THEN
-        PERFORM move_activity_clocks(array_agg(tenant_id), array_agg(namespace))
+        SELECT array_agg(tenant_id), array_agg(namespace) INTO tenants, namespaces
         FROM (SELECT DISTINCT tenant_id, namespace FROM new_rows) AS touched;
     ELSE
         -- A node moved to another namespace is activity in both.
-        PERFORM move_activity_clocks(array_agg(tenant_id), array_agg(namespace))
+        SELECT array_agg(tenant_id), array_agg(namespace) INTO tenants, namespaces
         FROM (SELECT tenant_id, namespace FROM new_rows
               UNION SELECT tenant_id, namespace FROM old_rows) AS touched;
+    END IF;
+    IF tenants IS NOT NULL THEN
+        PERFORM move_activity_clocks(tenants, namespaces);
     END IF;
     RETURN NULL;
 END $$;
