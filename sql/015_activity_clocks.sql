@@ -62,7 +62,7 @@ BEGIN
            moment
     FROM (SELECT DISTINCT tenant_id, namespace FROM unnest(tenants, namespaces) AS u(tenant_id, namespace)) AS t
     -- Read without a lock: a clock moved a moment ago is not touched (nor waited for).
-    WHERE NOT EXISTS (SELECT FROM namespace_activity r
+    WHERE granularity = interval '0' OR NOT EXISTS (SELECT FROM namespace_activity r
                       WHERE r.tenant_id = t.tenant_id AND r.namespace = t.namespace
                         AND r.last_interaction_at > moment - granularity)
     -- One lock order for every writer: two statements touching the same namespaces never deadlock.
