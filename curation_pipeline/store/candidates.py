@@ -79,8 +79,12 @@ _NODE_SCHEMA = {"id": pl.Utf8, "memory_type": pl.Utf8, "embedding_model": pl.Utf
                    if name not in ("id", "memory_type")}, **_VERSION}
 
 
-_NODE_COLUMNS = """id::text, memory_type, coalesce(embedding_model, ''), pointer_summary, base_utility,
-                   pinned, confidence, recall_count::bigint, created_at, row_version"""
+# recall_count: stored plus the accesses recall() recorded (sql/016), which the keeper's choice
+# weighs like the stored count.
+_RECALLS = "coalesce((SELECT a.recall_count FROM memory_access a WHERE a.node_id = {table}.id), 0)"
+_NODE_COLUMNS = f"""id::text, memory_type, coalesce(embedding_model, ''), pointer_summary, base_utility,
+                   pinned, confidence, recall_count::bigint + {_RECALLS.format(table="memory_nodes")},
+                   created_at, row_version"""
 
 
 def consolidation_candidates(
@@ -241,7 +245,7 @@ def similar_pairs_in_database(
     # come from the same snapshot. A zero vector has no direction: its cosine distance is NaN,
     # which Postgres sorts above every number, so it must be excluded explicitly.
     records = conn.execute(
-        """
+        f"""
         WITH pairs AS (
             SELECT DISTINCT least(c.id, n.id) AS a, greatest(c.id, n.id) AS b,
                    1 - (c.embedding <=> n.embedding) AS similarity
@@ -266,7 +270,7 @@ def similar_pairs_in_database(
         involved AS (SELECT a AS id FROM pairs UNION SELECT b FROM pairs)
         SELECT NULL::text, NULL::text, NULL::float8, m.id::text, m.memory_type,
                coalesce(m.embedding_model, ''), m.pointer_summary, m.base_utility, m.pinned,
-               m.confidence, m.recall_count::bigint, m.created_at, m.row_version
+               m.confidence, m.recall_count::bigint + {_RECALLS.format(table="m")}, m.created_at, m.row_version
         FROM memory_nodes m JOIN involved USING (id)
         UNION ALL
         SELECT a::text, b::text, similarity, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL

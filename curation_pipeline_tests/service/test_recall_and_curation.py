@@ -50,3 +50,16 @@ def test_a_node_read_while_step_2_plans_is_merged_and_undo_gives_each_node_its_r
     [report] = undo_run(database_url, run_id)
     assert report.status == "success", report.as_dict()
     assert (recall_for(db, keeper), recall_for(db, copy)) == (3, 2)
+
+
+def test_the_keeper_of_a_merge_is_the_node_agents_read_more(db, database_url):
+    older, read = insert(db, node(text=TEXT, created_at=NOW - timedelta(days=9), recall_count=1),
+                         node(text=TEXT, created_at=NOW - timedelta(days=8), recall_count=1))
+    db.execute("INSERT INTO memory_access VALUES (%s, 5, now())", (read,))
+    with open_namespace_session(database_url, load_settings(), str(uuid.uuid4()), "acme", "support",
+                                lock_timeout_s=5) as session:
+        run = StepRun(session, session.scope("consolidate_duplicates"))
+        counts = run_step(run, lambda r: consolidate_duplicates(r, _step_2_config(), model=EMBEDDER.name, llm=None)).counts
+    assert counts["pairs_merged"] == 1
+    # Older wins a tie; five recorded reads are not a tie.
+    assert db.execute("SELECT merged_into::text FROM memory_nodes WHERE id = %s", (older,)).fetchone()[0] == read
