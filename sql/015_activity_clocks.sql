@@ -10,16 +10,16 @@
 -- and do not count: a curation alone never triggers the next one.
 --
 -- Lock contention on a namespace's clock row: moving it locks the row until the writer's
--- transaction ends, so every writer of a busy namespace would queue behind the one before it
--- (a commit, a WAL flush, each). A clock moved less than `curation.clock_granularity_ms`
--- (default 100 ms) ago is left as it is: that is read without a lock, and the upsert's WHERE
--- repeats it under the lock, so a writer that waited for another's move finds the clock fresh
--- and skips it. last_interaction_at is therefore at most that much behind the last write, and
--- current_epoch advances at most once per that interval and namespace (step 1's epoch lag counts
--- moments of activity, not statements). Set it to 0 (ALTER DATABASE ... SET
--- curation.clock_granularity_ms = 0) to count every statement (writers of one namespace then
--- queue on its row); benchmarks/agent_write_cost.py
--- measures both.
+-- transaction ends. A writer never waits for it: a row locked by another writer (whose
+-- transaction is open, and will commit its own move) is skipped (FOR UPDATE SKIP LOCKED; a
+-- namespace's first row is created under a try-lock the same way). And a clock moved less than
+-- `curation.clock_granularity_ms` (default 100 ms) ago is left as it is, read without a lock, so
+-- a busy namespace's row is written about ten times a second, not once per statement. So
+-- last_interaction_at may be that much behind the last write (or, while another writer's
+-- transaction holds the row, its time, which is earlier), and current_epoch advances at most
+-- once per interval and namespace (step 1's epoch lag counts moments of activity, not
+-- statements). Set it to 0 (ALTER DATABASE ... SET curation.clock_granularity_ms = 0) to move
+-- it on every statement that finds the row free; benchmarks/agent_write_cost.py measures both.
 
 CREATE OR REPLACE FUNCTION curation_clock_granularity() RETURNS interval
 LANGUAGE sql STABLE AS $$
@@ -46,34 +46,51 @@ LANGUAGE plpgsql AS $$
 DECLARE
     moment timestamptz := clock_timestamp();
     granularity interval := curation_clock_granularity();
+    touched record;
 BEGIN
-    -- The usual case, one namespace whose clock moved a moment ago: one index probe, no lock,
-    -- nothing written (the upsert below costs far more, even when it writes nothing).
-    IF cardinality(tenants) = 1 AND granularity > interval '0' AND EXISTS (
+    -- One lock order for every writer (by name): two statements touching the same namespaces
+    -- never deadlock.
+    FOR touched IN
+        SELECT DISTINCT u.tenant_id, u.namespace FROM unnest(tenants, namespaces) AS u(tenant_id, namespace)
+        ORDER BY 1, 2
+    LOOP
+        -- Read without a lock: a clock moved a moment ago is not touched.
+        CONTINUE WHEN granularity > interval '0' AND EXISTS (
             SELECT FROM namespace_activity r
-            WHERE r.tenant_id = tenants[1] AND r.namespace = namespaces[1]
-              AND r.last_interaction_at > moment - granularity) THEN
-        RETURN;
-    END IF;
-    INSERT INTO namespace_activity AS a (tenant_id, namespace, current_epoch, last_interaction_at)
-    SELECT t.tenant_id, t.namespace,
-           epoch_after(coalesce((SELECT max(m.epoch) FROM memory_nodes m
-                                 WHERE m.tenant_id = t.tenant_id AND m.namespace = t.namespace), 0)),
-           moment
-    FROM (SELECT DISTINCT tenant_id, namespace FROM unnest(tenants, namespaces) AS u(tenant_id, namespace)) AS t
-    -- Read without a lock: a clock moved a moment ago is not touched (nor waited for).
-    WHERE granularity = interval '0' OR NOT EXISTS (SELECT FROM namespace_activity r
-                      WHERE r.tenant_id = t.tenant_id AND r.namespace = t.namespace
-                        AND r.last_interaction_at > moment - granularity)
-    -- One lock order for every writer: two statements touching the same namespaces never deadlock.
-    ORDER BY t.tenant_id, t.namespace
-    ON CONFLICT (tenant_id, namespace) DO UPDATE
-        SET last_interaction_at = greatest(a.last_interaction_at, EXCLUDED.last_interaction_at),
-            -- +1, or past an epoch an agent wrote itself; an unknown (NULL) epoch starts past the nodes'.
-            current_epoch = greatest(epoch_after(coalesce(a.current_epoch, 0)), EXCLUDED.current_epoch)
-        -- The same check under the lock: a writer that waited for another's move skips its own.
-        WHERE granularity = interval '0' OR a.last_interaction_at IS NULL
-           OR a.last_interaction_at <= EXCLUDED.last_interaction_at - granularity;
+            WHERE r.tenant_id = touched.tenant_id AND r.namespace = touched.namespace
+              AND r.last_interaction_at > moment - granularity);
+        -- Never wait for the row: a writer whose transaction is still open holds it (it moved
+        -- the clock and will commit that move); waiting would queue every writer of the
+        -- namespace behind it, for as long as it stays open.
+        PERFORM FROM namespace_activity r
+        WHERE r.tenant_id = touched.tenant_id AND r.namespace = touched.namespace
+        FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            UPDATE namespace_activity a
+            SET last_interaction_at = greatest(a.last_interaction_at, moment),
+                -- +1, or past an epoch an agent wrote itself; an unknown (NULL) epoch starts past the nodes'.
+                current_epoch = greatest(epoch_after(coalesce(a.current_epoch, 0)),
+                                         epoch_after(coalesce((SELECT max(m.epoch) FROM memory_nodes m
+                                                               WHERE m.tenant_id = a.tenant_id
+                                                                 AND m.namespace = a.namespace), 0)))
+            WHERE a.tenant_id = touched.tenant_id AND a.namespace = touched.namespace
+              -- The check again, on the row as committed now.
+              AND (granularity = interval '0' OR a.last_interaction_at IS NULL
+                   OR a.last_interaction_at <= moment - granularity);
+        ELSIF NOT EXISTS (SELECT FROM namespace_activity r
+                          WHERE r.tenant_id = touched.tenant_id AND r.namespace = touched.namespace)
+              -- No row yet: one creator at a time (a creator still open holds this lock; the
+              -- others leave the row to it rather than wait for its commit).
+              AND pg_try_advisory_xact_lock(hashtextextended(touched.tenant_id || '/' || touched.namespace, 7400114003)) THEN
+            INSERT INTO namespace_activity (tenant_id, namespace, current_epoch, last_interaction_at)
+            VALUES (touched.tenant_id, touched.namespace,
+                    epoch_after(coalesce((SELECT max(m.epoch) FROM memory_nodes m
+                                          WHERE m.tenant_id = touched.tenant_id AND m.namespace = touched.namespace), 0)),
+                    moment)
+            ON CONFLICT (tenant_id, namespace) DO NOTHING;
+        END IF;
+        -- Else the row is locked by a writer that is moving it: left to that writer.
+    END LOOP;
 END $$;
 
 CREATE OR REPLACE FUNCTION memory_nodes_move_clocks() RETURNS trigger

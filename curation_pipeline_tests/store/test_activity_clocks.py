@@ -124,3 +124,22 @@ def test_a_curator_write_outside_a_transaction_is_refused(db):
     scope = Scope(run_id="run-1", tenant_id="acme", namespace="support", step="stale_confidence")
     with pytest.raises(UnmarkedWriteError):
         update_nodes(db, scope, ids=[imported], row_versions=[1], reasons=[{}], assignments="confidence = 'stale'")
+
+
+def test_a_writer_never_waits_for_another_writers_open_transaction(every_statement, database_url):
+    from curation_pipeline.store.database import open_connection
+
+    db = every_statement
+    agent_insert(db)  # the row exists
+    with open_connection(database_url) as slow_agent:  # its transaction stays open, holding the clock's row
+        slow_agent.execute("SET curation.clock_granularity_ms = 0")
+        slow_agent.execute("INSERT INTO memory_nodes (tenant_id, namespace, pointer_summary) VALUES ('acme', 'support', 'slow')")
+        slow_agent.execute("INSERT INTO memory_nodes (tenant_id, namespace, pointer_summary) VALUES ('acme', 'new-ns', 'slow')")
+        db.execute("SET lock_timeout = '3s'")
+        try:
+            agent_insert(db, text="Not kept waiting.")  # the clock is left to the open writer
+            agent_insert(db, namespace="new-ns", text="Nor here.")  # its first row too
+        finally:
+            db.execute("RESET lock_timeout")
+        slow_agent.commit()
+    assert clock(db)[1] == 2 and clock(db, "new-ns") is not None
