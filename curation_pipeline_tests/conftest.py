@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 TABLES = (
     "merge_vetoes", "signal_revisions", "graph_revisions", "graph_edges", "graph_vertices", "node_revisions", "training_signals", "activity_log",
-    "namespace_activity", "pair_judgements", "memory_nodes", "llm_cache",
+    "namespace_activity", "pair_judgements", "memory_nodes", "llm_cache", "memory_access",
 )
 
 

@@ -480,7 +480,29 @@ def cmd_history(args) -> int:
     if found is None:
         print(f"error: no memory node {node_id}", file=sys.stderr)
         return 2
-    print(format_history(node_id, found.revisions, found.merged, found.now))
+    print(format_history(node_id, found.revisions, found.merged, found.now, found.recall))
+    return 0
+
+
+def cmd_recall(args) -> int:
+    from curation_pipeline.core.partition_keys import parse_partition_key
+    from curation_pipeline.core.render.recall import format_recall
+    from curation_pipeline.service.memory_client import MemoryClient
+
+    tenant_id, namespace = parse_partition_key(args.partition)
+    # An operator's look: no access recorded, no clock moved (an agent's recall does both).
+    with MemoryClient(tenant_id, namespace, settings=_settings(), create=False) as client:
+        found = client.recall(args.question, args.k, record=False)
+        print(format_recall(args.partition, args.question, found, embedder=client.embedder_name))
+    return 0
+
+
+def cmd_mcp(args) -> int:
+    from curation_pipeline.cli.mcp_server import serve
+    from curation_pipeline.core.partition_keys import parse_partition_key
+
+    tenant_id, namespace = parse_partition_key(args.namespace)
+    serve(_settings(), tenant_id, namespace, create=args.create)
     return 0
 
 
@@ -676,6 +698,17 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--partition", metavar="TENANT:NAMESPACE", help="search only this namespace")
     history.set_defaults(func=cmd_history)
 
+    recall = commands.add_parser("recall", help="what an agent's recall would get: ids, confidence, what superseded what")
+    recall.add_argument("partition", metavar="TENANT:NAMESPACE")
+    recall.add_argument("question")
+    recall.add_argument("-k", type=int, default=5, help="how many memories (default 5)")
+    recall.set_defaults(func=cmd_recall)
+
+    mcp = commands.add_parser("mcp", help="serve a namespace's memory to agents over MCP (stdio): tools remember, recall")
+    mcp.add_argument("--namespace", required=True, metavar="TENANT:NAMESPACE")
+    mcp.add_argument("--create", action="store_true", help="make the namespace if the store does not know it")
+    mcp.set_defaults(func=cmd_mcp)
+
     graph = commands.add_parser("graph", help="a node's graph neighbourhood: keeper, merged nodes, associations")
     graph.add_argument("node_id")
     graph.set_defaults(func=cmd_graph)
@@ -724,11 +757,12 @@ def _user_errors() -> tuple[type[Exception], ...]:
         NamespaceBusyError,
     )
     from curation_pipeline.service.history import EmptySearchError
+    from curation_pipeline.service.memory_client import MemoryInputError
     from curation_pipeline.service.undo import AmbiguousRunError, NoSuchRunError, NothingToUndoError
 
     return (SettingsError, InvalidNameError, DatabaseError, MigrationError, ImportConflictError,
             EmbeddingError, NothingToUndoError, NamespaceBusyError, BrokerError, UnknownNamespaceError,
-            UndoRunFailed, EmptySearchError, NoSuchRunError, AmbiguousRunError)
+            UndoRunFailed, EmptySearchError, NoSuchRunError, AmbiguousRunError, MemoryInputError)
 
 
 NOTHING_TO_UNDO = 3  # `undo` of a run already undone: nothing done, no undo recorded in the store

@@ -21,6 +21,7 @@ class NodeHistory:
     revisions: list[dict]
     merged: list[dict]
     now: dict  # the node as it is now (store.history.node_now)
+    recall: dict | None = None  # stored recall and recorded accesses (store/history.node_recall)
 
 
 def node_history(database_url: str, node_id: str) -> NodeHistory | None:
@@ -30,7 +31,8 @@ def node_history(database_url: str, node_id: str) -> NodeHistory | None:
         now = store.node_now(conn, node_id)
         if now is None:
             return None
-        return NodeHistory(node_id, store.node_history(conn, node_id), store.merged_into(conn, node_id), now)
+        return NodeHistory(node_id, store.node_history(conn, node_id), store.merged_into(conn, node_id), now,
+                           store.node_recall(conn, node_id))
 
 
 def search_nodes(database_url: str, text: str, partition: str | None = None) -> list[dict]:

@@ -208,17 +208,23 @@ def apply_merges(
 def _with_recency(conn: psycopg.Connection, plan: pl.DataFrame, pinned: set[str]) -> pl.DataFrame:
     """The merge plan with the keeper's recency after the merge: the sum of both nodes'
     recall counts and the later of their last recalls (rows locked by the caller). A pinned
-    keeper is not touched at all, its recency included."""
+    keeper is not touched at all, its recency included.
+
+    The keeper's stored columns take the absorbed node's whole recall, its recorded accesses
+    (sql/016) included; the keeper's own accesses stay recorded beside its stored columns, so
+    they are counted once. (An access recorded on the absorbed node while this transaction
+    commits stays with the archived node.)"""
     ids = plan["keeper_id"].to_list() + plan["absorbed_id"].to_list()
     rows = conn.execute(
-        "SELECT id::text, recall_count::bigint, last_recalled_at FROM memory_nodes WHERE id = ANY(%s::uuid[])",
+        "SELECT m.id::text, m.recall_count::bigint, m.last_recalled_at, r.recall_count::bigint, r.last_recalled_at"
+        " FROM memory_nodes m JOIN memory_recall r ON r.id = m.id WHERE m.id = ANY(%s::uuid[])",
         (ids,),
     ).fetchall()
-    recency = pl.DataFrame(rows, schema={"id": pl.String, "recalls": pl.Int64,
-                                         "recalled": pl.Datetime("us", "UTC")}, orient="row")
-    keeper = recency.rename({"id": "keeper_id", "recalls": "keeper_recall_count",
-                             "recalled": "keeper_last_recalled_at"})
-    absorbed = recency.rename({"id": "absorbed_id", "recalls": "absorbed_recalls", "recalled": "absorbed_recalled"})
+    moment = pl.Datetime("us", "UTC")
+    recency = pl.DataFrame(rows, schema={"id": pl.String, "recalls": pl.Int64, "recalled": moment,
+                                         "all_recalls": pl.Int64, "all_recalled": moment}, orient="row")
+    keeper = recency.select(keeper_id="id", keeper_recall_count="recalls", keeper_last_recalled_at="recalled")
+    absorbed = recency.select(absorbed_id="id", absorbed_recalls="all_recalls", absorbed_recalled="all_recalled")
     keeper_pinned = pl.col("keeper_id").is_in(list(pinned))
     return plan.join(keeper, on="keeper_id", how="left").join(absorbed, on="absorbed_id", how="left").with_columns(
         recall_count=pl.when(keeper_pinned).then(pl.col("keeper_recall_count"))

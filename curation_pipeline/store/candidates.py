@@ -60,6 +60,8 @@ def reclassify_candidates(conn: psycopg.Connection, scope: Scope, min_epoch_lag:
           -- "lag > min" spelt as a bound on epoch: an index range (memory_nodes_never_recalled)
           -- that holds only the lagging nodes, instead of a filter over every never-recalled one.
           AND m.recall_count = 0 AND m.epoch < ns.current_epoch - %(lag)s
+          -- Never recalled means no recorded access either (sql/016).
+          AND NOT EXISTS (SELECT 1 FROM memory_access a WHERE a.node_id = m.id)
           AND NOT EXISTS (SELECT 1 FROM training_signals s
                           WHERE s.memory_id = m.id AND s.signal_type = 'reclassify_pending'
                             AND s.status = 'pending')
@@ -77,8 +79,12 @@ _NODE_SCHEMA = {"id": pl.Utf8, "memory_type": pl.Utf8, "embedding_model": pl.Utf
                    if name not in ("id", "memory_type")}, **_VERSION}
 
 
-_NODE_COLUMNS = """id::text, memory_type, coalesce(embedding_model, ''), pointer_summary, base_utility,
-                   pinned, confidence, recall_count::bigint, created_at, row_version"""
+# recall_count: stored plus the accesses recall() recorded (sql/016), which the keeper's choice
+# weighs like the stored count.
+_RECALLS = "coalesce((SELECT a.recall_count FROM memory_access a WHERE a.node_id = {table}.id), 0)"
+_NODE_COLUMNS = f"""id::text, memory_type, coalesce(embedding_model, ''), pointer_summary, base_utility,
+                   pinned, confidence, recall_count::bigint + {_RECALLS.format(table="memory_nodes")},
+                   created_at, row_version"""
 
 
 def consolidation_candidates(
@@ -239,7 +245,7 @@ def similar_pairs_in_database(
     # come from the same snapshot. A zero vector has no direction: its cosine distance is NaN,
     # which Postgres sorts above every number, so it must be excluded explicitly.
     records = conn.execute(
-        """
+        f"""
         WITH pairs AS (
             SELECT DISTINCT least(c.id, n.id) AS a, greatest(c.id, n.id) AS b,
                    1 - (c.embedding <=> n.embedding) AS similarity
@@ -264,7 +270,7 @@ def similar_pairs_in_database(
         involved AS (SELECT a AS id FROM pairs UNION SELECT b FROM pairs)
         SELECT NULL::text, NULL::text, NULL::float8, m.id::text, m.memory_type,
                coalesce(m.embedding_model, ''), m.pointer_summary, m.base_utility, m.pinned,
-               m.confidence, m.recall_count::bigint, m.created_at, m.row_version
+               m.confidence, m.recall_count::bigint + {_RECALLS.format(table="m")}, m.created_at, m.row_version
         FROM memory_nodes m JOIN involved USING (id)
         UNION ALL
         SELECT a::text, b::text, similarity, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
@@ -304,12 +310,12 @@ def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int, *
     rule, core/steps/summarize.py), so that a namespace of long texts loads `limit` of them."""
     cursor = conn.execute(
         """
-        SELECT id::text, pointer_summary, recall_count::bigint, pinned, row_version
-        FROM memory_nodes
-        WHERE tenant_id = %(t)s AND namespace = %(n)s AND archived_at IS NULL
-          AND char_length(pointer_summary) > %(min)s AND NOT pinned
-          AND (recall_count < %(below)s OR pointer_summary ILIKE '%%[merged:%%')
-        ORDER BY char_length(pointer_summary) DESC, id
+        SELECT m.id::text, m.pointer_summary, r.recall_count::bigint, m.pinned, m.row_version
+        FROM memory_nodes m JOIN memory_recall r ON r.id = m.id  -- stored + recorded recalls (sql/016)
+        WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.archived_at IS NULL
+          AND char_length(m.pointer_summary) > %(min)s AND NOT m.pinned
+          AND (r.recall_count < %(below)s OR m.pointer_summary ILIKE '%%[merged:%%')
+        ORDER BY char_length(m.pointer_summary) DESC, m.id
         LIMIT %(limit)s
         """,
         {"t": scope.tenant_id, "n": scope.namespace, "min": min_chars, "below": recall_below, "limit": limit},
@@ -374,22 +380,27 @@ def count_outdated_embeddings(conn: psycopg.Connection, scope: Scope, model: str
 def stale_confidence_candidates(
     conn: psycopg.Connection, scope: Scope, stale_after_days: int, limit: int
 ) -> pl.DataFrame:
-    """Active nodes not recalled (or created, if never recalled) within the window (step 5), the
-    `limit` seen longest ago (the order of memory_nodes_last_seen: the range stops there)."""
+    """Active nodes not recalled (or created, if never recalled) within the window (step 5), by
+    their stored last recall and their recorded accesses (sql/016), the `limit` seen longest ago (the order of memory_nodes_last_seen: the range stops there)."""
     cursor = conn.execute(
         """
-        SELECT id::text, confidence, last_recalled_at, created_at, row_version
-        FROM memory_nodes
-        WHERE tenant_id = %s AND namespace = %s AND archived_at IS NULL
+        SELECT m.id::text, m.confidence,
+               greatest(m.last_recalled_at, (SELECT a.last_recalled_at FROM memory_access a WHERE a.node_id = m.id)),
+               m.created_at, m.row_version
+        FROM memory_nodes m
+        WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.archived_at IS NULL
           -- = 'default' is NOT IN ('verified', 'stale') under the column's CHECK, spelt as the
           -- partial index memory_nodes_last_seen says it, so that "nothing is old enough" is one
           -- empty index range (the planner can't prove the NOT IN form implies the index).
-          AND confidence = 'default'
-          AND coalesce(last_recalled_at, created_at) < now() - make_interval(days => %s)
-        ORDER BY coalesce(last_recalled_at, created_at), id
-        LIMIT %s
+          AND m.confidence = 'default'
+          AND coalesce(m.last_recalled_at, m.created_at) < now() - make_interval(days => %(days)s)
+          -- Forget by disuse: a node with a recent recorded access (sql/016) stays fresh.
+          AND NOT EXISTS (SELECT 1 FROM memory_access a WHERE a.node_id = m.id
+                          AND a.last_recalled_at >= now() - make_interval(days => %(days)s))
+        ORDER BY coalesce(m.last_recalled_at, m.created_at), m.id
+        LIMIT %(limit)s
         """,
-        (scope.tenant_id, scope.namespace, stale_after_days, limit),
+        {"t": scope.tenant_id, "n": scope.namespace, "days": stale_after_days, "limit": limit},
     )
     return _frame(cursor, {**stale_confidence.NODE_SCHEMA, **_VERSION})
 

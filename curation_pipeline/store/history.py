@@ -33,6 +33,16 @@ def merged_into(conn: psycopg.Connection, node_id: str) -> list[dict]:
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
+def node_recall(conn: psycopg.Connection, node_id: str) -> dict:
+    """The node's recall: its stored columns and the accesses `recall` recorded (sql/016)."""
+    row = conn.execute(
+        "SELECT m.recall_count, m.last_recalled_at, coalesce(a.recall_count, 0), a.last_recalled_at"
+        " FROM memory_nodes m LEFT JOIN memory_access a ON a.node_id = m.id WHERE m.id = %s::uuid",
+        (node_id,),
+    ).fetchone()
+    return dict(zip(("stored_count", "stored_last", "accessed_count", "accessed_last"), row))
+
+
 def node_exists(conn: psycopg.Connection, node_id: str) -> bool:
     return conn.execute("SELECT 1 FROM memory_nodes WHERE id = %s::uuid", (node_id,)).fetchone() is not None
 

@@ -17,6 +17,7 @@ from pgvector import Vector
 
 from curation_pipeline.core.import_links import NodeLink
 from curation_pipeline.core.jsonl_rows import MEMORY_NODE_COLUMNS
+from curation_pipeline.store.writer_mark import mark_curator_write
 
 RowsDone = Callable[[int], None]
 """Called with the number of rows written since the last call (progress reporting)."""
@@ -66,6 +67,8 @@ def write_nodes(
     meanwhile is an ``ImportConflictError`` (the transaction then writes nothing).
     """
     now = now or datetime.now(UTC)
+    # The rows keep their epochs and the clocks move once, below (not by the agents' trigger).
+    mark_curator_write(conn)
     epochs: dict[tuple[str, str], int] = {}
     count = pending = 0
     columns = ", ".join(MEMORY_NODE_COLUMNS)
@@ -296,15 +299,25 @@ def _unexportable() -> str:
     return f"array_remove(ARRAY[{', '.join(checks)}], NULL)"
 
 
+# The nodes as export writes them: a node's recall is its stored columns plus its recorded
+# accesses (sql/016), so the file carries every recall and importing it back (into the stored
+# columns) gives the same export.
+_WITH_RECALL = (
+    "(SELECT " + ", ".join(f"m.{column}" for column in MEMORY_NODE_COLUMNS if column not in ("recall_count", "last_recalled_at"))
+    + ", r.recall_count, r.last_recalled_at"
+    " FROM memory_nodes m JOIN memory_recall r ON r.id = m.id) AS memory_nodes"
+)
+
+
 def iter_nodes(
     conn: psycopg.Connection, *, tenant_id: str | None = None, namespace: str | None = None
 ) -> Iterator[dict]:
-    """Every node (archived ones included), streamed with a server-side cursor. A row holding a
-    value JSON cannot carry lists it under `unexportable` (that value itself is None)."""
+    """Every node (archived ones included), streamed with a server-side cursor, with its recall
+    (stored plus recorded accesses). A row holding a value JSON cannot carry lists it under `unexportable` (that value itself is None)."""
     columns = ", ".join(_exportable(column) for column in MEMORY_NODE_COLUMNS)
     with conn.cursor(name="export_nodes", binary=True) as cursor:
         cursor.execute(
-            f"SELECT {columns}, {_unexportable()} FROM memory_nodes"
+            f"SELECT {columns}, {_unexportable()} FROM {_WITH_RECALL}"
             " WHERE (%(t)s::text IS NULL OR tenant_id = %(t)s)"
             " AND (%(n)s::text IS NULL OR namespace = %(n)s)"
             " ORDER BY tenant_id, namespace, created_at, id",

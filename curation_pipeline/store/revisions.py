@@ -5,7 +5,8 @@ Every update goes through `update_nodes`, a single set-based statement that
   - only touches rows whose row_version is still the one the step loaded (an agent that edited a
     row meanwhile wins; the row is left for the next cycle), and
   - writes the row's previous and new state to node_revisions in the same statement, hence the
-    same transaction, so any change can be explained and undone.
+    same transaction, so any change can be explained and undone, and
+  - marks its transaction as the curator's, so it does not move the activity clocks.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import psycopg
 from psycopg import sql
 
 from curation_pipeline.core.scope import Scope
+from curation_pipeline.store.writer_mark import mark_curator_write
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ def update_nodes(
     """
     if not ids:
         return []
+    mark_curator_write(conn)  # the clocks are the agents' (sql/015)
     names = ["id", "row_version", "reason", *(column.name for column in columns)]
     types = ["uuid", "bigint", "jsonb", *(column.pg_type for column in columns)]
     arrays = [

@@ -3,6 +3,7 @@ carry, however an agent wrote it; export names every row it cannot carry."""
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -12,7 +13,7 @@ from curation_pipeline.cli.main import main
 pytestmark = pytest.mark.slow
 
 DIM = 384
-TABLES = "memory_nodes, namespace_activity, node_revisions, graph_vertices, graph_edges, graph_revisions"
+TABLES = "memory_nodes, memory_access, namespace_activity, node_revisions, graph_vertices, graph_edges, graph_revisions"
 
 
 def _vector(first: float, rest: float = 0.0) -> str:
@@ -44,8 +45,13 @@ def _seed_every_edge_value(db) -> None:
     )
     _agent_writes(db, pointer_summary="\u3000", epoch=-(2**63), memory_type="", archived_at="2024-01-01 00:00+00",
                   merged_into=keeper, base_utility=5e-324, heat=-1e-300)
-    _agent_writes(db, pointer_summary="line\nbreak\r\n\u2028\u2029\x85 \x01 😀 \"quoted\" \\ back",
-                  memory_type=" padded ", embedding_model="m" * 500, embedding=_vector(0.1, -0.25))
+    read = _agent_writes(db, pointer_summary="line\nbreak\r\n\u2028\u2029\x85 \x01 😀 \"quoted\" \\ back",
+                         memory_type=" padded ", embedding_model="m" * 500, embedding=_vector(0.1, -0.25),
+                         recall_count=4, last_recalled_at="2024-03-01 00:00+00")
+    # Accesses recall() recorded (sql/016): export carries them in the node's recall columns,
+    # the count capped at the column's largest value.
+    db.execute("INSERT INTO memory_access VALUES (%s, 3, '2025-06-01 10:00+00'), (%s, 9, '2020-01-01 00:00+00')",
+               (read, keeper))
     # A keeper an agent moved to another namespace, with the node merged into it left behind.
     moved = _agent_writes(db, namespace="other", pointer_summary="Moved keeper.")
     _agent_writes(db, pointer_summary="Merged into a moved keeper.", archived_at="2024-01-02 00:00+00",
@@ -79,6 +85,8 @@ def test_export_import_export_is_identical_on_every_edge_value_the_schema_allows
     assert main(["export", "-o", str(again)]) == 0
     assert again.read_text(encoding="utf-8") == first.read_text(encoding="utf-8")
     assert len(first.read_text(encoding="utf-8").splitlines()) == 14
+    recalls = [(row["recall_count"], row["last_recalled_at"]) for row in map(json.loads, first.read_text().splitlines())]
+    assert (7, "2025-06-01T10:00:00+00:00") in recalls and (2**31 - 1, "2024-02-29T12:34:56.789012+00:00") in recalls
 
 
 def test_export_names_every_row_it_cannot_carry_and_writes_nothing(db, tmp_path, capsys):

@@ -60,11 +60,14 @@ def test_soak_keeps_every_promise_under_faults(db, database_url, instance, step_
         else:
             monkeypatch.setenv(name, value)
 
-    soak = Soak(db, database_url, instance, seed=seed, set_env=set_env, llm=llm_server, mix=Mix(successor=4, chain=3))
+    # Agents read through recall() at least once (it records accesses beside the nodes).
+    soak = Soak(db, database_url, instance, seed=seed, set_env=set_env, llm=llm_server,
+                mix=Mix(successor=4, chain=3, required=("store_recall",)))
     log = soak.run(actions, unwind_every=unwind_every)
     print(f"soak seed {seed}: {dict(log.actions)}; mid-step faults {dict(log.fired)}; {dict(log.outcomes)}")
     # The mix really ran: runs, undos and faults that hit a working step.
     assert log.actions["run actions"] and log.actions["undo"] + log.actions["undo --force"] and log.actions["unwind"]
+    assert log.actions["store_recall actions"]
 
 
 def test_imports_racing_runs_and_round_trips_keep_every_promise(db, database_url, instance, step_pause, llm_server,

@@ -1,5 +1,5 @@
-"""Step 1 where no agent reported the namespace's epoch (rows an agent's own SQL wrote, with no
-namespace_activity row, or one without an epoch): it falls back to the nodes' highest epoch,
+"""Step 1 where no agent reported the namespace's epoch (rows written before the clocks moved by
+themselves, sql/015, with no namespace_activity row, or one without an epoch): it falls back to the nodes' highest epoch,
 which must cost an index probe, not a read of the namespace, so a cycle where nothing changed
 reads as little as where the epoch is known (benchmarks/zero_change_cost.py measures it)."""
 
@@ -49,10 +49,14 @@ def _pages_read(db, query, params) -> tuple[int, list[str]]:
 @pytest.mark.parametrize("activity", ["no row", "a row without an epoch", "a reported epoch"])
 def test_step_1_reads_a_few_pages_whether_or_not_the_epoch_was_reported(db, activity):
     _agent_copies_rows(db, "copied")
-    if activity == "a row without an epoch":
-        db.execute("INSERT INTO namespace_activity (tenant_id, namespace) VALUES ('acme', 'copied')")
-    elif activity == "a reported epoch":
-        db.execute("INSERT INTO namespace_activity (tenant_id, namespace, current_epoch) VALUES ('acme', 'copied', 499)")
+    # The copy moved the clock (sql/015): past the nodes' highest epoch, 499.
+    assert db.execute("SELECT current_epoch FROM namespace_activity WHERE namespace = 'copied'").fetchone()[0] == 500
+    if activity == "no row":
+        db.execute("DELETE FROM namespace_activity WHERE namespace = 'copied'")
+    elif activity == "a row without an epoch":
+        db.execute("UPDATE namespace_activity SET current_epoch = NULL WHERE namespace = 'copied'")
+    else:
+        db.execute("UPDATE namespace_activity SET current_epoch = 499 WHERE namespace = 'copied'")
     db.execute("ANALYZE memory_nodes")
     scope = Scope(run_id="run", tenant_id="acme", namespace="copied", step="reclassify_stale")
     recording = _Recording(db)

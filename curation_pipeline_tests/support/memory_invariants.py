@@ -24,7 +24,7 @@ from curation_pipeline.core.text import (
 KEYED_TABLES = {
     "memory_nodes": "id", "node_revisions": "id", "graph_revisions": "id", "signal_revisions": "id",
     "training_signals": "id", "graph_vertices": "node_id", "graph_edges": "id", "activity_log": "id",
-    "merge_vetoes": "id",
+    "merge_vetoes": "id", "memory_access": "node_id",
 }
 # Curator steps whose revisions keep the text they replaced readable (a summary's full text, a
 # keeper's text before a merge): following them back from a text finds what it still stands for.

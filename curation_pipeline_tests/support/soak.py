@@ -102,6 +102,7 @@ class Mix:
     insert: int = 20
     edit: int = 14
     recall: int = 8
+    store_recall: int = 6  # an agent reads through the store's recall() (sql/016)
     run: int = 36
     undo: int = 22
     import_race: int = 4  # an import racing a run
@@ -213,9 +214,10 @@ class Soak:
         mix = self.mix
         if kind is None:
             kind = self.rng.choices(
-                ("insert", "edit", "recall", "run", "undo", "import_race", "round_trip", "successor", "chain"),
+                ("insert", "edit", "recall", "run", "undo", "import_race", "round_trip", "successor", "chain",
+                 "store_recall"),
                 (mix.insert, mix.edit, mix.recall, mix.run, mix.undo, mix.import_race, mix.round_trip,
-                 mix.successor, mix.chain))[0]
+                 mix.successor, mix.chain, mix.store_recall))[0]
         partition = partition or self.rng.choice(PARTITIONS)
         keys, digests = inv.row_keys(self.db), inv.partition_digests(self.db)
         acted_on, problems = {partition}, []
@@ -225,6 +227,8 @@ class Soak:
             description = self._edit(partition)
         elif kind == "recall":
             description = self._recall(partition)
+        elif kind == "store_recall":
+            description, problems = self._recall_through_store(partition)
         elif kind == "run":
             description, problems = self._run(partition)
             # Step 6 of the partition a node was moved into moves its graph vertex too, and
@@ -363,6 +367,24 @@ class Soak:
             " heat = least(1.0, heat + 0.1) WHERE id = ANY(%s)", (recalled,),
         )
         return f"agent recalls {len(recalled)} node(s) in {partition}"
+
+    def _recall_through_store(self, partition: tuple[str, str]) -> tuple[str, list[str]]:
+        """An agent that reads as the docs say: `recall()`, which records its accesses beside the
+        nodes (no row_version bump) and moves the clock. What it returns must be current memory
+        of its own namespace."""
+        written = sorted(n for n, p in self.record.partition.items() if p == partition)
+        if not written:
+            return "agent recall() : nothing written yet", []
+        query = self.rng.choice(split_sentences(self.record.written[self.rng.choice(written)]))
+        found = self.db.execute(
+            "SELECT r.id::text, m.tenant_id, m.namespace, m.archived_at IS NULL AND m.superseded_by IS NULL"
+            " FROM recall(%s, %s, %s::vector, 3, model => %s) AS r JOIN memory_nodes m ON m.id = r.id",
+            (*partition, str(list(map(float, EMBEDDER.embed([query])[0]))), EMBEDDER.name),
+        ).fetchall()
+        self.log.actions["nodes read through recall()"] += len(found)
+        problems = [f"recall() in {partition} returned {node_id}, which is not current memory there"
+                    for node_id, tenant, namespace, current in found if (tenant, namespace) != partition or not current]
+        return f"agent recall() reads {len(found)} node(s) in {partition}", problems
 
     # ------------------------------------------------------------------ supersessions
 
@@ -619,7 +641,7 @@ class Soak:
         exports must be the same, byte for byte."""
         copy_url = self._second_store()
         with open_connection(copy_url, autocommit=True) as copy:
-            copy.execute("TRUNCATE memory_nodes, namespace_activity, node_revisions, graph_vertices, graph_edges,"
+            copy.execute("TRUNCATE memory_nodes, memory_access, namespace_activity, node_revisions, graph_vertices, graph_edges,"
                          " graph_revisions, training_signals, signal_revisions, activity_log, merge_vetoes, llm_cache CASCADE")
         with tempfile.TemporaryDirectory() as folder:
             first, again = Path(folder) / "first.jsonl", Path(folder) / "again.jsonl"

@@ -110,6 +110,16 @@ def describe_coverage(reason: Mapping) -> list[str]:
     return lines
 
 
+def describe_recall(recall: Mapping) -> str:
+    """How often and when the node was recalled: its stored columns plus the accesses `recall`
+    recorded beside it (which never bump its row_version)."""
+    total = recall["stored_count"] + recall["accessed_count"]
+    moments = [moment for moment in (recall["stored_last"], recall["accessed_last"]) if moment is not None]
+    last = f", last {max(moments):%Y-%m-%d %H:%M:%S}" if moments else ""
+    return (f"  recalled {total} time{'' if total == 1 else 's'} ({recall['stored_count']} stored,"
+            f" {recall['accessed_count']} recorded by recall){last}")
+
+
 def describe_now(now: Mapping) -> list[str]:
     """The node as it is now: where, its status (and what it points at), its whole text."""
     status = now["status"]
@@ -126,10 +136,12 @@ def describe_now(now: Mapping) -> list[str]:
 
 
 def format_history(node_id: str, revisions: Sequence[Mapping], merged: Sequence[Mapping],
-                   now: Mapping | None = None) -> str:
-    """The node as it is now (`now`), then every change the curator made to it, oldest first,
-    then the nodes merged into it."""
+                   now: Mapping | None = None, recall: Mapping | None = None) -> str:
+    """The node as it is now (`now`) and how often it was recalled (`recall`), then every change
+    the curator made to it, oldest first, then the nodes merged into it."""
     lines = [f"node {node_id}", *(describe_now(now) if now is not None else [])]
+    if recall is not None:
+        lines.append(describe_recall(recall))
     if revisions:
         lines.append("changes, oldest first:")
     if not revisions:
