@@ -1,7 +1,7 @@
 -- The activity clocks move by themselves: any write to memory_nodes that is not the curator's
 -- (an agent's INSERT, UPDATE or COPY, from any client or language) moves its namespaces'
--- last_interaction_at and advances their current_epoch, so the schedule and the idle sensor see
--- the interaction. Once per statement and namespace, not per row: a 10,000-row COPY into one
+-- last_interaction_at and advances their current_epoch (at the writer's commit, see below), so
+-- the schedule and the idle sensor see the interaction. Once per statement and namespace, not per row: a 10,000-row COPY into one
 -- namespace costs one clock update.
 --
 -- The curator's own writes (the steps, undo: store/revisions.update_nodes) and import's COPY
