@@ -1,7 +1,7 @@
 -- The activity clocks move by themselves: any write to memory_nodes that is not the curator's
 -- (an agent's INSERT, UPDATE or COPY, from any client or language) moves its namespaces'
--- last_interaction_at and advances their current_epoch, so the schedule and the idle sensor see
--- the interaction. Once per statement and namespace, not per row: a 10,000-row COPY into one
+-- last_interaction_at and advances their current_epoch (at the writer's commit, see below), so
+-- the schedule and the idle sensor see the interaction. Once per statement and namespace, not per row: a 10,000-row COPY into one
 -- namespace costs one clock update.
 --
 -- The curator's own writes (the steps, undo: store/revisions.update_nodes) and import's COPY
@@ -93,6 +93,46 @@ BEGIN
     END LOOP;
 END $$;
 
+
+-- When: at the writer's commit, not at its statement. Moving the clock locks the namespace's
+-- activity row until the transaction ends; an agent that kept its transaction open after a
+-- write would hold the curator's own writes to that row (its cursors, its last curation) for as
+-- long. So a statement only notes its namespaces for its transaction (an unlogged side table,
+-- one row per transaction and namespace, nothing noted while the clock is fresh), and a deferred
+-- constraint trigger moves the clock at commit, holding the row for the commit alone: the
+-- clock also says when the interaction became visible, which is what a curation can see.
+CREATE UNLOGGED TABLE IF NOT EXISTS pending_activity (
+    txid      xid8 NOT NULL DEFAULT pg_current_xact_id(),
+    tenant_id text NOT NULL,
+    namespace text NOT NULL,
+    PRIMARY KEY (txid, tenant_id, namespace)
+);
+
+CREATE OR REPLACE FUNCTION note_activity(tenants text[], namespaces text[]) RETURNS void
+LANGUAGE sql AS $$
+    INSERT INTO pending_activity (tenant_id, namespace)
+    SELECT DISTINCT u.tenant_id, u.namespace FROM unnest(tenants, namespaces) AS u(tenant_id, namespace)
+    WHERE curation_clock_granularity() = interval '0' OR NOT EXISTS (
+        SELECT FROM namespace_activity r
+        WHERE r.tenant_id = u.tenant_id AND r.namespace = u.namespace
+          AND r.last_interaction_at > clock_timestamp() - curation_clock_granularity())
+    ON CONFLICT DO NOTHING
+$$;
+
+CREATE OR REPLACE FUNCTION pending_activity_at_commit() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM move_activity_clocks(ARRAY[NEW.tenant_id], ARRAY[NEW.namespace]);
+    DELETE FROM pending_activity
+    WHERE txid = NEW.txid AND tenant_id = NEW.tenant_id AND namespace = NEW.namespace;
+    RETURN NULL;
+END $$;
+
+DROP TRIGGER IF EXISTS pending_activity_at_commit ON pending_activity;
+CREATE CONSTRAINT TRIGGER pending_activity_at_commit
+    AFTER INSERT ON pending_activity DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW EXECUTE FUNCTION pending_activity_at_commit();
+
 CREATE OR REPLACE FUNCTION memory_nodes_move_clocks() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -112,7 +152,7 @@ BEGIN
               UNION SELECT tenant_id, namespace FROM old_rows) AS touched;
     END IF;
     IF tenants IS NOT NULL THEN
-        PERFORM move_activity_clocks(tenants, namespaces);
+        PERFORM note_activity(tenants, namespaces);  -- the clock moves at commit
     END IF;
     RETURN NULL;
 END $$;

@@ -105,6 +105,6 @@ BEGIN
     FROM ranked r LEFT JOIN recorded c ON c.node_id = r.id
     ORDER BY r.score DESC, r.id;
     IF record THEN
-        PERFORM move_activity_clocks(ARRAY[tenant], ARRAY[namespace]);
+        PERFORM note_activity(ARRAY[tenant], ARRAY[namespace]);  -- the clock moves at commit (sql/015)
     END IF;
 END $$;

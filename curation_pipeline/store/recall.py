@@ -50,7 +50,7 @@ def recall(conn: psycopg.Connection, tenant_id: str, namespace: str, query: Sequ
 
 def touch(conn: psycopg.Connection, tenant_id: str, namespace: str) -> None:
     """An interaction with no row: the namespace's clock moves (sql/015)."""
-    conn.execute("SELECT move_activity_clocks(ARRAY[%s], ARRAY[%s])", (tenant_id, namespace))
+    conn.execute("SELECT note_activity(ARRAY[%s], ARRAY[%s])", (tenant_id, namespace))
 
 
 def namespace_known(conn: psycopg.Connection, tenant_id: str, namespace: str) -> bool:

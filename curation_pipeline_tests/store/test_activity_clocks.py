@@ -141,5 +141,6 @@ def test_a_writer_never_waits_for_another_writers_open_transaction(every_stateme
             agent_insert(db, namespace="new-ns", text="Nor here.")  # its first row too
         finally:
             db.execute("RESET lock_timeout")
+        assert clock(db)[1] == 2 and clock(db, "new-ns")[1] == 1  # the open writer has moved nothing yet
         slow_agent.commit()
-    assert clock(db)[1] == 2 and clock(db, "new-ns") is not None
+    assert clock(db)[1] == 3 and clock(db, "new-ns")[1] == 2  # its clock moves at its commit
