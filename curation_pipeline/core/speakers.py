@@ -23,7 +23,8 @@ import re
 _NAME = r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?"
 _VOCATIVE = re.compile(
     r"\s*(?:(?i:wow|hey|hi|hello|thanks|thank you|oh|aw+|ooh|omg|yay|haha|great|congrats|sorry|bye|"
-    r"good morning|good night|yes|no|ok|okay)\s*[,!.]?\s+" + _NAME + r"\s*[!,]|" + _NAME + r"\s*!)\s*")
+    r"good morning|good night|yes|yeah|yep|yup|no|nope|ok|okay|sure|well|cool|awesome|nice|totally|"
+    r"absolutely|exactly|right|hmm|lol)\s*[,!.]?\s+" + _NAME + r"\s*[!,.]|" + _NAME + r"\s*!)\s*")
 _LABEL = re.compile(r"\s*((?:[A-Z][\w'’.-]*)(?:\s+[A-Z][\w'’.-]*){0,3})\s*:\s+\S")
 # Words that start a note, not a name: what an agent writes before a colon to say what kind of
 # note follows.

@@ -94,6 +94,9 @@ _CLOCK = frozenset({"am", "pm", "a.m", "p.m"})
 _ALSO_VERBS = frozenset({"live"})
 _DOERS = frozenset("i we you they he she who to still now also".split())
 _OWNERS = frozenset("my our your his her their its the this these those".split())
+# Adverbs that say how sure or how much, not what: "I definitely will" and "It definitely isn't"
+# have no frame in common (LoCoMo: two small-talk turns read as a change of polarity).
+_FILLERS = frozenset("definitely really actually just totally absolutely probably certainly literally very".split())
 # Kinds that name a thing rather than measure it: a change of one of these together with
 # another value describes another thing.
 _NAMING_KINDS = frozenset({"identifier", "name"})
@@ -236,7 +239,7 @@ def _shape(piece: Piece) -> Shape:
         if state is not None:
             values.setdefault("status", Counter())[state] += 1
             continue
-        if not token.keys or token.lower in _CHANGE_CUES or token.lower in _CLOCK:
+        if not token.keys or token.lower in _CHANGE_CUES or token.lower in _CLOCK or token.lower in _FILLERS:
             continue
         following = next((t for t in tokens[n + 1:] if t.lower not in _CHANGE_CUES), None)
         kind = "identifier" if token.lower in codes or n in in_names else _kind(

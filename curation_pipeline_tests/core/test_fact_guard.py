@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -339,3 +340,24 @@ def test_the_offline_merge_of_every_demo_duplicate_is_an_answer_the_guard_accept
     refused = [(keeper, verdict.reason) for keeper, absorbed in pairs
                if not (verdict := merged(offline_merge(keeper, absorbed).text, keeper, absorbed)).accepted]
     assert refused == []
+
+
+@pytest.mark.parametrize(("field", "answer", "inputs"), [
+    # Integrity, round three, point 2: each value stays bound to its own subject.
+    ("merged_text", "Refunds need approval from Sam; chargebacks need approval from Dana.",
+     ["Refunds need approval from Dana; chargebacks need approval from Sam.",
+      "Refunds need approval from Dana, and chargebacks need approval from Sam."]),
+    ("summary", "Alice approves chargebacks and Bob approves refunds.", ["Alice approves refunds and Bob approves chargebacks."]),
+    ("summary", "Bob approves refunds and Alice approves chargebacks.", ["Alice approves refunds and Bob approves chargebacks."]),
+    ("summary", "Alice and Bob approve refunds and chargebacks.", ["Alice approves refunds and Bob approves chargebacks."]),
+])
+def test_an_answer_that_binds_a_value_to_another_subject_is_refused(field, answer, inputs):
+    verdict = judge(_answer(answer, field), field=field, inputs=inputs, max_chars=2000)
+    assert not verdict.accepted and "says what no input says" in verdict.reason
+
+
+def test_the_same_bindings_in_other_words_are_accepted():
+    inputs = ["Refunds need approval from Dana; chargebacks need approval from Sam."]
+    verdict = judge(_answer("Chargebacks need approval from Sam; refunds need approval from Dana."),
+                    field="merged_text", inputs=inputs, max_chars=2000)
+    assert verdict.accepted, verdict.reason

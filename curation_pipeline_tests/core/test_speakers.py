@@ -103,3 +103,16 @@ def test_another_addressee_is_no_new_value_and_a_question_is_never_carried():
     assert compare_versions(older, newer).verdict != UPDATE
     assert compare_versions("Sam: The demo is on Friday. What should I bring?",
                             "Sam: The demo is on Monday.").verdict != UPDATE
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # LoCoMo development dialogues: small talk of one speaker read as updates.
+    ("Gina: Yeah Jon, I'm here for you! Chasing our dreams and helping each other out.",
+     "Gina: Yeah Jon, you've got the right attitude! Keep learning and growing through it all."),
+    ("Maria: Yeah, John. It's amazing how minor tweaks can make a big difference.",
+     "Maria: Yeah, we can really get amazing stuff done together."),
+    ("John: Got it! Thanks, Maria. I definitely will.",
+     "John: It's definitely isn't, Maria. My kids have so much and others don't."),
+])
+def test_small_talk_of_one_speaker_is_no_update(older, newer):
+    assert compare_versions(older, newer).verdict != UPDATE
