@@ -54,8 +54,11 @@ class ConsolidateConfig(_derived(
 
     @model_validator(mode="after")
     def _judge_band_below_merge(self):
+        # The job's default config carries the settings in force, so the band is "set" on every
+        # run: only a value other than the setting's own default was chosen by someone.
+        default = StepSettings.model_fields["judge_band_low"].default
         check_judge_band(self.judge_band_low, self.similarity_threshold,
-                         set_explicitly="judge_band_low" in self.model_fields_set)
+                         set_explicitly="judge_band_low" in self.model_fields_set and self.judge_band_low != default)
         return self
 
 
