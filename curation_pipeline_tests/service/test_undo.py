@@ -189,7 +189,8 @@ def test_history_explains_every_change_and_the_nodes_merged_in(db, curated, caps
     out = capsys.readouterr().out
     # First the node as it is now: live, where, and its whole current text.
     [now_text] = db.execute("SELECT pointer_summary FROM memory_nodes WHERE id = %s", (keeper,)).fetchone()
-    assert out.startswith(f"node {keeper}\n  now: live in acme:support\n  text: {now_text}\nchanges, oldest first:\n")
+    assert out.startswith(f"node {keeper}\n  now: live in acme:support\n  text: {now_text}\n  recalled ")
+    assert "\nchanges, oldest first:\n" in out
     assert main(["history", absorbed]) == 0
     assert f"  now: merged into {keeper} in acme:support\n  text: {PARAPHRASES[1]}\n" in capsys.readouterr().out
     assert f"run {curated['run_id']}  step consolidate_duplicates" in out

@@ -115,7 +115,7 @@ def test_random_runs_agent_writes_and_undos_never_strand_a_merged_node_or_delete
     undoing everything newest first gives back exactly what the agents wrote."""
     from curation_pipeline_tests.support.soak import Mix, Soak
 
-    mix = Mix(insert=22, edit=12, recall=0, run=36, undo=30, force_share=0.6, newest_share=0.2,
+    mix = Mix(insert=22, edit=12, recall=0, store_recall=0, run=36, undo=30, force_share=0.6, newest_share=0.2,
               duplicate_share=0.8, faults=(None,))
     soak = Soak(db, database_url, instance, seed=seed, mix=mix, set_env=monkeypatch.setenv)
     log = soak.run(18)
