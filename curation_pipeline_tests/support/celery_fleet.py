@@ -70,10 +70,12 @@ class Fleet:
 
     def remote_env(self, name: str, **extra: str) -> dict[str, str]:
         """A worker on another machine: its own CURATION_HOME (and so DAGSTER_HOME); only the
-        three URLs in common."""
+        three URLs in common, and the embedder the store's vectors are of (every machine that
+        curates a store is configured with its embedder)."""
         env = {key: value for key, value in os.environ.items()
                if not key.startswith(("CURATION_", "DAGSTER_")) and key != "DATABASE_URL"}
-        return {**env, "CURATION_HOME": str(self.root / name), "DATABASE_URL": self.database_url,
+        embedder = {key: os.environ[key] for key in ("CURATION_EMBEDDER",) if key in os.environ}
+        return {**env, **embedder, "CURATION_HOME": str(self.root / name), "DATABASE_URL": self.database_url,
                 STORAGE_URL_VARIABLE: self.storage_url, "CURATION_BROKER_URL": self.broker_url,
                 "CURATION_RUN_LAUNCHER": "celery", **QUIET_TRIGGERS, **extra}
 
