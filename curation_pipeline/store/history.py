@@ -64,7 +64,40 @@ def node_now(conn: psycopg.Connection, node_id: str) -> dict | None:
         (node_id,),
     )
     row = cursor.fetchone()
-    return dict(zip([column.name for column in cursor.description], row)) if row else None
+    if not row:
+        return None
+    now = dict(zip([column.name for column in cursor.description], row))
+    now["versions"] = supersession_chain(conn, node_id)
+    return now
+
+
+def supersession_chain(conn: psycopg.Connection, node_id: str, limit: int = 50) -> list[dict]:
+    """The versions of the fact the node is one of, oldest first: the nodes before it (each
+    superseded by the next) and after it (its successor, that one's, ...), with status and text.
+    Empty when nothing supersedes it and it supersedes nothing."""
+    cursor = conn.execute(
+        f"""
+        WITH RECURSIVE later(id, depth) AS (
+            SELECT id, 0 FROM memory_nodes WHERE id = %(id)s::uuid
+            UNION ALL
+            SELECT m.superseded_by, l.depth + 1 FROM later l JOIN memory_nodes m ON m.id = l.id
+            WHERE m.superseded_by IS NOT NULL AND l.depth < %(limit)s
+        ),
+        earlier(id, depth) AS (
+            SELECT id, 0 FROM memory_nodes WHERE id = %(id)s::uuid
+            UNION ALL
+            SELECT m.id, e.depth - 1 FROM earlier e JOIN memory_nodes m ON m.superseded_by = e.id
+            WHERE e.depth > -%(limit)s
+        ),
+        chain AS (SELECT id, min(depth) AS depth FROM (SELECT * FROM later UNION ALL SELECT * FROM earlier) c GROUP BY id)
+        SELECT n.id::text AS id, {_STATUS} AS status, n.pointer_summary AS text, n.created_at
+        FROM chain c JOIN memory_nodes n ON n.id = c.id
+        ORDER BY c.depth, n.created_at, n.id
+        """,
+        {"id": node_id, "limit": limit},
+    )
+    rows = [dict(zip([column.name for column in cursor.description], row)) for row in cursor.fetchall()]
+    return rows if len(rows) > 1 else []
 
 
 def search_nodes(conn: psycopg.Connection, text: str, tenant_id: str | None = None,

@@ -125,3 +125,20 @@ def test_a_successor_that_still_says_the_newer_value_keeps_superseding(db, datab
     counts = _step_2(database_url, _step_2_config())
     assert fetch_node(db, older)["superseded_by"] == uuid.UUID(newer)
     assert counts["supersessions_undone"] == 0
+
+
+def test_history_shows_the_versions_of_a_fact_and_which_is_current(db, database_url, capsys):
+    # A -> B -> C, superseded by step 2 in two cycles: the history of any of them lists all
+    # three, oldest first, and says which one is current.
+    a, b, c = insert(db, node(text="The office printer is on floor 3.", created_at=_days_ago(10)),
+                     node(text="The office printer is on floor 5.", created_at=_days_ago(5)),
+                     node(text="The office printer is on floor 7.", created_at=_days_ago(1)))
+    _cycles(database_url)
+    from curation_pipeline.cli.main import main
+
+    assert main(["history", b]) == 0
+    out = capsys.readouterr().out
+    lines = out[out.index("versions, oldest first:"):].splitlines()[1:4]
+    assert [line.split()[0] for line in lines] == [a, b, c]
+    assert "superseded" in lines[0] and "(this node)" in lines[1] and "current" in lines[2]
+    assert lines[2].endswith("The office printer is on floor 7.")

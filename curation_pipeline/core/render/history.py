@@ -130,9 +130,17 @@ def describe_now(now: Mapping) -> list[str]:
     extras = [word for word, on in (("pinned", now.get("pinned")),
                                     (f"confidence {now.get('confidence')}", now.get("confidence") not in (None, "default")))
               if on]
-    return [f"  now: {status} in {display_key(now['tenant_id'], now['namespace'])}"
-            + (f" ({', '.join(extras)})" if extras else ""),
-            f"  text: {now['text']}"]
+    lines = [f"  now: {status} in {display_key(now['tenant_id'], now['namespace'])}"
+             + (f" ({', '.join(extras)})" if extras else ""),
+             f"  text: {now['text']}"]
+    if now.get("versions"):
+        # The fact's versions, oldest first: which is current, and what came before.
+        lines.append("  versions, oldest first:")
+        for version in now["versions"]:
+            here = "  (this node)" if version["id"] == now["id"] else ""
+            state = "current" if version["status"] == "live" else version["status"]
+            lines.append(f"    {version['id']}  {state}{here}: {version['text']}")
+    return lines
 
 
 def format_history(node_id: str, revisions: Sequence[Mapping], merged: Sequence[Mapping],
