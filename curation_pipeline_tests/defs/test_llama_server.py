@@ -38,7 +38,7 @@ VERBOSE = [
     "Priya Raman joined the platform team on 2023-11-02 as a site reliability engineer. " + _FILLER
     + "Her on-call rotation starts in week 12.",
 ]
-OUTPUT_CAP = 800  # tokens per answer: room for most merges of these texts and their alignment
+OUTPUT_CAP = 400  # tokens per answer: room for most merges of these texts and their alignment
 # (each numbered clause and the words that say it), and a cap that must hold
 # Lexically these pairs are 0.88 and 0.92 similar; with 6 nodes the default archive share (10 %)
 # would allow one merge per cycle.
