@@ -79,6 +79,9 @@ def test_the_guard_accepts_nearly_every_merge_in_one_wording(benchmark, cases, m
     assert sum(benchmark.verdict(case, minilm).accepted for case in one_wording) >= 0.95 * len(one_wording)
 
 
+# Every faithful answer, with and without the alignment an honest server would send: 24 s, so
+# the slow tier (the fast tier keeps the hostile answers, which are the safety).
+@pytest.mark.slow
 def test_the_guard_accepts_most_faithful_answers_of_each_kind(benchmark, cases, minilm):
     # A guard that refuses everything would pass the tests above and make the LLM path useless.
     # A faithful summary may still be refused for a word of its own ("show" for "found"): every
