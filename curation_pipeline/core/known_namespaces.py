@@ -7,6 +7,7 @@ a typo: running it would register a partition for good, so `run` refuses it unle
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Collection, Sequence
 
 LISTED = 10  # known namespaces named in the error; more would bury the line
@@ -28,7 +29,9 @@ def unknown_namespace_message(unknown: Sequence[str], known: Collection[str],
     typos = [key for key in unknown if key not in retired]
     parts = []
     if typos:
-        names = sorted(known)
+        # The closest first: a typo's namespace is seen at once, however many are known.
+        names = sorted(known, key=lambda key: (-max(difflib.SequenceMatcher(None, key, typo).ratio() for typo in typos),
+                                               key))
         listed = ", ".join(names[:LISTED]) + (f" and {len(names) - LISTED} more" if len(names) > LISTED else "")
         parts.append(f"unknown namespace {', '.join(typos)} (no memory, not a partition); "
                      + (f"known: {listed}" if names else "none is known yet"))
