@@ -119,11 +119,10 @@ def acceptance_rate(cycle: Cycle, specs: Sequence[StepSpec]) -> float | None:
     return round(accepted / judged, 4) if judged else None
 
 
-def cycle_health(snapshot: Snapshot, cycle: Cycle, specs: Sequence[StepSpec]) -> dict:
-    """The health record, keyed and ordered as `health_fields(specs)`; a rate without data is None."""
+def _store_numbers(snapshot: Snapshot) -> dict:
+    """What the store holds of the namespace, cycle or undo alike."""
     active = snapshot.active_nodes
-    llm = _llm_specs(specs)
-    values = {
+    return {
         "active_nodes": active,
         "archived_nodes": snapshot.archived_nodes,
         "pinned_nodes": snapshot.pinned_nodes,
@@ -131,6 +130,14 @@ def cycle_health(snapshot: Snapshot, cycle: Cycle, specs: Sequence[StepSpec]) ->
         "stale_share": round(snapshot.stale_nodes / active, 4) if active else 0.0,
         "embedding_backlog": snapshot.embedding_backlog,
         "association_edges": snapshot.association_edges,
+    }
+
+
+def cycle_health(snapshot: Snapshot, cycle: Cycle, specs: Sequence[StepSpec]) -> dict:
+    """The health record, keyed and ordered as `health_fields(specs)`; a rate without data is None."""
+    llm = _llm_specs(specs)
+    values = {
+        **_store_numbers(snapshot),
         "llm_calls": _sum(cycle, llm, "llm_requests"),
         "llm_acceptance_rate": acceptance_rate(cycle, specs),
         "llm_tokens": _sum(cycle, llm, "llm_input_tokens", "llm_output_tokens"),
@@ -151,14 +158,5 @@ def state_health(snapshot: Snapshot, specs: Sequence[StepSpec]) -> dict:
     """The health record of the namespace as an undo left it: the store's numbers from
     `snapshot`, no curation work (counts 0, rates and durations unknown: None). Keyed and
     ordered as `cycle_health`'s, so `health`, the asset and the plots read it the same way."""
-    active = snapshot.active_nodes
-    values = {
-        "active_nodes": active,
-        "archived_nodes": snapshot.archived_nodes,
-        "pinned_nodes": snapshot.pinned_nodes,
-        "superseded_nodes": snapshot.superseded_nodes,
-        "stale_share": round(snapshot.stale_nodes / active, 4) if active else 0.0,
-        "embedding_backlog": snapshot.embedding_backlog,
-        "association_edges": snapshot.association_edges,
-    }
+    values = _store_numbers(snapshot)
     return {f.key: None if f.key in _NO_WORK else values.get(f.key, 0) for f in health_fields(specs)}
