@@ -13,7 +13,12 @@ rules here say where a clause's subject ends and what it is:
   storage", "which runs nightly") has none;
 - **numbers in names**: a number right after a noun of the subject ("Ticket 3301", "Room 101",
   "Payment 2", "Server 1") or after "for/of" ("the export for invoice 4471") names the thing; a
-  number after the verb ("is on floor 3") or before its noun ("5 engineers") is a value.
+  number after the verb ("is on floor 3") or before its noun ("5 engineers") is a value;
+- **numbered records**: a code or number right after a noun of a record that there are many of
+  ("on ticket T-1073", "closed invoice 4471", "merged PR 212") names that record wherever it
+  stands: "Dana postponed the rollout on ticket T-1073" and "... on ticket T-1065" are two
+  tickets, not a new ticket number. A place ("floor 5", "room 205") or a version is not a record:
+  "is on floor 3" / "is on floor 5" stays an update.
 """
 
 from __future__ import annotations
@@ -102,6 +107,29 @@ def naming_numbers(tokens: Sequence[Token]) -> set[int]:
         in_subject = n < end
         after_of = n >= 2 and tokens[n - 2].lower in ("for", "of")
         if in_subject or after_of:
+            found.add(n)
+    return found
+
+
+# Nouns of records that are numbered because there are many of them: the code after one names
+# the record. Places (floor, room), versions and sizes are left out: a new one is a new value.
+RECORD_NOUNS = frozenset("""
+ticket tickets issue issues invoice invoices order orders case cases incident incidents bug bugs
+pr prs mr mrs task tasks story stories epic epics request requests receipt receipts claim claims
+""".split())
+
+
+def record_codes(tokens: Sequence[Token]) -> set[int]:
+    """Positions of the codes and numbers that name a record (RECORD_NOUNS): right after its
+    noun, or after its noun and a "#" ("ticket #4471")."""
+    found = set()
+    for n, token in enumerate(tokens):
+        if n == 0 or not (token.kind == "number" or any(ch.isdigit() for ch in token.text)):
+            continue
+        before = tokens[n - 1]
+        if before.text == "#" and n >= 2:
+            before = tokens[n - 2]
+        if before.lower in RECORD_NOUNS:
             found.add(n)
     return found
 

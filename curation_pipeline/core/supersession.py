@@ -64,6 +64,7 @@ from curation_pipeline.core.subjects import (
     naming_numbers,
     own_subject,
     past_event,
+    record_codes,
     subject_end,
     tail_keys,
     tail_start,
@@ -229,6 +230,8 @@ def _shape(piece: Piece) -> Shape:
     has_verb = end_of_subject < len(tokens) and (tokens[end_of_subject].lower in VERBS)
     codes = {token.lstrip("#`").lower() for kind, token in piece.facts if kind == "identifier"}
     in_names = naming_numbers(tokens)
+    records = record_codes(tokens)
+    in_names |= records
     frame: set[str] = set()
     head: set[str] = set()
     last_words = tail_start(tokens)
@@ -253,7 +256,7 @@ def _shape(piece: Piece) -> Shape:
         # A name or code before the verb, or in a "for/of/at ..." phrase of the subject (or of a
         # clause without a verb), says what the clause is about.
         of_which = _after_of_which(tokens, n) and (n < end_of_subject or not has_verb)
-        if kind in _NAMING_KINDS and (n < end_of_subject or of_which):
+        if kind in _NAMING_KINDS and (n < end_of_subject or of_which or n in records):
             subject.update((kind, key) for key in token.keys)
     negated = sum(1 for m in piece.markers if m.category == NEGATION)
     cued = any(t.lower in _CHANGE_CUES for t in tokens)

@@ -307,7 +307,8 @@ def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int, *
                        recall_below: int, limit: int) -> pl.DataFrame:
     """Active nodes longer than the verbose limit (step 3): the `limit` longest that may be
     summarized (not pinned; rarely recalled or holding a `[merged: ...]` marker: the planner's
-    rule, core/steps/summarize.py), so that a namespace of long texts loads `limit` of them."""
+    rule, core/steps/summarize.py), so that a namespace of long texts loads `limit` of them.
+    A memory that supersedes another is left whole (see the query)."""
     cursor = conn.execute(
         """
         SELECT m.id::text, m.pointer_summary, r.recall_count::bigint, m.pinned, m.row_version
@@ -315,6 +316,10 @@ def verbose_candidates(conn: psycopg.Connection, scope: Scope, min_chars: int, *
         WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.archived_at IS NULL
           AND char_length(m.pointer_summary) > %(min)s AND NOT m.pinned
           AND (r.recall_count < %(below)s OR m.pointer_summary ILIKE '%%[merged:%%')
+          -- A successor's text is what keeps the older memory out of current_memory; a summary
+          -- that cut its newer value would leave neither value current.
+          AND NOT EXISTS (SELECT 1 FROM memory_nodes o
+                          WHERE o.superseded_by = m.id AND o.archived_at IS NULL)
         ORDER BY char_length(m.pointer_summary) DESC, m.id
         LIMIT %(limit)s
         """,

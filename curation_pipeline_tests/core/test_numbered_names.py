@@ -23,6 +23,10 @@ from curation_pipeline.core.supersession import UPDATE, compare_versions
     ("Child 1 is allergic to peanuts.", "Child 2 is allergic to shellfish."),
     ("The export for invoice 4471 failed at 02:00.", "The export for invoice 4472 failed at 03:00."),
     ("The gym opens at 6:00 on weekdays.", "The gym opens at 8:00 on weekends."),
+    # A record's code after the verb still names the record: two events on two tickets.
+    ("Dana Reyes postponed the SSO rollout on ticket T-1073.", "Dana Reyes postponed the SSO rollout on ticket T-1065."),
+    ("Dana closed ticket 1073.", "Dana closed ticket 1065."),
+    ("Sam merged PR #212 into main.", "Sam merged PR #215 into main."),
 ])
 def test_a_numbered_name_is_another_thing_not_a_new_value(older, newer):
     assert compare_versions(older, newer).verdict != UPDATE
@@ -35,6 +39,9 @@ def test_a_numbered_name_is_another_thing_not_a_new_value(older, newer):
     ("The support team has 5 engineers.", "The support team has 7 engineers."),
     ("Ticket 3301 is assigned to Dana.", "Ticket 3301 is now assigned to Sam."),
     ("The gym opens at 6:00 on weekdays.", "The gym now opens at 7:00 on weekdays."),
+    # A place or a version after the verb is not a record: a new one is a new value.
+    ("We run Postgres version 15.", "We run Postgres version 16."),
+    ("The refund for order 4471 is 30 dollars.", "The refund for order 4471 is now 45 dollars."),
 ])
 def test_a_number_that_is_the_value_is_still_an_update(older, newer):
     assert compare_versions(older, newer).verdict == UPDATE

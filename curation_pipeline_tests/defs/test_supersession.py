@@ -249,3 +249,27 @@ def test_undoing_a_sync_that_followed_a_moved_successor_leaves_its_edge_alone(db
     conflicts = [row for report in reports for row in report.conflicts if row["kind"] == "edge"]
     assert [row["changed_since"] for row in conflicts] == [["a vertex moved to another tenant or namespace"]]
     assert db.execute("SELECT retracted_at IS NOT NULL FROM graph_edges WHERE label = 'supersedes'").fetchone() == (True,)
+
+
+def test_a_long_successor_is_not_cut_short_by_a_summary_that_would_drop_its_newer_value(db, instance):
+    """Step 3's offline summary cuts a long, rarely recalled text at 200 characters. Cutting the
+    memory that supersedes another could drop its newer value, and then neither value would be
+    current: the successor stays whole; a long memory nobody hides behind is still summarized."""
+    preamble = ("The Kestrel team keeps its design notes in the shared wiki, reviews them every Tuesday morning, "
+                "and archives the ones that are older than a quarter. Its standup is at half past nine, its retro "
+                "is on Friday afternoons, and its on-call rotation changes every week. Its backlog is groomed by "
+                "the product lead, its releases go out behind feature flags, and its incident reviews are written "
+                "up in the wiki before the next planning meeting. New joiners pair with a buddy for their first month, and every visitor signs in at the front desk.")
+    older, newer, other = insert(
+        db,
+        node(text=OLD, created_at=NOW - timedelta(days=40), recall_count=0),
+        node(text=f"{preamble} {NEW}", created_at=NOW - timedelta(days=3), recall_count=0),
+        node(text=preamble.replace("Kestrel", "Heron"), recall_count=0),
+    )
+    result = run_cycle(instance)
+    assert result.success
+    assert str(fetch_node(db, older)["superseded_by"]) == newer
+    assert fetch_node(db, newer)["pointer_summary"].endswith(NEW)
+    assert fetch_node(db, other)["pointer_summary"].endswith("…")
+    assert NEW in " ".join(_current(db))
+    assert cycle_row(db, result.run_id)["steps"]["summarize_verbose"]["summarized"] == 1
