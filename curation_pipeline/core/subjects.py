@@ -14,11 +14,13 @@ rules here say where a clause's subject ends and what it is:
 - **numbers in names**: a number right after a noun of the subject ("Ticket 3301", "Room 101",
   "Payment 2", "Server 1") or after "for/of" ("the export for invoice 4471") names the thing; a
   number after the verb ("is on floor 3") or before its noun ("5 engineers") is a value;
-- **numbered records**: a code or number right after a noun of a record that there are many of
-  ("on ticket T-1073", "closed invoice 4471", "merged PR 212") names that record wherever it
-  stands: "Dana postponed the rollout on ticket T-1073" and "... on ticket T-1065" are two
-  tickets, not a new ticket number. A place ("floor 5", "room 205") or a version is not a record:
-  "is on floor 3" / "is on floor 5" stays an update.
+- **numbered records**: in a clause that tells an event, a code or number right after a noun of
+  a record that there are many of ("on ticket T-1073", "closed invoice 4471", "merged PR 212")
+  names the record it happened on: "Dana postponed the rollout on ticket T-1073" and "... on
+  ticket T-1065" are two events on two tickets, not a new ticket number. In a state it is the
+  value ("The login bug is tracked in ticket OPS-4412" / "... NET-118" is an update). A place
+  ("floor 5", "room 205") or a version is no record: "is on floor 3" / "is on floor 5" stays an
+  update.
 """
 
 from __future__ import annotations
@@ -260,3 +262,12 @@ def past_event(piece) -> bool:
         if _past_form(word) and words[n].kind == "word":
             return True
     return False
+
+
+def opens_with_past_verb(piece) -> bool:
+    """Whether a clause's verb, among its first three words, is in the past ("I enrolled in ...",
+    "Felt anxious about ...", "We shipped ..."): wider than past_event, which reads the verb
+    after the subject it finds and so misses a subject of no content word ("I")."""
+    words = [t for t in piece.tokens if t.kind == "word"][:3]
+    return any(_past_form(t.lower) and (n == 0 or not t.is_name) for n, t in enumerate(words))
+

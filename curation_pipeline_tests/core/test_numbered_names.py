@@ -42,6 +42,8 @@ def test_a_numbered_name_is_another_thing_not_a_new_value(older, newer):
     # A place or a version after the verb is not a record: a new one is a new value.
     ("We run Postgres version 15.", "We run Postgres version 16."),
     ("The refund for order 4471 is 30 dollars.", "The refund for order 4471 is now 45 dollars."),
+    # A record's code in a state, not an event: where the bug is tracked now.
+    ("The Nettle login bug is tracked in ticket OPS-4412.", "The Nettle login bug is tracked in ticket NET-118."),
 ])
 def test_a_number_that_is_the_value_is_still_an_update(older, newer):
     assert compare_versions(older, newer).verdict == UPDATE
