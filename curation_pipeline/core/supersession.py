@@ -505,9 +505,16 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
              and not (named_old and named_old[0] <= n < named_old[1])]
     new_values = values_of(after)
     historical = {key for t in old.tokens[slice(*old_value_range(old.tokens) or (0, 0))] for key in t.keys}
+    # A name or code the newer clause says before its cue is what it speaks of: were it
+    # replaced, the clause would speak of another thing. "Riverstone Bank moved its headquarters
+    # to Lyon" gives no new value to "a 31% discount for Riverstone Bank". (A date there names
+    # the old value: "The webinar on September 10 was rescheduled to September 17".)
+    spoken_of = {key for t in before for key in t.keys}
     changed, gone_all, ambiguous = [], set(), set()
     for kind in sorted(set(old_values) & set(new_values)):
         gone = set(old_values[kind] - new_values[kind]) - historical
+        if kind in _NAMING_KINDS and gone & spoken_of:
+            return None
         if not gone or not new_values[kind] - old_values[kind]:
             continue
         changed.append(f"{kind} {', '.join(sorted(old_values[kind]))!r} -> {', '.join(sorted(new_values[kind]))!r}")

@@ -256,11 +256,14 @@ def test_a_chain_hands_its_history_on_and_never_reads_it_as_a_second_current_val
     # A past event denied is a contradiction, not a new value: both stay current.
     ("I signed up for the Udemy course on SQL tuning on April 2.", "I have never signed up for any SQL tuning course."),
     ("Felt nervous about the demo after the review with Omar on June 3.", "I have never felt nervous about the demo."),
+    # What the newer one speaks of is no value it replaced: the bank did not become Lyon.
+    ("We agreed a 31% discount for Riverstone Bank if they sign a 12-month contract before 2027-04-13.",
+     "Riverstone Bank moved its headquarters to Lyon; invoices now go to ops@riverstone-bank.example."),
     # Another value of a kind the older statement says beside its change: maybe another session.
     ("Solved 20 geometry problems with an accuracy above 75%.", "Solved 9 probability problems; accuracy improved to 85%."),
 ])
 def test_an_update_that_would_hide_what_it_cannot_carry_is_not_superseded(older, newer):
-    assert compare_versions(older, newer).verdict in (PARTIAL, LOOK_ALIKE)
+    assert compare_versions(older, newer).verdict != UPDATE
 
 
 @pytest.mark.parametrize(("older", "newer"), [
