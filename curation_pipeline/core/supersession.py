@@ -758,7 +758,47 @@ def _history_safe(update: ClauseUpdate) -> bool:
     if "polarity" in _kinds(update.changed) and (past_event(update.old) or opens_with_past_verb(update.old)):
         return False
     sentence = tokenize(update.new.context or update.new.text)
-    return not set(update.left) & set(values_of(sentence, True))
+    return not set(update.left) & set(values_of(sentence, True)) and not _qualified_apart(update.old.tokens, sentence)
+
+
+def _qualifier(tokens, n: int) -> str | None:
+    """The key of the content word right before token n that says which kind of it ("area" of
+    "calculation problems", "classification" of "problems"), or None: a participle ("planned
+    webinar") or a number says no kind."""
+    if n == 0:
+        return None
+    word = tokens[n - 1]
+    if word.kind != "word" or not word.keys or word.is_name or word.lower in VERBS \
+            or word.lower.endswith(("ed", "ing")) or any(ch.isdigit() for ch in word.text):
+        return None
+    return word.keys[0]
+
+
+def _heads(tokens) -> dict[str, set[str]]:
+    """The last word of each noun phrase (no content word after it: "problems" of "classification
+    problems with ...", not "test" of "unit test coverage"), with the qualifiers it has."""
+    heads: dict[str, set[str]] = {}
+    for n, token in enumerate(tokens):
+        if token.kind != "word" or not token.keys or token.lower in VERBS:
+            continue
+        following = tokens[n + 1] if n + 1 < len(tokens) else None
+        if following is not None and following.kind == "word" and following.keys and following.lower not in VERBS:
+            continue
+        qualifier = _qualifier(tokens, n)
+        if qualifier is not None:
+            heads.setdefault(token.keys[0], set()).add(qualifier)
+    return heads
+
+
+def _qualified_apart(old_tokens, new_tokens) -> bool:
+    """Whether a noun both say is qualified as another kind on each side: "15 classification
+    problems" / "accuracy in area calculation problems", "72% of weekly target" / "the word
+    count target", each qualifier missing from the other side. Then the two speak of two things."""
+    old_keys = {key for t in old_tokens for key in t.keys}
+    new_keys = {key for t in new_tokens for key in t.keys}
+    old_heads, new_heads = _heads(old_tokens), _heads(new_tokens)
+    return any(old_heads[head] - new_keys and new_heads[head] - old_keys
+               for head in old_heads.keys() & new_heads.keys())
 
 
 def _asks(clause: Piece) -> bool:

@@ -259,6 +259,9 @@ def test_a_chain_hands_its_history_on_and_never_reads_it_as_a_second_current_val
     # What the newer one speaks of is no value it replaced: the bank did not become Lyon.
     ("We agreed a 31% discount for Riverstone Bank if they sign a 12-month contract before 2027-04-13.",
      "Riverstone Bank moved its headquarters to Lyon; invoices now go to ops@riverstone-bank.example."),
+    # The same word qualified as another kind on each side: two things.
+    ("Solved 15 geometry problems this week with an accuracy rate above 80%.",
+     "My accuracy in probability problems is now 95%."),
     # Another value of a kind the older statement says beside its change: maybe another session.
     ("Solved 20 geometry problems with an accuracy above 75%.", "Solved 9 probability problems; accuracy improved to 85%."),
 ])
