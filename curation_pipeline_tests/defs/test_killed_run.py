@@ -102,6 +102,10 @@ def test_a_run_killed_with_kill_9_is_marked_failed_and_its_namespace_stays_due(
     insert(db, node(namespace=namespace, text="Customer Dana Reyes prefers email over phone calls."),
            node(namespace=namespace, text="Customer Dana Reyes prefers email to phone calls."))
     log_path = tmp_path / "daemon.log"
+    # Dagster's storage tables exist before two processes start at once: each would otherwise
+    # try to create them, and one fails ("type run_tags already exists").
+    with dg.DagsterInstance.get() as instance:
+        instance.get_runs(limit=1)
     daemon = _start_daemon(dagster_home, log_path)
     launcher = None
     with open_connection(database_url) as holder:
