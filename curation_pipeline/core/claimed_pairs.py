@@ -44,7 +44,7 @@ from curation_pipeline.core.fact_tokens import extract_facts, occurrences
 from curation_pipeline.core.meaning_markers import ANTONYM, COMPARISON, MARKER_WORDS, NEGATION, Marker, opposite
 from curation_pipeline.core.name_roles import role_swaps
 from curation_pipeline.core.sentence_alignment import Sentence
-from curation_pipeline.core.sentence_tokens import content_keys, root
+from curation_pipeline.core.sentence_tokens import Token, content_keys, root, tokenize
 from curation_pipeline.core.subjects import tail_keys
 from curation_pipeline.core.text import clip
 from curation_pipeline.core.value_words import value_class, value_keys
@@ -66,6 +66,12 @@ _EMPTY_TAIL = frozenset({"one", "ones", "well", "too", "also", "either"})
 # "iOS 16 or newer" ~ "iOS 16 and later": "at least", as "or more" is (meaning_markers.py).
 _AT_LEAST_JOINS = frozenset({"or", "and"})
 _AT_LEAST_WORDS = frozenset({"newer", "later", "above", "higher", "up", "greater"})
+# How often, said in words or as one word: "ships every two weeks" is "ships fortnightly". A
+# closed table, read as the one word; "every week", "twice a week", "every two months" stay
+# other values ("biweekly" is left out: it also means twice a week).
+_PERIOD_PHRASES = {("every", "two", "weeks"): "fortnightly", ("every", "other", "week"): "fortnightly",
+                   ("each", "two", "weeks"): "fortnightly", ("every", "day"): "daily", ("each", "day"): "daily"}
+_LONGEST_PERIOD = max(len(phrase) for phrase in _PERIOD_PHRASES)
 
 
 @dataclass(frozen=True)
@@ -90,6 +96,22 @@ def claimed_floor(semantic: Semantic | None) -> float | None:
     return None if semantic is None else semantic.threshold - CLAIMED_FLOOR_BELOW_SEARCH
 
 
+def as_periods(tokens: Sequence[Token]) -> tuple[Token, ...]:
+    """The tokens with each phrase of `_PERIOD_PHRASES` read as its one word."""
+    out, i = [], 0
+    while i < len(tokens):
+        for size in range(min(_LONGEST_PERIOD, len(tokens) - i), 1, -1):
+            word = _PERIOD_PHRASES.get(tuple(t.lower for t in tokens[i:i + size]))
+            if word:
+                out.extend(tokenize(word))
+                i += size
+                break
+        else:
+            out.append(tokens[i])
+            i += 1
+    return tuple(out)
+
+
 def _two_state_side(marker: Marker) -> bool:
     return marker.category == ANTONYM and marker.value.rpartition(":")[0] in _TWO_STATES
 
@@ -99,6 +121,17 @@ class Reading:
     """What a stretch of words says, as the pair checks compare it."""
 
     piece: Piece
+
+    @cached_property
+    def tokens(self) -> tuple[Token, ...]:
+        """Its tokens, a period said in words read as its one word (`as_periods`)."""
+        return as_periods(self.piece.tokens)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Every content key, as `Piece.words`, a period said in words as its one word ("every
+        two weeks" has "fortnight", not "week": it does not say "weekly")."""
+        return content_keys(list(self.tokens))
 
     @cached_property
     def _at_least(self) -> frozenset[str]:
@@ -148,14 +181,14 @@ class Reading:
         state_words = self._normalised[2]
         # No member of a class matched by its root ends in "-ed" ("based" is not "basement"):
         # such a match is two words with one root. Statuses are matched as written.
-        kept = [t for t in self.piece.tokens if not set(t.keys) & state_words
+        kept = [t for t in self.tokens if not set(t.keys) & state_words
                 and not (t.lower.endswith("ed") and _root_matched(t))]
         return {cls: keys for cls, keys in value_keys(tuple(kept)).items() if keys}
 
     @cached_property
     def plain_keys(self) -> frozenset[str]:
         """Content keys that are neither names nor marker words."""
-        return content_keys([t for t in self.piece.tokens if not t.is_name and t.lower not in MARKER_WORDS
+        return content_keys([t for t in self.tokens if not t.is_name and t.lower not in MARKER_WORDS
                              and t.lower not in _EMPTY_TAIL and t.lower not in self._at_least])
 
     @cached_property
@@ -168,7 +201,7 @@ class Reading:
         """The keys of its last words, two-state words apart (compared as antonym sides:
         "not available" ~ "unavailable")."""
         state_words = self._normalised[2]
-        return tail_keys([t for t in self.piece.tokens if t.lower not in MARKER_WORDS and t.lower not in _EMPTY_TAIL
+        return tail_keys([t for t in self.tokens if t.lower not in MARKER_WORDS and t.lower not in _EMPTY_TAIL
                           and t.lower not in self._at_least and not set(t.keys) & state_words])
 
 
@@ -196,7 +229,7 @@ def pair_problem(clause: Piece, said: Piece, semantic: Semantic | None = None,
             return f"drops the {kind} {token!r}"
     for cls, keys in ours.values.items():
         # Said as a value word or as the same word in another part ("are approved" ~ "approves").
-        unsaid = keys - theirs.values.get(cls, frozenset()) - said.words
+        unsaid = keys - theirs.values.get(cls, frozenset()) - theirs.words
         if unsaid:
             return f"drops the {cls} {', '.join(sorted(unsaid))!r}"
     lost = ours.classes - theirs.classes
@@ -224,8 +257,8 @@ def pair_problem(clause: Piece, said: Piece, semantic: Semantic | None = None,
     # Its object or stated value is said as written: "allergic to peanuts" is not "allergic to
     # shellfish", however alike the two read. Of a two-word object one word may be reworded
     # ("big exports" ~ "large exports"), not both.
-    if not (ours.tail <= said.words or (len(ours.tail) > 1 and ours.tail & said.words)):
-        return "does not say its last words (" + ", ".join(sorted(ours.tail - said.words)) + ")"
+    if not (ours.tail <= theirs.words or (len(ours.tail) > 1 and ours.tail & theirs.words)):
+        return "does not say its last words (" + ", ".join(sorted(ours.tail - theirs.words)) + ")"
     # A clause of names only ("and German", "Marisol Duarte") is said by its names (checked above).
     if ours.plain_keys & theirs.plain_keys or (not ours.plain_keys and clause.keys & said.keys):
         return None

@@ -220,3 +220,20 @@ def test_claimed_words_may_end_with_the_full_stop_of_their_sentence():
     inputs = ["Ingrid Solberg is allergic to peanuts.", "Ingrid Solberg is allergic to peanuts."]
     verdict = _judge(inputs, "Ingrid Solberg is allergic to peanuts", ["Ingrid Solberg is allergic to peanuts."] * 2)
     assert verdict.accepted, verdict.reason
+
+
+# --------------------------------------------------------------------------- rewordings with a rule of their own
+
+
+def test_every_two_weeks_is_fortnightly_and_every_week_or_every_two_months_is_not():
+    inputs = ["The Peregrine release train ships every two weeks.", "The Peregrine release train ships fortnightly."]
+    for text in inputs:
+        said = text.rstrip(".")
+        assert _judge(inputs, text, [said, said]).accepted, text
+    weekly = _judge(["The Peregrine release train ships weekly.", inputs[0]], inputs[0],
+                    [inputs[0].rstrip(".")] * 2)
+    assert not weekly.accepted and weekly.reason.endswith("drops the time unit 'week'")
+    monthly = _judge([inputs[1], "The Peregrine release train ships every two months."],
+                     "The Peregrine release train ships every two months.",
+                     ["The Peregrine release train ships every two months"] * 2)
+    assert not monthly.accepted and "drops the time unit 'fortnight'" in monthly.reason
