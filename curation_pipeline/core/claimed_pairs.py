@@ -14,7 +14,8 @@ work and the guard only *checks* what it claims, which is a smaller and stricter
   fewer; a marker of the clause's sentence may reach over it), its antonym sides, none
   reversed, and its names in their roles (name_roles.py); a "not" on one side of a two-state
   pair reads as the other side ("does not open" is "is closed", "is not allowed" is
-  "is forbidden"), for those pairs only (`_TWO_STATES`: "does not increase" is not "decreases");
+  "is forbidden"), for those pairs only (`_TWO_STATES`: "does not increase" is not "decreases"),
+  and "does not like" as the verb that carries its negation ("dislikes": `_NEGATED_VERBS`);
 - they say it *about the same thing*: the clause's last words (its object or the value it
   states, subjects.tail_keys) are among them, and the two share a content word that is no name,
   or the embedder finds them at least as alike as the floor for claimed pairs (`claimed_floor`:
@@ -58,6 +59,11 @@ CLAIMED_FLOOR_BELOW_SEARCH = 0.2
 # Antonym pairs with two states and nothing between: "not <one side>" says the other side.
 _TWO_STATES = frozenset({"allow", "open", "enable", "online", "valid", "available", "supported", "required",
                          "paid", "connected", "lock", "encrypt", "true", "include", "switched"})
+# Verbs that carry their own negation: "dislikes" says "does not like" (its root -> the verb
+# it negates). Both read as the side "not like", which no other word has: "hates"
+# (stronger) and "does not love" (weaker) are not it.
+_NEGATED_VERBS = {root("dislike"): "like"}
+_NEGATABLE = {root(verb): verb for verb in _NEGATED_VERBS.values()}
 _QUOTED = 80
 # "X rather than Y" says "X, not Y": a negation, for the pair check only.
 _NEGATING_PHRASES = (("rather", "than"), ("instead", "of"))
@@ -146,16 +152,26 @@ class Reading:
     @cached_property
     def _normalised(self) -> tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str]]:
         """Plain marker classes, antonym sides, and the keys of two-state words, with each "not"
-        on a two-state word read as the word's other side."""
+        on a two-state word read as the word's other side, and "dislikes" and "does not like"
+        as the one side "not like" (`_NEGATED_VERBS`)."""
         markers = [m for m in self.piece.markers if not (m.category == ANTONYM and m.word.lower() in self._at_least)]
         sides = {id(m): m.value for m in markers if m.category == ANTONYM}
         absorbed = set()
+        for m in markers:
+            if m.category == ANTONYM and root(m.word.lower()) in _NEGATED_VERBS:
+                sides[id(m)] = f"not {_NEGATED_VERBS[root(m.word.lower())]}:0"
         for negation in (m for m in markers if m.category == NEGATION and m.head):
             word = next((m for m in markers if _two_state_side(m) and id(m) not in absorbed
                          and root(m.word.lower()) in negation.head), None)
             if word is not None:
                 absorbed |= {id(negation), id(word)}
                 sides[id(word)] = opposite(word.value)
+                continue
+            verb = next((m for m in markers if m.category == ANTONYM and id(m) not in absorbed
+                         and root(m.word.lower()) in _NEGATABLE and root(m.word.lower()) in negation.head), None)
+            if verb is not None:
+                absorbed |= {id(negation), id(verb)}
+                sides[id(verb)] = f"not {_NEGATABLE[root(verb.word.lower())]}:0"
         classes = frozenset((m.category, m.value) for m in markers
                             if m.category != ANTONYM and id(m) not in absorbed)
         words = [t.lower for t in self.piece.tokens]

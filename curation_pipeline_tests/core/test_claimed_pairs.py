@@ -237,3 +237,23 @@ def test_every_two_weeks_is_fortnightly_and_every_week_or_every_two_months_is_no
                      "The Peregrine release train ships every two months.",
                      ["The Peregrine release train ships every two months"] * 2)
     assert not monthly.accepted and "drops the time unit 'fortnight'" in monthly.reason
+
+
+def test_dislikes_is_does_not_like_and_not_likes_hates_or_does_not_love():
+    inputs = ["Aurelio Santos does not like long meetings.", "Aurelio Santos dislikes long meetings."]
+    for text in inputs:
+        said = text.rstrip(".")
+        assert _judge(inputs, text, [said, said]).accepted, text
+
+    def claimed(clause: str, answer: str):
+        return _judge([clause, answer], answer, [answer.rstrip(".")] * 2)
+
+    # Each counter-example: the clause claimed by words that say something else.
+    likes = claimed("Aurelio Santos likes long meetings.", "Aurelio Santos dislikes long meetings.")
+    assert not likes.accepted and "clause 1" in likes.reason
+    hates = claimed("Aurelio Santos does not like long meetings.", "Aurelio Santos hates long meetings.")
+    assert not hates.accepted and "clause 1" in hates.reason
+    love = claimed("Aurelio Santos does not love long meetings.", "Aurelio Santos dislikes long meetings.")
+    assert not love.accepted and "clause 1" in love.reason
+    double = claimed("Aurelio Santos does not dislike long meetings.", "Aurelio Santos likes long meetings.")
+    assert not double.accepted and "clause 1" in double.reason
