@@ -43,7 +43,7 @@ from curation_pipeline.core.clauses import Piece, sentence_clauses, text_clauses
 from curation_pipeline.core.coverage import Semantic
 from curation_pipeline.core.fact_tokens import extract_facts, occurrences
 from curation_pipeline.core.meaning_markers import ANTONYM, COMPARISON, MARKER_WORDS, NEGATION, Marker, opposite
-from curation_pipeline.core.name_roles import role_swaps
+from curation_pipeline.core.name_roles import agent_swaps, role_swaps
 from curation_pipeline.core.sentence_alignment import Sentence
 from curation_pipeline.core.sentence_tokens import Token, content_keys, root, tokenize
 from curation_pipeline.core.subjects import tail_keys
@@ -64,6 +64,12 @@ _TWO_STATES = frozenset({"allow", "open", "enable", "online", "valid", "availabl
 # (stronger) and "does not love" (weaker) are not it.
 _NEGATED_VERBS = {root("dislike"): "like"}
 _NEGATABLE = {root(verb): verb for verb in _NEGATED_VERBS.values()}
+# Participles of two-state words that are also a verb's passive: "is paid by Greyfield Farms"
+# is the action "Greyfield Farms pays", not the state "paid" (vs "unpaid"). Followed by "by",
+# the participle reads as the verb's side, which a form of the verb says ("pay", "pays",
+# "paying"; not "payment"); the names' roles are checked as for any passive (name_roles.py).
+_PASSIVE_OF = {"paid": "pay"}
+_ACTIVE_FORMS = {form: verb for verb in _PASSIVE_OF.values() for form in (verb, verb + "s", verb + "ing")}
 _QUOTED = 80
 # "X rather than Y" says "X, not Y": a negation, for the pair check only.
 _NEGATING_PHRASES = (("rather", "than"), ("instead", "of"))
@@ -160,6 +166,8 @@ class Reading:
         for m in markers:
             if m.category == ANTONYM and root(m.word.lower()) in _NEGATED_VERBS:
                 sides[id(m)] = f"not {_NEGATED_VERBS[root(m.word.lower())]}:0"
+            elif m.category == ANTONYM and id(m) in self._passives:
+                sides[id(m)] = _verb_side(_PASSIVE_OF[m.word.lower()])
         for negation in (m for m in markers if m.category == NEGATION and m.head):
             word = next((m for m in markers if _two_state_side(m) and id(m) not in absorbed
                          and root(m.word.lower()) in negation.head), None)
@@ -181,6 +189,23 @@ class Reading:
             classes |= {(COMPARISON, "at least")}
         state_words = frozenset(root(m.word.lower()) for m in markers if _two_state_side(m))
         return classes, frozenset(sides.values()), state_words
+
+    @cached_property
+    def _passives(self) -> frozenset[int]:
+        """The ids of its markers that are a participle of `_PASSIVE_OF` followed by "by"."""
+        tokens = list(self.piece.tokens)
+        found = set()
+        for m in self.piece.markers:
+            if m.category == ANTONYM and m.word.lower() in _PASSIVE_OF:
+                at = next((i for i, t in enumerate(tokens) if t.text == m.word), None)
+                if at is not None and at + 1 < len(tokens) and tokens[at + 1].lower == "by":
+                    found.add(id(m))
+        return frozenset(found)
+
+    @cached_property
+    def verbs(self) -> frozenset[str]:
+        """The verb sides its words can say: "pays" says the "paid by" of a passive."""
+        return frozenset(_verb_side(_ACTIVE_FORMS[t.lower]) for t in self.piece.tokens if t.lower in _ACTIVE_FORMS)
 
     @property
     def classes(self) -> frozenset[tuple[str, str]]:
@@ -219,6 +244,11 @@ class Reading:
         state_words = self._normalised[2]
         return tail_keys([t for t in self.tokens if t.lower not in MARKER_WORDS and t.lower not in _EMPTY_TAIL
                           and t.lower not in self._at_least and not set(t.keys) & state_words])
+
+
+def _verb_side(verb: str) -> str:
+    """The side a passive participle reads as (`_PASSIVE_OF`): no other word has it."""
+    return f"{verb} (verb):0"
 
 
 def _root_matched(token) -> bool:
@@ -263,13 +293,17 @@ def pair_problem(clause: Piece, said: Piece, semantic: Semantic | None = None,
     reversed_sides |= {opposite(s) for s in theirs.sides if opposite(s) in ours.sides and s not in ours.sides}
     if reversed_sides:
         return f"turns {sorted(reversed_sides)[0].rpartition(':')[0]!r} into its opposite"
-    if not ours.sides <= theirs.sides:
-        return f"drops the word of {sorted(ours.sides - theirs.sides)[0].rpartition(':')[0]!r}"
+    if not ours.sides <= theirs.sides | theirs.verbs:
+        return f"drops the word of {sorted(ours.sides - theirs.sides - theirs.verbs)[0].rpartition(':')[0]!r}"
     swaps = role_swaps([_sentence(clause)], _sentence(said))
     # A passive said as the active ("was translated by Nadia Petrova" -> "Nadia Petrova
     # translated"): read the other way, the clause is the answer's passive, which role_swaps allows.
     if swaps and (" by " not in f" {clause.text.lower()} " or role_swaps([_sentence(said)], _sentence(clause))):
         return swaps[0]
+    # ... and the reversal is the right one: the passive's agent does it in the active.
+    agents = agent_swaps(_sentence(clause), _sentence(said)) or agent_swaps(_sentence(said), _sentence(clause))
+    if agents:
+        return agents[0]
     # Its object or stated value is said as written: "allergic to peanuts" is not "allergic to
     # shellfish", however alike the two read. Of a two-word object one word may be reworded
     # ("big exports" ~ "large exports"), not both.
@@ -344,7 +378,7 @@ def _group_problem(answer: str, stretch: _Stretch, claims: Sequence[Claim], inpu
         if not keys <= values.get(cls, set()):
             extra = ", ".join(sorted(keys - values.get(cls, set())))
             return f"{_quoted(text)} (claimed by {named}) says the {cls} {extra!r}, which they do not"
-    sides = frozenset().union(*(Reading(c).sides for c in contexts))
+    sides = frozenset().union(*(Reading(c).sides | Reading(c).verbs for c in contexts))
     if not said.sides <= sides:
         extra = sorted(said.sides - sides)[0]
         word = next((m.word for m in said.piece.markers if m.value == extra), extra.rpartition(":")[0])

@@ -257,3 +257,31 @@ def test_dislikes_is_does_not_like_and_not_likes_hates_or_does_not_love():
     assert not love.accepted and "clause 1" in love.reason
     double = claimed("Aurelio Santos does not dislike long meetings.", "Aurelio Santos likes long meetings.")
     assert not double.accepted and "clause 1" in double.reason
+
+
+def test_paid_by_a_name_is_the_name_paying_and_the_roles_must_be_the_passives():
+    inputs = ["Greyfield Farms pays its annual fee in two instalments.",
+              "The annual fee is paid by Greyfield Farms in two instalments."]
+    said = inputs[0].rstrip(".")
+    assert _judge(inputs, inputs[0], [said, said]).accepted
+
+    def claimed(clause: str, answer: str):
+        return _judge([clause, answer], answer, [answer.rstrip(".")] * 2)
+
+    assert claimed("Globex invoices are paid by Acme Corp.", "Acme Corp pays Globex invoices.").accepted
+    # The passive's agent must do it in the active: the order of names kept is a swap.
+    swapped = claimed("Globex invoices are paid by Acme Corp.", "Globex pays Acme Corp invoices.")
+    assert not swapped.accepted and "swaps the roles of 'Globex' and 'Acme Corp'" in swapped.reason
+    active = claimed("Acme Corp reviews Globex invoices.", "Acme Corp invoices are reviewed by Globex.")
+    assert not active.accepted and "swaps the roles" in active.reason
+    possessive = claimed("The Globex guide was translated by Nadia Petrova.", "Globex translated the guide of Nadia Petrova.")
+    assert not possessive.accepted and "swaps the roles" in possessive.reason
+    # The state "paid" (vs "unpaid") is not the action, and "does not pay" is a negation added.
+    state = claimed("The annual fee of Greyfield Farms is paid.", "Greyfield Farms pays the annual fee.")
+    assert not state.accepted and state.reason.endswith("drops the word of 'paid'")
+    unpaid = claimed("The annual fee of Greyfield Farms is unpaid.", "Greyfield Farms pays the annual fee.")
+    assert not unpaid.accepted
+    negated = claimed("The annual fee is paid by Greyfield Farms.", "Greyfield Farms does not pay the annual fee.")
+    assert not negated.accepted and negated.reason.endswith("adds the negation 'not'")
+    payment = claimed("The annual fee is paid by Greyfield Farms.", "Greyfield Farms makes the annual fee payment.")
+    assert not payment.accepted
