@@ -42,7 +42,15 @@ from functools import cached_property
 from curation_pipeline.core.clauses import Piece, sentence_clauses, text_clauses
 from curation_pipeline.core.coverage import Semantic
 from curation_pipeline.core.fact_tokens import extract_facts, occurrences
-from curation_pipeline.core.meaning_markers import ANTONYM, COMPARISON, MARKER_WORDS, NEGATION, Marker, opposite
+from curation_pipeline.core.meaning_markers import (
+    ANTONYM,
+    COMPARISON,
+    MARKER_WORDS,
+    MODALITY,
+    NEGATION,
+    Marker,
+    opposite,
+)
 from curation_pipeline.core.name_roles import agent_swaps, role_swaps
 from curation_pipeline.core.sentence_alignment import Sentence
 from curation_pipeline.core.sentence_tokens import Token, content_keys, root, tokenize
@@ -70,6 +78,10 @@ _NEGATABLE = {root(verb): verb for verb in _NEGATED_VERBS.values()}
 # "paying"; not "payment"); the names' roles are checked as for any passive (name_roles.py).
 _PASSIVE_OF = {"paid": "pay"}
 _ACTIVE_FORMS = {form: verb for verb in _PASSIVE_OF.values() for form in (verb, verb + "s", verb + "ing")}
+# "can be reached at <number>" gives a way to reach someone, not a permission: its "can" is no
+# modal, so "Deepa Shah's direct line is ..." says it. Only "can"/"could" followed by "be" and
+# one of these participles; "cannot be reached" keeps its negation.
+_CONTACT_PARTICIPLES = frozenset("reached called contacted phoned emailed e-mailed texted paged messaged".split())
 _QUOTED = 80
 # "X rather than Y" says "X, not Y": a negation, for the pair check only.
 _NEGATING_PHRASES = (("rather", "than"), ("instead", "of"))
@@ -160,7 +172,8 @@ class Reading:
         """Plain marker classes, antonym sides, and the keys of two-state words, with each "not"
         on a two-state word read as the word's other side, and "dislikes" and "does not like"
         as the one side "not like" (`_NEGATED_VERBS`)."""
-        markers = [m for m in self.piece.markers if not (m.category == ANTONYM and m.word.lower() in self._at_least)]
+        markers = [m for m in self.piece.markers if not (m.category == ANTONYM and m.word.lower() in self._at_least)
+                   and not _contact_modal(m)]
         sides = {id(m): m.value for m in markers if m.category == ANTONYM}
         absorbed = set()
         for m in markers:
@@ -244,6 +257,13 @@ class Reading:
         state_words = self._normalised[2]
         return tail_keys([t for t in self.tokens if t.lower not in MARKER_WORDS and t.lower not in _EMPTY_TAIL
                           and t.lower not in self._at_least and not set(t.keys) & state_words])
+
+
+def _contact_modal(marker: Marker) -> bool:
+    """Whether a marker is the "can" of "can be reached at ..." (`_CONTACT_PARTICIPLES`)."""
+    words = marker.phrase.lower().split()
+    return (marker.category == MODALITY and marker.word.lower() in ("can", "could")
+            and words[1:2] == ["be"] and words[2:3] != [] and words[2] in _CONTACT_PARTICIPLES)
 
 
 def _verb_side(verb: str) -> str:

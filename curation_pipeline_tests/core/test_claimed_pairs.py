@@ -285,3 +285,22 @@ def test_paid_by_a_name_is_the_name_paying_and_the_roles_must_be_the_passives():
     assert not negated.accepted and negated.reason.endswith("adds the negation 'not'")
     payment = claimed("The annual fee is paid by Greyfield Farms.", "Greyfield Farms makes the annual fee payment.")
     assert not payment.accepted
+
+
+def test_can_be_called_on_gives_a_number_and_other_cans_stay_modals():
+    inputs = ["Deepa Shah's direct line is +1 415 555 0142.", "Deepa Shah can be called directly on +1 415 555 0142."]
+    said = inputs[0].rstrip(".")
+    assert _judge(inputs, inputs[0], [said, said]).accepted
+
+    def claimed(clause: str, answer: str):
+        return _judge([clause, answer], answer, [answer.rstrip(".")] * 2)
+
+    may = claimed("Deepa Shah can approve refunds directly.", "Deepa Shah approves refunds directly.")
+    assert not may.accepted and may.reason.endswith("drops the modality 'may'")
+    cannot = claimed("Deepa Shah cannot be called directly on +1 415 555 0142.",
+                     "Deepa Shah's direct line is +1 415 555 0142.")
+    assert not cannot.accepted and "drops the" in cannot.reason
+    must = _judge(["Deepa Shah can be called directly on +1 415 555 0142."],
+                  "Deepa Shah must be called directly on +1 415 555 0142.",
+                  ["Deepa Shah must be called directly on +1 415 555 0142"])
+    assert not must.accepted and must.reason.endswith("adds the modality 'must'")
