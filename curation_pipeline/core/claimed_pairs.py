@@ -16,6 +16,10 @@ work and the guard only *checks* what it claims, which is a smaller and stricter
   pair reads as the other side ("does not open" is "is closed", "is not allowed" is
   "is forbidden"), for those pairs only (`_TWO_STATES`: "does not increase" is not "decreases"),
   and "does not like" as the verb that carries its negation ("dislikes": `_NEGATED_VERBS`);
+  a few wordings are read as one by closed rules: "every two weeks" is "fortnightly"
+  (`_PERIOD_PHRASES`), "is paid by X" is "X pays" (`_PASSIVE_OF`, the agent first:
+  name_roles.agent_swaps), "can be called on" has no modal (`_CONTACT_PARTICIPLES`), "is open
+  until 18:00" is "closes at 18:00" (`_UNTIL_PAIR`);
 - they say it *about the same thing*: the clause's last words (its object or the value it
   states, subjects.tail_keys) are among them, and the two share a content word that is no name,
   or the embedder finds them at least as alike as the floor for claimed pairs (`claimed_floor`:
@@ -49,6 +53,7 @@ from curation_pipeline.core.meaning_markers import (
     MODALITY,
     NEGATION,
     Marker,
+    find_markers,
     opposite,
 )
 from curation_pipeline.core.name_roles import agent_swaps, role_swaps
@@ -82,6 +87,11 @@ _ACTIVE_FORMS = {form: verb for verb in _PASSIVE_OF.values() for form in (verb, 
 # modal, so "Deepa Shah's direct line is ..." says it. Only "can"/"could" followed by "be" and
 # one of these participles; "cannot be reached" keeps its negation.
 _CONTACT_PARTICIPLES = frozenset("reached called contacted phoned emailed e-mailed texted paged messaged".split())
+# "is open until 18:00" says "closes at 18:00" (and "is closed until 09:00" "opens at 09:00"):
+# the state up to a time is the other side's change at that time. Only the pair "open" (a
+# place's hours), and only with "until" right after the state word and a time right after it.
+_UNTIL_PAIR = "open"
+_UNTIL = frozenset({"until", "till"})
 _QUOTED = 80
 # "X rather than Y" says "X, not Y": a negation, for the pair check only.
 _NEGATING_PHRASES = (("rather", "than"), ("instead", "of"))
@@ -172,9 +182,11 @@ class Reading:
         """Plain marker classes, antonym sides, and the keys of two-state words, with each "not"
         on a two-state word read as the word's other side, and "dislikes" and "does not like"
         as the one side "not like" (`_NEGATED_VERBS`)."""
+        flip, drop_until = self._until_states
         markers = [m for m in self.piece.markers if not (m.category == ANTONYM and m.word.lower() in self._at_least)
-                   and not _contact_modal(m)]
-        sides = {id(m): m.value for m in markers if m.category == ANTONYM}
+                   and not _contact_modal(m) and not (drop_until and m.category == COMPARISON and m.value == "until")]
+        sides = {id(m): opposite(m.value) if flip and m.value.rpartition(":")[0] == _UNTIL_PAIR else m.value
+                 for m in markers if m.category == ANTONYM}
         absorbed = set()
         for m in markers:
             if m.category == ANTONYM and root(m.word.lower()) in _NEGATED_VERBS:
@@ -186,7 +198,7 @@ class Reading:
                          and root(m.word.lower()) in negation.head), None)
             if word is not None:
                 absorbed |= {id(negation), id(word)}
-                sides[id(word)] = opposite(word.value)
+                sides[id(word)] = opposite(sides[id(word)])
                 continue
             verb = next((m for m in markers if m.category == ANTONYM and id(m) not in absorbed
                          and root(m.word.lower()) in _NEGATABLE and root(m.word.lower()) in negation.head), None)
@@ -202,6 +214,20 @@ class Reading:
             classes |= {(COMPARISON, "at least")}
         state_words = frozenset(root(m.word.lower()) for m in markers if _two_state_side(m))
         return classes, frozenset(sides.values()), state_words
+
+    @cached_property
+    def _until_states(self) -> tuple[bool, bool]:
+        """Whether to read its open/close words as their other side, and to drop its "until":
+        each of them is part of an "open until <time>" of its sentence (`_state_until`). A
+        piece that has one of them outside such a phrase is read as written."""
+        tokens = self.piece.tokens
+        context = tuple(tokenize(self.piece.context)) if self.piece.context else tokens
+        offset = _offset(context, tokens)
+        flagged = {p - offset for p in _state_until(context)} if offset is not None else set()
+        states = [i for i, t in enumerate(tokens) if _in_until_pair(t)]
+        untils = [i for i, t in enumerate(tokens) if t.lower in _UNTIL]
+        return (bool(states) and all(i in flagged for i in states),
+                bool(untils) and all(i in flagged for i in untils))
 
     @cached_property
     def _passives(self) -> frozenset[int]:
@@ -257,6 +283,24 @@ class Reading:
         state_words = self._normalised[2]
         return tail_keys([t for t in self.tokens if t.lower not in MARKER_WORDS and t.lower not in _EMPTY_TAIL
                           and t.lower not in self._at_least and not set(t.keys) & state_words])
+
+
+def _in_until_pair(token: Token) -> bool:
+    return any(m.value.rpartition(":")[0] == _UNTIL_PAIR for m in find_markers([token]) if m.category == ANTONYM)
+
+
+def _state_until(tokens: Sequence[Token]) -> frozenset[int]:
+    """The positions of the state word and of the "until" of each "open until <time>"."""
+    return frozenset(p for i in range(len(tokens) - 2)
+                     if _in_until_pair(tokens[i]) and tokens[i + 1].lower in _UNTIL and tokens[i + 2].kind == "number"
+                     for p in (i, i + 1))
+
+
+def _offset(sentence: Sequence[Token], piece: Sequence[Token]) -> int | None:
+    """Where the piece's tokens start in its sentence's, or None."""
+    words = [t.lower for t in piece]
+    return next((k for k in range(len(sentence) - len(words) + 1)
+                 if [t.lower for t in sentence[k:k + len(words)]] == words), None)
 
 
 def _contact_modal(marker: Marker) -> bool:

@@ -304,3 +304,24 @@ def test_can_be_called_on_gives_a_number_and_other_cans_stay_modals():
                   "Deepa Shah must be called directly on +1 415 555 0142.",
                   ["Deepa Shah must be called directly on +1 415 555 0142"])
     assert not must.accepted and must.reason.endswith("adds the modality 'must'")
+
+
+def test_open_until_a_time_is_closing_at_it_and_nothing_else_is():
+    def claimed(clause: str, answer: str):
+        claims = [answer.rstrip(".")] * len(clauses_of([clause, answer]))
+        return _judge([clause, answer], answer, claims)
+
+    assert claimed("On weekdays the Oakridge warehouse is open until 18:00.",
+                   "The Oakridge warehouse closes at 18:00 on weekdays.").accepted
+    assert claimed("The Oakridge warehouse is closed until 09:00.", "The Oakridge warehouse opens at 09:00.").accepted
+    assert claimed("The Oakridge warehouse is not open until 10:00.", "The Oakridge warehouse opens at 10:00.").accepted
+    for clause, answer in [
+        ("The Oakridge warehouse is open until 18:00.", "The Oakridge warehouse opens at 18:00."),
+        ("The Oakridge warehouse is closed until 09:00.", "The Oakridge warehouse closes at 09:00."),
+        ("The Oakridge warehouse is open until 18:00.", "The Oakridge warehouse is open at 18:00."),
+        # Only "open"/"closed" right before "until <time>", and only the pair "open".
+        ("The Oakridge warehouse is open on weekdays until 18:00.", "The Oakridge warehouse closes at 18:00 on weekdays."),
+        ("Ines Carvalho is available until 17:00.", "Ines Carvalho is unavailable at 17:00."),
+    ]:
+        verdict = claimed(clause, answer)
+        assert not verdict.accepted and "into its opposite" in verdict.reason, (clause, answer)
