@@ -52,6 +52,7 @@ from curation_pipeline.core.meaning_markers import (
     MARKER_WORDS,
     MODALITY,
     NEGATION,
+    QUANTIFIER,
     Marker,
     find_markers,
     opposite,
@@ -92,6 +93,10 @@ _CONTACT_PARTICIPLES = frozenset("reached called contacted phoned emailed e-mail
 # place's hours), and only with "until" right after the state word and a time right after it.
 _UNTIL_PAIR = "open"
 _UNTIL = frozenset({"until", "till"})
+# "in English and German, and in no other language" says "only in English and German": "no
+# other <noun>" is the quantifier "only", and its noun names what the names before it are
+# ("language"), no value of its own.
+_NO_OTHER = ("no", "other")
 _QUOTED = 80
 # "X rather than Y" says "X, not Y": a negation, for the pair check only.
 _NEGATING_PHRASES = (("rather", "than"), ("instead", "of"))
@@ -205,8 +210,12 @@ class Reading:
             if verb is not None:
                 absorbed |= {id(negation), id(verb)}
                 sides[id(verb)] = f"not {_NEGATABLE[root(verb.word.lower())]}:0"
+        only = {id(m) for m in markers if m.category == NEGATION and m.word.lower() == _NO_OTHER[0]
+                and m.phrase.lower().split()[:2] == list(_NO_OTHER)}
         classes = frozenset((m.category, m.value) for m in markers
-                            if m.category != ANTONYM and id(m) not in absorbed)
+                            if m.category != ANTONYM and id(m) not in absorbed | only)
+        if only:
+            classes |= {(QUANTIFIER, "only")}
         words = [t.lower for t in self.piece.tokens]
         if any(tuple(words[i:i + 2]) in _NEGATING_PHRASES for i in range(len(words) - 1)):
             classes |= {(NEGATION, "not")}
@@ -214,6 +223,17 @@ class Reading:
             classes |= {(COMPARISON, "at least")}
         state_words = frozenset(root(m.word.lower()) for m in markers if _two_state_side(m))
         return classes, frozenset(sides.values()), state_words
+
+    @cached_property
+    def _no_other(self) -> frozenset[int]:
+        """The positions in `tokens` of the noun of each "no other <noun>"."""
+        tokens = self.tokens
+        return frozenset(i + 2 for i in range(len(tokens) - 2)
+                         if (tokens[i].lower, tokens[i + 1].lower) == _NO_OTHER and tokens[i + 2].kind == "word")
+
+    def _said(self) -> list[Token]:
+        """Its tokens but the nouns of "no other <noun>" (`_NO_OTHER`)."""
+        return [t for i, t in enumerate(self.tokens) if i not in self._no_other]
 
     @cached_property
     def _until_states(self) -> tuple[bool, bool]:
@@ -268,7 +288,7 @@ class Reading:
     @cached_property
     def plain_keys(self) -> frozenset[str]:
         """Content keys that are neither names nor marker words."""
-        return content_keys([t for t in self.tokens if not t.is_name and t.lower not in MARKER_WORDS
+        return content_keys([t for t in self._said() if not t.is_name and t.lower not in MARKER_WORDS
                              and t.lower not in _EMPTY_TAIL and t.lower not in self._at_least])
 
     @cached_property
@@ -281,7 +301,7 @@ class Reading:
         """The keys of its last words, two-state words apart (compared as antonym sides:
         "not available" ~ "unavailable")."""
         state_words = self._normalised[2]
-        return tail_keys([t for t in self.tokens if t.lower not in MARKER_WORDS and t.lower not in _EMPTY_TAIL
+        return tail_keys([t for t in self._said() if t.lower not in MARKER_WORDS and t.lower not in _EMPTY_TAIL
                           and t.lower not in self._at_least and not set(t.keys) & state_words])
 
 

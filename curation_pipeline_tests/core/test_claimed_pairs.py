@@ -325,3 +325,17 @@ def test_open_until_a_time_is_closing_at_it_and_nothing_else_is():
     ]:
         verdict = claimed(clause, answer)
         assert not verdict.accepted and "into its opposite" in verdict.reason, (clause, answer)
+
+
+def test_no_other_language_is_only_and_is_said_by_only():
+    inputs = ["Quillfeather support replies to tickets only in English and German.",
+              "Quillfeather's support team answers tickets in English and German, and in no other language."]
+    first = "Quillfeather support replies to tickets only in English"
+    claims = [first, "and German", first, "and German"]
+    assert _judge(inputs, inputs[0], claims + ["only in English and German"]).accepted
+    # Claimed by words without the "only", or with "not only", it is not said.
+    without = _judge(inputs, inputs[0], claims + ["and German"])
+    assert not without.accepted and without.reason.endswith("drops the quantifier 'only'")
+    answer = "Quillfeather support replies to tickets not only in English and German."
+    widened = _judge(inputs[1:], answer, [answer.rstrip(".")] * 3)
+    assert not widened.accepted and "adds the negation 'not'" in widened.reason
