@@ -8,7 +8,9 @@ somewhere in the answer:
   "Dana Reyes reports to Sam Okafor" is refused. Names with only "at", "from", "(" or a number
   between them ("Dana Whitfield (Brightline Dental)", "Marta Klein from Orbital Foods") may
   trade places, and so may two names that another source of the same answer sentence already
-  has in the answer's order (two phrasings of one merge);
+  has in the answer's order (two phrasings of one merge); a passive said as an active puts the
+  agent of its "by" first ("Globex invoices are approved by Acme Corp" is "Acme Corp approves
+  Globex invoices", not "Globex approves Acme Corp invoices": `agent_swaps`, for claimed pairs);
 - **substitution**: a group of linked sentences whose answer side lacks a name of its input side
   and has a name its input side lacks put one name in another's place ("Escalate outages to
   Grace Novak" -> "Escalate outages to Luca Rossi").
