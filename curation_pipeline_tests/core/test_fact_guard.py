@@ -99,6 +99,16 @@ def test_every_sunday_says_sundays_but_one_sunday_or_another_day_does_not():
     assert introduced_facts(["Staging is reset Sundays."], "Staging is reset every Monday.") == [("name", "Mondays")]
 
 
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+@pytest.mark.parametrize("written", _WEEKDAYS)
+def test_every_weekday_says_its_own_plural_only(written):
+    for said in _WEEKDAYS:
+        kept = missing_facts([f"The job runs {written}s."], f"The job runs every {said}.") == []
+        assert kept == (said == written), (written, said)
+
+
 _FACT = st.one_of(
     st.integers(min_value=0, max_value=10**6).map(str),
     st.dates().map(lambda d: d.isoformat()),
