@@ -14,7 +14,12 @@ work and the guard only *checks* what it claims, which is a smaller and stricter
   fewer; a marker of the clause's sentence may reach over it), its antonym sides, none
   reversed, and its names in their roles (name_roles.py); a "not" on one side of a two-state
   pair reads as the other side ("does not open" is "is closed", "is not allowed" is
-  "is forbidden"), for those pairs only (`_TWO_STATES`: "does not increase" is not "decreases");
+  "is forbidden"), for those pairs only (`_TWO_STATES`: "does not increase" is not "decreases"),
+  and "does not like" as the verb that carries its negation ("dislikes": `_NEGATED_VERBS`);
+  a few wordings are read as one by closed rules: "every two weeks" is "fortnightly"
+  (`_PERIOD_PHRASES`), "is paid by X" is "X pays" (`_PASSIVE_OF`, the agent first:
+  name_roles.agent_swaps), "can be called on" has no modal (`_CONTACT_PARTICIPLES`), "is open
+  until 18:00" is "closes at 18:00" (`_UNTIL_PAIR`);
 - they say it *about the same thing*: the clause's last words (its object or the value it
   states, subjects.tail_keys) are among them, and the two share a content word that is no name,
   or the embedder finds them at least as alike as the floor for claimed pairs (`claimed_floor`:
@@ -41,10 +46,20 @@ from functools import cached_property
 from curation_pipeline.core.clauses import Piece, sentence_clauses, text_clauses
 from curation_pipeline.core.coverage import Semantic
 from curation_pipeline.core.fact_tokens import extract_facts, occurrences
-from curation_pipeline.core.meaning_markers import ANTONYM, COMPARISON, MARKER_WORDS, NEGATION, Marker, opposite
-from curation_pipeline.core.name_roles import role_swaps
+from curation_pipeline.core.meaning_markers import (
+    ANTONYM,
+    COMPARISON,
+    MARKER_WORDS,
+    MODALITY,
+    NEGATION,
+    QUANTIFIER,
+    Marker,
+    find_markers,
+    opposite,
+)
+from curation_pipeline.core.name_roles import agent_swaps, role_swaps
 from curation_pipeline.core.sentence_alignment import Sentence
-from curation_pipeline.core.sentence_tokens import content_keys, root
+from curation_pipeline.core.sentence_tokens import Token, content_keys, root, tokenize
 from curation_pipeline.core.subjects import tail_keys
 from curation_pipeline.core.text import clip
 from curation_pipeline.core.value_words import value_class, value_keys
@@ -58,6 +73,30 @@ CLAIMED_FLOOR_BELOW_SEARCH = 0.2
 # Antonym pairs with two states and nothing between: "not <one side>" says the other side.
 _TWO_STATES = frozenset({"allow", "open", "enable", "online", "valid", "available", "supported", "required",
                          "paid", "connected", "lock", "encrypt", "true", "include", "switched"})
+# Verbs that carry their own negation: "dislikes" says "does not like" (its root -> the verb
+# it negates). Both read as the side "not like", which no other word has: "hates"
+# (stronger) and "does not love" (weaker) are not it.
+_NEGATED_VERBS = {root("dislike"): "like"}
+_NEGATABLE = {root(verb): verb for verb in _NEGATED_VERBS.values()}
+# Participles of two-state words that are also a verb's passive: "is paid by Greyfield Farms"
+# is the action "Greyfield Farms pays", not the state "paid" (vs "unpaid"). Followed by "by",
+# the participle reads as the verb's side, which a form of the verb says ("pay", "pays",
+# "paying"; not "payment"); the names' roles are checked as for any passive (name_roles.py).
+_PASSIVE_OF = {"paid": "pay"}
+_ACTIVE_FORMS = {form: verb for verb in _PASSIVE_OF.values() for form in (verb, verb + "s", verb + "ing")}
+# "can be reached at <number>" gives a way to reach someone, not a permission: its "can" is no
+# modal, so "Deepa Shah's direct line is ..." says it. Only "can"/"could" followed by "be" and
+# one of these participles; "cannot be reached" keeps its negation.
+_CONTACT_PARTICIPLES = frozenset("reached called contacted phoned emailed e-mailed texted paged messaged".split())
+# "is open until 18:00" says "closes at 18:00" (and "is closed until 09:00" "opens at 09:00"):
+# the state up to a time is the other side's change at that time. Only the pair "open" (a
+# place's hours), and only with "until" right after the state word and a time right after it.
+_UNTIL_PAIR = "open"
+_UNTIL = frozenset({"until", "till"})
+# "in English and German, and in no other language" says "only in English and German": "no
+# other <noun>" is the quantifier "only", and its noun names what the names before it are
+# ("language"), no value of its own.
+_NO_OTHER = ("no", "other")
 _QUOTED = 80
 # "X rather than Y" says "X, not Y": a negation, for the pair check only.
 _NEGATING_PHRASES = (("rather", "than"), ("instead", "of"))
@@ -66,6 +105,12 @@ _EMPTY_TAIL = frozenset({"one", "ones", "well", "too", "also", "either"})
 # "iOS 16 or newer" ~ "iOS 16 and later": "at least", as "or more" is (meaning_markers.py).
 _AT_LEAST_JOINS = frozenset({"or", "and"})
 _AT_LEAST_WORDS = frozenset({"newer", "later", "above", "higher", "up", "greater"})
+# How often, said in words or as one word: "ships every two weeks" is "ships fortnightly". A
+# closed table, read as the one word; "every week", "twice a week", "every two months" stay
+# other values ("biweekly" is left out: it also means twice a week).
+_PERIOD_PHRASES = {("every", "two", "weeks"): "fortnightly", ("every", "other", "week"): "fortnightly",
+                   ("each", "two", "weeks"): "fortnightly", ("every", "day"): "daily", ("each", "day"): "daily"}
+_LONGEST_PERIOD = max(len(phrase) for phrase in _PERIOD_PHRASES)
 
 
 @dataclass(frozen=True)
@@ -90,6 +135,22 @@ def claimed_floor(semantic: Semantic | None) -> float | None:
     return None if semantic is None else semantic.threshold - CLAIMED_FLOOR_BELOW_SEARCH
 
 
+def as_periods(tokens: Sequence[Token]) -> tuple[Token, ...]:
+    """The tokens with each phrase of `_PERIOD_PHRASES` read as its one word."""
+    out, i = [], 0
+    while i < len(tokens):
+        for size in range(min(_LONGEST_PERIOD, len(tokens) - i), 1, -1):
+            word = _PERIOD_PHRASES.get(tuple(t.lower for t in tokens[i:i + size]))
+            if word:
+                out.extend(tokenize(word))
+                i += size
+                break
+        else:
+            out.append(tokens[i])
+            i += 1
+    return tuple(out)
+
+
 def _two_state_side(marker: Marker) -> bool:
     return marker.category == ANTONYM and marker.value.rpartition(":")[0] in _TWO_STATES
 
@@ -99,6 +160,17 @@ class Reading:
     """What a stretch of words says, as the pair checks compare it."""
 
     piece: Piece
+
+    @cached_property
+    def tokens(self) -> tuple[Token, ...]:
+        """Its tokens, a period said in words read as its one word (`as_periods`)."""
+        return as_periods(self.piece.tokens)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Every content key, as `Piece.words`, a period said in words as its one word ("every
+        two weeks" has "fortnight", not "week": it does not say "weekly")."""
+        return content_keys(list(self.tokens))
 
     @cached_property
     def _at_least(self) -> frozenset[str]:
@@ -113,18 +185,37 @@ class Reading:
     @cached_property
     def _normalised(self) -> tuple[frozenset[tuple[str, str]], frozenset[str], frozenset[str]]:
         """Plain marker classes, antonym sides, and the keys of two-state words, with each "not"
-        on a two-state word read as the word's other side."""
-        markers = [m for m in self.piece.markers if not (m.category == ANTONYM and m.word.lower() in self._at_least)]
-        sides = {id(m): m.value for m in markers if m.category == ANTONYM}
+        on a two-state word read as the word's other side, and "dislikes" and "does not like"
+        as the one side "not like" (`_NEGATED_VERBS`)."""
+        flip, drop_until = self._until_states
+        markers = [m for m in self.piece.markers if not (m.category == ANTONYM and m.word.lower() in self._at_least)
+                   and not _contact_modal(m) and not (drop_until and m.category == COMPARISON and m.value == "until")]
+        sides = {id(m): opposite(m.value) if flip and m.value.rpartition(":")[0] == _UNTIL_PAIR else m.value
+                 for m in markers if m.category == ANTONYM}
         absorbed = set()
+        for m in markers:
+            if m.category == ANTONYM and root(m.word.lower()) in _NEGATED_VERBS:
+                sides[id(m)] = f"not {_NEGATED_VERBS[root(m.word.lower())]}:0"
+            elif m.category == ANTONYM and id(m) in self._passives:
+                sides[id(m)] = _verb_side(_PASSIVE_OF[m.word.lower()])
         for negation in (m for m in markers if m.category == NEGATION and m.head):
             word = next((m for m in markers if _two_state_side(m) and id(m) not in absorbed
                          and root(m.word.lower()) in negation.head), None)
             if word is not None:
                 absorbed |= {id(negation), id(word)}
-                sides[id(word)] = opposite(word.value)
+                sides[id(word)] = opposite(sides[id(word)])
+                continue
+            verb = next((m for m in markers if m.category == ANTONYM and id(m) not in absorbed
+                         and root(m.word.lower()) in _NEGATABLE and root(m.word.lower()) in negation.head), None)
+            if verb is not None:
+                absorbed |= {id(negation), id(verb)}
+                sides[id(verb)] = f"not {_NEGATABLE[root(verb.word.lower())]}:0"
+        only = {id(m) for m in markers if m.category == NEGATION and m.word.lower() == _NO_OTHER[0]
+                and m.phrase.lower().split()[:2] == list(_NO_OTHER)}
         classes = frozenset((m.category, m.value) for m in markers
-                            if m.category != ANTONYM and id(m) not in absorbed)
+                            if m.category != ANTONYM and id(m) not in absorbed | only)
+        if only:
+            classes |= {(QUANTIFIER, "only")}
         words = [t.lower for t in self.piece.tokens]
         if any(tuple(words[i:i + 2]) in _NEGATING_PHRASES for i in range(len(words) - 1)):
             classes |= {(NEGATION, "not")}
@@ -132,6 +223,48 @@ class Reading:
             classes |= {(COMPARISON, "at least")}
         state_words = frozenset(root(m.word.lower()) for m in markers if _two_state_side(m))
         return classes, frozenset(sides.values()), state_words
+
+    @cached_property
+    def _no_other(self) -> frozenset[int]:
+        """The positions in `tokens` of the noun of each "no other <noun>"."""
+        tokens = self.tokens
+        return frozenset(i + 2 for i in range(len(tokens) - 2)
+                         if (tokens[i].lower, tokens[i + 1].lower) == _NO_OTHER and tokens[i + 2].kind == "word")
+
+    def _said(self) -> list[Token]:
+        """Its tokens but the nouns of "no other <noun>" (`_NO_OTHER`)."""
+        return [t for i, t in enumerate(self.tokens) if i not in self._no_other]
+
+    @cached_property
+    def _until_states(self) -> tuple[bool, bool]:
+        """Whether to read its open/close words as their other side, and to drop its "until":
+        each of them is part of an "open until <time>" of its sentence (`_state_until`). A
+        piece that has one of them outside such a phrase is read as written."""
+        tokens = self.piece.tokens
+        context = tuple(tokenize(self.piece.context)) if self.piece.context else tokens
+        offset = _offset(context, tokens)
+        flagged = {p - offset for p in _state_until(context)} if offset is not None else set()
+        states = [i for i, t in enumerate(tokens) if _in_until_pair(t)]
+        untils = [i for i, t in enumerate(tokens) if t.lower in _UNTIL]
+        return (bool(states) and all(i in flagged for i in states),
+                bool(untils) and all(i in flagged for i in untils))
+
+    @cached_property
+    def _passives(self) -> frozenset[int]:
+        """The ids of its markers that are a participle of `_PASSIVE_OF` followed by "by"."""
+        tokens = list(self.piece.tokens)
+        found = set()
+        for m in self.piece.markers:
+            if m.category == ANTONYM and m.word.lower() in _PASSIVE_OF:
+                at = next((i for i, t in enumerate(tokens) if t.text == m.word), None)
+                if at is not None and at + 1 < len(tokens) and tokens[at + 1].lower == "by":
+                    found.add(id(m))
+        return frozenset(found)
+
+    @cached_property
+    def verbs(self) -> frozenset[str]:
+        """The verb sides its words can say: "pays" says the "paid by" of a passive."""
+        return frozenset(_verb_side(_ACTIVE_FORMS[t.lower]) for t in self.piece.tokens if t.lower in _ACTIVE_FORMS)
 
     @property
     def classes(self) -> frozenset[tuple[str, str]]:
@@ -148,14 +281,14 @@ class Reading:
         state_words = self._normalised[2]
         # No member of a class matched by its root ends in "-ed" ("based" is not "basement"):
         # such a match is two words with one root. Statuses are matched as written.
-        kept = [t for t in self.piece.tokens if not set(t.keys) & state_words
+        kept = [t for t in self.tokens if not set(t.keys) & state_words
                 and not (t.lower.endswith("ed") and _root_matched(t))]
         return {cls: keys for cls, keys in value_keys(tuple(kept)).items() if keys}
 
     @cached_property
     def plain_keys(self) -> frozenset[str]:
         """Content keys that are neither names nor marker words."""
-        return content_keys([t for t in self.piece.tokens if not t.is_name and t.lower not in MARKER_WORDS
+        return content_keys([t for t in self._said() if not t.is_name and t.lower not in MARKER_WORDS
                              and t.lower not in _EMPTY_TAIL and t.lower not in self._at_least])
 
     @cached_property
@@ -168,8 +301,38 @@ class Reading:
         """The keys of its last words, two-state words apart (compared as antonym sides:
         "not available" ~ "unavailable")."""
         state_words = self._normalised[2]
-        return tail_keys([t for t in self.piece.tokens if t.lower not in MARKER_WORDS and t.lower not in _EMPTY_TAIL
+        return tail_keys([t for t in self._said() if t.lower not in MARKER_WORDS and t.lower not in _EMPTY_TAIL
                           and t.lower not in self._at_least and not set(t.keys) & state_words])
+
+
+def _in_until_pair(token: Token) -> bool:
+    return any(m.value.rpartition(":")[0] == _UNTIL_PAIR for m in find_markers([token]) if m.category == ANTONYM)
+
+
+def _state_until(tokens: Sequence[Token]) -> frozenset[int]:
+    """The positions of the state word and of the "until" of each "open until <time>"."""
+    return frozenset(p for i in range(len(tokens) - 2)
+                     if _in_until_pair(tokens[i]) and tokens[i + 1].lower in _UNTIL and tokens[i + 2].kind == "number"
+                     for p in (i, i + 1))
+
+
+def _offset(sentence: Sequence[Token], piece: Sequence[Token]) -> int | None:
+    """Where the piece's tokens start in its sentence's, or None."""
+    words = [t.lower for t in piece]
+    return next((k for k in range(len(sentence) - len(words) + 1)
+                 if [t.lower for t in sentence[k:k + len(words)]] == words), None)
+
+
+def _contact_modal(marker: Marker) -> bool:
+    """Whether a marker is the "can" of "can be reached at ..." (`_CONTACT_PARTICIPLES`)."""
+    words = marker.phrase.lower().split()
+    return (marker.category == MODALITY and marker.word.lower() in ("can", "could")
+            and words[1:2] == ["be"] and words[2:3] != [] and words[2] in _CONTACT_PARTICIPLES)
+
+
+def _verb_side(verb: str) -> str:
+    """The side a passive participle reads as (`_PASSIVE_OF`): no other word has it."""
+    return f"{verb} (verb):0"
 
 
 def _root_matched(token) -> bool:
@@ -196,7 +359,7 @@ def pair_problem(clause: Piece, said: Piece, semantic: Semantic | None = None,
             return f"drops the {kind} {token!r}"
     for cls, keys in ours.values.items():
         # Said as a value word or as the same word in another part ("are approved" ~ "approves").
-        unsaid = keys - theirs.values.get(cls, frozenset()) - said.words
+        unsaid = keys - theirs.values.get(cls, frozenset()) - theirs.words
         if unsaid:
             return f"drops the {cls} {', '.join(sorted(unsaid))!r}"
     lost = ours.classes - theirs.classes
@@ -214,18 +377,22 @@ def pair_problem(clause: Piece, said: Piece, semantic: Semantic | None = None,
     reversed_sides |= {opposite(s) for s in theirs.sides if opposite(s) in ours.sides and s not in ours.sides}
     if reversed_sides:
         return f"turns {sorted(reversed_sides)[0].rpartition(':')[0]!r} into its opposite"
-    if not ours.sides <= theirs.sides:
-        return f"drops the word of {sorted(ours.sides - theirs.sides)[0].rpartition(':')[0]!r}"
+    if not ours.sides <= theirs.sides | theirs.verbs:
+        return f"drops the word of {sorted(ours.sides - theirs.sides - theirs.verbs)[0].rpartition(':')[0]!r}"
     swaps = role_swaps([_sentence(clause)], _sentence(said))
     # A passive said as the active ("was translated by Nadia Petrova" -> "Nadia Petrova
     # translated"): read the other way, the clause is the answer's passive, which role_swaps allows.
     if swaps and (" by " not in f" {clause.text.lower()} " or role_swaps([_sentence(said)], _sentence(clause))):
         return swaps[0]
+    # ... and the reversal is the right one: the passive's agent does it in the active.
+    agents = agent_swaps(_sentence(clause), _sentence(said)) or agent_swaps(_sentence(said), _sentence(clause))
+    if agents:
+        return agents[0]
     # Its object or stated value is said as written: "allergic to peanuts" is not "allergic to
     # shellfish", however alike the two read. Of a two-word object one word may be reworded
     # ("big exports" ~ "large exports"), not both.
-    if not (ours.tail <= said.words or (len(ours.tail) > 1 and ours.tail & said.words)):
-        return "does not say its last words (" + ", ".join(sorted(ours.tail - said.words)) + ")"
+    if not (ours.tail <= theirs.words or (len(ours.tail) > 1 and ours.tail & theirs.words)):
+        return "does not say its last words (" + ", ".join(sorted(ours.tail - theirs.words)) + ")"
     # A clause of names only ("and German", "Marisol Duarte") is said by its names (checked above).
     if ours.plain_keys & theirs.plain_keys or (not ours.plain_keys and clause.keys & said.keys):
         return None
@@ -295,7 +462,7 @@ def _group_problem(answer: str, stretch: _Stretch, claims: Sequence[Claim], inpu
         if not keys <= values.get(cls, set()):
             extra = ", ".join(sorted(keys - values.get(cls, set())))
             return f"{_quoted(text)} (claimed by {named}) says the {cls} {extra!r}, which they do not"
-    sides = frozenset().union(*(Reading(c).sides for c in contexts))
+    sides = frozenset().union(*(Reading(c).sides | Reading(c).verbs for c in contexts))
     if not said.sides <= sides:
         extra = sorted(said.sides - sides)[0]
         word = next((m.word for m in said.piece.markers if m.value == extra), extra.rpartition(":")[0])

@@ -68,6 +68,10 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 # Capitalised words that are not names: sentence starters and function words.
 _NOT_NAMES = FUNCTION_WORDS
+# "every Sunday" says what "Sundays" says (each of them, recurring), so both are the one token
+# "Sundays"; a lone "Sunday" (one day: "on Sunday") is another token, as is "every second Sunday".
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_EVERY_BEFORE = re.compile(r"\b(?:every|each)\s+$", re.IGNORECASE)
 
 # Kinds compared case-insensitively; identifiers and URLs are case-sensitive.
 _CASELESS = {"email", "date", "name", "number"}
@@ -123,6 +127,8 @@ def extract_facts(text: str) -> Facts:
         remaining = pattern.sub(" ", remaining)
     for match in _WORD.finditer(remaining):
         word = _clean("name", match.group(0))
+        if word.casefold() in _WEEKDAYS and _EVERY_BEFORE.search(remaining[:match.start()]):
+            word += "s"
         if len(word) > 1 and word[0].isupper() and word.casefold() not in _NOT_NAMES and _standing("name", word, flat):
             found["name"].add(word)
     return Facts({kind: frozenset(tokens) for kind, tokens in found.items()})
@@ -150,6 +156,8 @@ def _standing_pattern(kind: str, token: str) -> re.Pattern:
         body = _digits_with_separators(token)
         pattern = rf"(?<![\w.,]){body}(?![\w%]|[.,]\d)"
     elif kind == "name":
+        if token.casefold()[:-1] in _WEEKDAYS and token.casefold().endswith("s"):
+            body = rf"(?:{body}|(?:every|each)\s+{re.escape(token[:-1])})"  # "Sundays" ~ "every Sunday"
         pattern = rf"(?<![\w]){body}(?![\w]|['’-]\w)|(?<![\w]){body}(?=['’]s\b)"
     else:
         pattern = rf"(?<![\w]){body}(?![\w])" if token[:1].isalnum() and token[-1:].isalnum() else re.escape(token)

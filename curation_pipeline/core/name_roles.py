@@ -8,7 +8,9 @@ somewhere in the answer:
   "Dana Reyes reports to Sam Okafor" is refused. Names with only "at", "from", "(" or a number
   between them ("Dana Whitfield (Brightline Dental)", "Marta Klein from Orbital Foods") may
   trade places, and so may two names that another source of the same answer sentence already
-  has in the answer's order (two phrasings of one merge);
+  has in the answer's order (two phrasings of one merge); a passive said as an active puts the
+  agent of its "by" first ("Globex invoices are approved by Acme Corp" is "Acme Corp approves
+  Globex invoices", not "Globex approves Acme Corp invoices": `agent_swaps`, for claimed pairs);
 - **substitution**: a group of linked sentences whose answer side lacks a name of its input side
   and has a name its input side lacks put one name in another's place ("Escalate outages to
   Grace Novak" -> "Escalate outages to Luca Rossi").
@@ -89,7 +91,8 @@ def _before(sentence: Sentence, first: frozenset[str], second: frozenset[str]) -
 _REVERSING = frozenset({"by", "for", "of"})
 
 
-def _introduced_by_reversing_word(sentence: Sentence, names: frozenset[str]) -> bool:
+def _introduced_by_reversing_word(sentence: Sentence, names: frozenset[str],
+                                  reversing: frozenset[str] = _REVERSING) -> bool:
     """Whether a name of `names` comes right after "by", "for" or "of" (an article between)."""
     tokens = sentence.tokens
     for n, token in enumerate(tokens):
@@ -97,7 +100,7 @@ def _introduced_by_reversing_word(sentence: Sentence, names: frozenset[str]) -> 
             before = n - 1
             while before >= 0 and tokens[before].lower in ("the", "a", "an"):
                 before -= 1
-            if before >= 0 and tokens[before].lower in _REVERSING:
+            if before >= 0 and tokens[before].lower in reversing:
                 return True
     return False
 
@@ -115,6 +118,60 @@ def role_swaps(sources: Sequence[Sentence], answer: Sentence) -> list[str]:
                     answer, own_first) and not any(
                     _before(other, own_second, own_first) for other in sources if other is not source):
                 problems.append(f"swaps the roles of {first.written!r} and {second.written!r} in {answer.quoted}")
+    return problems
+
+
+_BE = frozenset("is are was were be been being".split())
+# Participles that do not end in "-ed" or "-en" ("is paid by", "was sold by").
+_IRREGULAR_PARTICIPLES = frozenset("paid sold bought made held kept led built sent run done".split())
+
+
+def _passive(tokens: Sequence[Token]) -> bool:
+    """Whether a stretch of a clause is a passive: a form of "be" and, within two words after
+    it, a participle ("is reviewed", "was quickly translated", "are paid")."""
+    words = [t.lower for t in tokens]
+    return any(w in _BE and any(v.endswith(("ed", "en")) or v in _IRREGULAR_PARTICIPLES for v in words[i + 1:i + 3])
+               for i, w in enumerate(words))
+
+
+def passive_agent(tokens: Sequence[Token]) -> tuple[Entity, list[Entity]] | None:
+    """The agent of a passive clause ("Globex invoices are reviewed by Acme Corp": Acme Corp)
+    and the names before it in its clause that it does something to (Globex), or None."""
+    runs = entities(tokens)
+    for n, token in enumerate(tokens):
+        if token.lower != "by":
+            continue
+        after = n + 1
+        while after < len(tokens) and tokens[after].lower in ("the", "a", "an"):
+            after += 1
+        agent = next((e for e in runs if e.start == after), None)
+        start = max((i + 1 for i in range(n) if tokens[i].ends_clause), default=0)
+        if agent is not None and _passive(tokens[start:n]):
+            return agent, [e for e in runs if e.start >= start and e.end <= n and related_by_order(tokens, e, agent)]
+    return None
+
+
+def _first_at(sentence: Sentence, names: frozenset[str]) -> int | None:
+    return next((n for n, t in enumerate(sentence.tokens) if t.is_name and t.lower in names), None)
+
+
+def agent_swaps(passive: Sentence, active: Sentence) -> list[str]:
+    """The passive's agent not put first in the active sentence that says it: "Globex invoices
+    are reviewed by Acme Corp" is "Acme Corp reviews Globex invoices", not "Globex reviews Acme
+    Corp invoices", whose order of names is the passive's (role_swaps lets a passive reverse the
+    order of its names; this checks that the reversal is the right one). An active sentence that
+    keeps the "by" is compared by role_swaps."""
+    found = passive_agent(passive.tokens)
+    # Only "by" keeps the agent's role ("the guide of Nadia Petrova" is not translated by her).
+    if found is None or _introduced_by_reversing_word(active, frozenset(found[0].names), frozenset({"by"})):
+        return []
+    agent, patients = found
+    problems = []
+    for patient in patients:
+        at_agent = _first_at(active, frozenset(agent.names) - frozenset(patient.names))
+        at_patient = _first_at(active, frozenset(patient.names) - frozenset(agent.names))
+        if at_agent is not None and at_patient is not None and at_patient < at_agent:
+            problems.append(f"swaps the roles of {patient.written!r} and {agent.written!r} in {active.quoted}")
     return problems
 
 

@@ -42,6 +42,7 @@ def test_the_guard_accepts_most_ideal_merges_with_their_alignment(ideals, minilm
                      max_chars=2000, kind="merge", semantic=minilm).accepted
 
     aligned = sum(accepted(inputs, row) for inputs, row in ideals)
-    # 78 of 92 measured; the search accepts far fewer of the same texts.
-    assert aligned >= 0.8 * len(ideals)
+    # 85 of 92 measured (78 before the closed rules of claimed_pairs.py: "every two weeks" is
+    # "fortnightly", ...); the search accepts far fewer of the same texts.
+    assert aligned >= 0.9 * len(ideals)
     assert aligned > sum(accepted_plain(inputs, row) for inputs, row in ideals)

@@ -220,3 +220,122 @@ def test_claimed_words_may_end_with_the_full_stop_of_their_sentence():
     inputs = ["Ingrid Solberg is allergic to peanuts.", "Ingrid Solberg is allergic to peanuts."]
     verdict = _judge(inputs, "Ingrid Solberg is allergic to peanuts", ["Ingrid Solberg is allergic to peanuts."] * 2)
     assert verdict.accepted, verdict.reason
+
+
+# --------------------------------------------------------------------------- rewordings with a rule of their own
+
+
+def test_every_two_weeks_is_fortnightly_and_every_week_or_every_two_months_is_not():
+    inputs = ["The Peregrine release train ships every two weeks.", "The Peregrine release train ships fortnightly."]
+    for text in inputs:
+        said = text.rstrip(".")
+        assert _judge(inputs, text, [said, said]).accepted, text
+    weekly = _judge(["The Peregrine release train ships weekly.", inputs[0]], inputs[0],
+                    [inputs[0].rstrip(".")] * 2)
+    assert not weekly.accepted and weekly.reason.endswith("drops the time unit 'week'")
+    monthly = _judge([inputs[1], "The Peregrine release train ships every two months."],
+                     "The Peregrine release train ships every two months.",
+                     ["The Peregrine release train ships every two months"] * 2)
+    assert not monthly.accepted and "drops the time unit 'fortnight'" in monthly.reason
+
+
+def test_dislikes_is_does_not_like_and_not_likes_hates_or_does_not_love():
+    inputs = ["Aurelio Santos does not like long meetings.", "Aurelio Santos dislikes long meetings."]
+    for text in inputs:
+        said = text.rstrip(".")
+        assert _judge(inputs, text, [said, said]).accepted, text
+
+    def claimed(clause: str, answer: str):
+        return _judge([clause, answer], answer, [answer.rstrip(".")] * 2)
+
+    # Each counter-example: the clause claimed by words that say something else.
+    likes = claimed("Aurelio Santos likes long meetings.", "Aurelio Santos dislikes long meetings.")
+    assert not likes.accepted and "clause 1" in likes.reason
+    hates = claimed("Aurelio Santos does not like long meetings.", "Aurelio Santos hates long meetings.")
+    assert not hates.accepted and "clause 1" in hates.reason
+    love = claimed("Aurelio Santos does not love long meetings.", "Aurelio Santos dislikes long meetings.")
+    assert not love.accepted and "clause 1" in love.reason
+    double = claimed("Aurelio Santos does not dislike long meetings.", "Aurelio Santos likes long meetings.")
+    assert not double.accepted and "clause 1" in double.reason
+
+
+def test_paid_by_a_name_is_the_name_paying_and_the_roles_must_be_the_passives():
+    inputs = ["Greyfield Farms pays its annual fee in two instalments.",
+              "The annual fee is paid by Greyfield Farms in two instalments."]
+    said = inputs[0].rstrip(".")
+    assert _judge(inputs, inputs[0], [said, said]).accepted
+
+    def claimed(clause: str, answer: str):
+        return _judge([clause, answer], answer, [answer.rstrip(".")] * 2)
+
+    assert claimed("Globex invoices are paid by Acme Corp.", "Acme Corp pays Globex invoices.").accepted
+    # The passive's agent must do it in the active: the order of names kept is a swap.
+    swapped = claimed("Globex invoices are paid by Acme Corp.", "Globex pays Acme Corp invoices.")
+    assert not swapped.accepted and "swaps the roles of 'Globex' and 'Acme Corp'" in swapped.reason
+    active = claimed("Acme Corp reviews Globex invoices.", "Acme Corp invoices are reviewed by Globex.")
+    assert not active.accepted and "swaps the roles" in active.reason
+    possessive = claimed("The Globex guide was translated by Nadia Petrova.", "Globex translated the guide of Nadia Petrova.")
+    assert not possessive.accepted and "swaps the roles" in possessive.reason
+    # The state "paid" (vs "unpaid") is not the action, and "does not pay" is a negation added.
+    state = claimed("The annual fee of Greyfield Farms is paid.", "Greyfield Farms pays the annual fee.")
+    assert not state.accepted and state.reason.endswith("drops the word of 'paid'")
+    unpaid = claimed("The annual fee of Greyfield Farms is unpaid.", "Greyfield Farms pays the annual fee.")
+    assert not unpaid.accepted
+    negated = claimed("The annual fee is paid by Greyfield Farms.", "Greyfield Farms does not pay the annual fee.")
+    assert not negated.accepted and negated.reason.endswith("adds the negation 'not'")
+    payment = claimed("The annual fee is paid by Greyfield Farms.", "Greyfield Farms makes the annual fee payment.")
+    assert not payment.accepted
+
+
+def test_can_be_called_on_gives_a_number_and_other_cans_stay_modals():
+    inputs = ["Deepa Shah's direct line is +1 415 555 0142.", "Deepa Shah can be called directly on +1 415 555 0142."]
+    said = inputs[0].rstrip(".")
+    assert _judge(inputs, inputs[0], [said, said]).accepted
+
+    def claimed(clause: str, answer: str):
+        return _judge([clause, answer], answer, [answer.rstrip(".")] * 2)
+
+    may = claimed("Deepa Shah can approve refunds directly.", "Deepa Shah approves refunds directly.")
+    assert not may.accepted and may.reason.endswith("drops the modality 'may'")
+    cannot = claimed("Deepa Shah cannot be called directly on +1 415 555 0142.",
+                     "Deepa Shah's direct line is +1 415 555 0142.")
+    assert not cannot.accepted and "drops the" in cannot.reason
+    must = _judge(["Deepa Shah can be called directly on +1 415 555 0142."],
+                  "Deepa Shah must be called directly on +1 415 555 0142.",
+                  ["Deepa Shah must be called directly on +1 415 555 0142"])
+    assert not must.accepted and must.reason.endswith("adds the modality 'must'")
+
+
+def test_open_until_a_time_is_closing_at_it_and_nothing_else_is():
+    def claimed(clause: str, answer: str):
+        claims = [answer.rstrip(".")] * len(clauses_of([clause, answer]))
+        return _judge([clause, answer], answer, claims)
+
+    assert claimed("On weekdays the Oakridge warehouse is open until 18:00.",
+                   "The Oakridge warehouse closes at 18:00 on weekdays.").accepted
+    assert claimed("The Oakridge warehouse is closed until 09:00.", "The Oakridge warehouse opens at 09:00.").accepted
+    assert claimed("The Oakridge warehouse is not open until 10:00.", "The Oakridge warehouse opens at 10:00.").accepted
+    for clause, answer in [
+        ("The Oakridge warehouse is open until 18:00.", "The Oakridge warehouse opens at 18:00."),
+        ("The Oakridge warehouse is closed until 09:00.", "The Oakridge warehouse closes at 09:00."),
+        ("The Oakridge warehouse is open until 18:00.", "The Oakridge warehouse is open at 18:00."),
+        # Only "open"/"closed" right before "until <time>", and only the pair "open".
+        ("The Oakridge warehouse is open on weekdays until 18:00.", "The Oakridge warehouse closes at 18:00 on weekdays."),
+        ("Ines Carvalho is available until 17:00.", "Ines Carvalho is unavailable at 17:00."),
+    ]:
+        verdict = claimed(clause, answer)
+        assert not verdict.accepted and "into its opposite" in verdict.reason, (clause, answer)
+
+
+def test_no_other_language_is_only_and_is_said_by_only():
+    inputs = ["Quillfeather support replies to tickets only in English and German.",
+              "Quillfeather's support team answers tickets in English and German, and in no other language."]
+    first = "Quillfeather support replies to tickets only in English"
+    claims = [first, "and German", first, "and German"]
+    assert _judge(inputs, inputs[0], claims + ["only in English and German"]).accepted
+    # Claimed by words without the "only", or with "not only", it is not said.
+    without = _judge(inputs, inputs[0], claims + ["and German"])
+    assert not without.accepted and without.reason.endswith("drops the quantifier 'only'")
+    answer = "Quillfeather support replies to tickets not only in English and German."
+    widened = _judge(inputs[1:], answer, [answer.rstrip(".")] * 3)
+    assert not widened.accepted and "adds the negation 'not'" in widened.reason

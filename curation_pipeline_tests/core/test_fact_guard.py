@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from curation_pipeline.core.fact_guard import (
     extract_facts,
+    introduced_facts,
     judge,
     missing_facts,
     occurs,
@@ -84,6 +85,28 @@ def test_numbers_match_whole_numbers_only():
 def test_a_changed_date_format_is_a_missing_date():
     # Strict on purpose: a false rejection costs wording, a false acceptance loses a fact.
     assert missing_facts(["Met on 2024-03-05."], "Met on March 5, 2024.") == [("date", "2024-03-05")]
+
+
+def test_every_sunday_says_sundays_but_one_sunday_or_another_day_does_not():
+    # "every Sunday" and "Sundays" are one recurring day: the token "Sundays", either way round.
+    assert missing_facts(["Staging is reset Sundays."], "Staging is reset every Sunday.") == []
+    assert introduced_facts(["Staging is reset Sundays."], "Staging is reset every Sunday.") == []
+    assert missing_facts(["Staging is reset each Sunday."], "Staging is reset on Sundays.") == []
+    # A lone Sunday is one day; every second Sunday and every Monday are other days.
+    assert missing_facts(["Staging is reset Sundays."], "Staging is reset on Sunday.") == [("name", "Sundays")]
+    assert missing_facts(["Staging is reset on Sunday."], "Staging is reset Sundays.") == [("name", "Sunday")]
+    assert missing_facts(["Staging is reset Sundays."], "Staging is reset every second Sunday.") == [("name", "Sundays")]
+    assert introduced_facts(["Staging is reset Sundays."], "Staging is reset every Monday.") == [("name", "Mondays")]
+
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+@pytest.mark.parametrize("written", _WEEKDAYS)
+def test_every_weekday_says_its_own_plural_only(written):
+    for said in _WEEKDAYS:
+        kept = missing_facts([f"The job runs {written}s."], f"The job runs every {said}.") == []
+        assert kept == (said == written), (written, said)
 
 
 _FACT = st.one_of(
