@@ -18,18 +18,7 @@ current. Carried:
 
 Never carried, so the update stays partial and both memories stay current: a clause that says
 when, why or on what condition the older value held ("after the initial test run on March 27",
-"because ...", "unless ...", "which ..."), which moved to another value could say something else;
-it goes over with its statement as history (below) when that statement starts its sentence.
-
-**History.** An updated statement may say more than its value: "Achieved 65% test coverage on the
-API module after the initial test run on March 27." and a later "The unit test coverage has
-increased to 78%." Superseding the older memory would hide the test run of March 27; carrying the
-statement as it is would say 65% beside 78%; writing 78% into it would misdate 78%. So the newer
-memory takes it over as history, in a sentence of its own that says it held before: "Previously:
-Achieved 65% test coverage ... on March 27." Only a statement of its own is taken over so (a
-clause in the middle of a sentence would lose what it is said of), with the clauses that continue
-it. A history sentence is never compared as a current statement (`without_history`), and a
-memory superseded in turn hands its history sentences on as they are.
+"because ...", "unless ...", "which ..."), which moved to another value could say something else.
 """
 
 from __future__ import annotations
@@ -39,10 +28,7 @@ from dataclasses import dataclass
 
 from curation_pipeline.core.clauses import Piece
 from curation_pipeline.core.subjects import VERBS
-from curation_pipeline.core.text import append_sentence, split_sentences
-
-# What opens a history sentence (see the module docstring).
-HISTORY_OPENER = "Previously:"
+from curation_pipeline.core.text import append_sentence
 
 # A clause opening with one of these says when, why, on what condition or of what the clause
 # before it holds: never carried to another clause.
@@ -163,46 +149,3 @@ def carry_into(newer: str, carried: Sequence[Carried]) -> str:
         if item.host is None:
             text = append_sentence(text, item.text)
     return text
-
-
-def is_history(sentence: str) -> bool:
-    return sentence.lstrip().startswith(HISTORY_OPENER)
-
-
-def without_history(text: str) -> tuple[str, tuple[str, ...]]:
-    """The text's current statements, and its history sentences apart (as written)."""
-    if HISTORY_OPENER not in text:
-        return text, ()
-    sentences = split_sentences(text)
-    history = tuple(s for s in sentences if is_history(s))
-    if not history:
-        return text, ()
-    return " ".join(s for s in sentences if not is_history(s)), history
-
-
-def held_when(claims: Sequence[Piece], n: int, left: Sequence[int]) -> bool:
-    """Whether the clause after claim `n` (in `left`, neither said nor updated) says when, why
-    or on what condition it held: then it is never carried on its own."""
-    after = n + 1
-    return after in left and claims[after].sentence == claims[n].sentence \
-        and not _starts_statement(claims[after]) and _opening(claims[after]) in _SUBORDINATE
-
-
-def history_notes(claims: Sequence[Piece], updated: Sequence[int], left: Sequence[int]
-                  ) -> tuple[tuple[Carried, ...], set[int]] | None:
-    """History sentences for the older `claims` numbered in `updated` (updated, and saying more
-    than their value, or said with when they held), each with the clauses of `left` that
-    continue it; and which of `left` they took. None when one of them is no statement of its
-    own (see the module docstring)."""
-    notes, taken = [], set()
-    left_set = set(left)
-    for n in updated:
-        if not _starts_statement(claims[n]):
-            return None
-        end = n
-        while end + 1 in left_set and claims[end + 1].sentence == claims[n].sentence \
-                and not _starts_statement(claims[end + 1]):
-            end += 1
-            taken.add(end)
-        notes.append(Carried(f"{HISTORY_OPENER} {_as_sentence(_span(claims[n], claims[end]))}"))
-    return tuple(notes), taken

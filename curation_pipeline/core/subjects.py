@@ -262,12 +262,3 @@ def past_event(piece) -> bool:
         if _past_form(word) and words[n].kind == "word":
             return True
     return False
-
-
-def opens_with_past_verb(piece) -> bool:
-    """Whether a clause's verb, among its first three words, is in the past ("I enrolled in ...",
-    "Felt anxious about ...", "We shipped ..."): wider than past_event, which reads the verb
-    after the subject it finds and so misses a subject of no content word ("I")."""
-    words = [t for t in piece.tokens if t.kind == "word"][:3]
-    return any(_past_form(t.lower) and (n == 0 or not t.is_name) for n, t in enumerate(words))
-

@@ -43,14 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from curation_pipeline.core.carry import (
-    Carried,
-    carried_clauses,
-    carry_into,
-    held_when,
-    history_notes,
-    without_history,
-)
+from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
 from curation_pipeline.core.change_cues import (
     CHANGE_VERBS,
     NOW_WORDS,
@@ -69,7 +62,6 @@ from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import (
     VERBS,
     naming_numbers,
-    opens_with_past_verb,
     own_subject,
     past_event,
     record_codes,
@@ -669,7 +661,6 @@ def says_two_values(text: str) -> bool:
     with different values (a text of earlier merges, "A [merged: A']"): which of its values is
     the older nothing tells, so such a text is never judged an update, nor updated; and a merge
     whose text would do so does not happen."""
-    text, _ = without_history(text)  # what held before is not a second current value
     claims = [(s.index, shape(c)) for s in text_clauses(text) for c in _claims(s) if c.keys]
     return any(first[0] != second[0] and first[1].identity and first[1].identity == second[1].identity
                and value_changes(first[1], second[1])[0]
@@ -688,9 +679,6 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     # and the values the newer one names as old.
     older = without_vocative(without_speaker(older))
     newer = as_compared(without_vocative(without_speaker(newer)))
-    # What either one says held before (carry.py's history sentences) is no current statement.
-    older, older_history = without_history(older)
-    newer, _ = without_history(newer)
     if _too_long(older) or _too_long(newer):
         # Clause by clause, two long lists cost the product of their clauses (two 8.7 KB comma
         # lists took two minutes): such a pair is not judged an update, and says why.
@@ -729,76 +717,15 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     for n, covered in zip(rest, kept.cover_all([older_clauses[n] for n in rest])):
         if covered.covered:
             said_by[n] = covered.by
+    entangled = tuple(update.old for update in updates if update.left)
     left = [n for n in rest if n not in said_by]
-    entangled = [n for n, update in found.items()
-                 if update is not None and (update.left or held_when(older_clauses, n, left))]
-    if any(not _history_safe(found[n]) for n in entangled):
-        return VersionCheck(PARTIAL, updates, tuple(older_clauses[n] for n in entangled)
-                            + tuple(older_clauses[n] for n in left))
     hosts = {n: found[n].new if found[n] is not None else said_by.get(n) for n in range(len(older_clauses))}
-    # An updated statement that says more than its value goes over as history (carry.py).
-    notes = history_notes(older_clauses, entangled, left)
-    carried = None if notes is None else carried_clauses(older_clauses, [n for n in left if n not in notes[1]], hosts)
-    if carried is None or any(_asks(older_clauses[n]) for n in left + entangled):
+    carried = carried_clauses(older_clauses, left, hosts)
+    if entangled or carried is None or any(_asks(older_clauses[n]) for n in left):
         # A question is never carried: written into the newer memory it would read as a statement.
-        return VersionCheck(PARTIAL, updates, tuple(older_clauses[n] for n in entangled)
-                            + tuple(older_clauses[n] for n in left))
-    carried += tuple(Carried(sentence) for sentence in older_history) + notes[0]
+        return VersionCheck(PARTIAL, updates, entangled + tuple(older_clauses[n] for n in left))
     return VersionCheck(UPDATE, updates, (), carried=carried,
                         carried_text=carry_into(written, carried) if carried else None)
-
-
-def _history_safe(update: ClauseUpdate) -> bool:
-    """Whether an updated statement can go over as history (carry.py): it is no past event
-    denied ("I enrolled in the course on March 15" / "I have never enrolled in any course" is a
-    contradiction, not a new value), and the newer clause gives no other value of a kind the
-    older one says beside its change, in the sentence of its change ("completed 15 classification
-    problems with accuracy above 80%" / "completed 12 area calculation problems; accuracy improved
-    to 90%": the 12 is not the 15's new value, so these may be two sessions)."""
-    if "polarity" in _kinds(update.changed) and (past_event(update.old) or opens_with_past_verb(update.old)):
-        return False
-    sentence = tokenize(update.new.context or update.new.text)
-    return not set(update.left) & set(values_of(sentence, True)) and not _qualified_apart(update.old.tokens, sentence)
-
-
-def _qualifier(tokens, n: int) -> str | None:
-    """The key of the content word right before token n that says which kind of it ("area" of
-    "calculation problems", "classification" of "problems"), or None: a participle ("planned
-    webinar") or a number says no kind."""
-    if n == 0:
-        return None
-    word = tokens[n - 1]
-    if word.kind != "word" or not word.keys or word.is_name or word.lower in VERBS \
-            or word.lower.endswith(("ed", "ing")) or any(ch.isdigit() for ch in word.text):
-        return None
-    return word.keys[0]
-
-
-def _heads(tokens) -> dict[str, set[str]]:
-    """The last word of each noun phrase (no content word after it: "problems" of "classification
-    problems with ...", not "test" of "unit test coverage"), with the qualifiers it has."""
-    heads: dict[str, set[str]] = {}
-    for n, token in enumerate(tokens):
-        if token.kind != "word" or not token.keys or token.lower in VERBS:
-            continue
-        following = tokens[n + 1] if n + 1 < len(tokens) else None
-        if following is not None and following.kind == "word" and following.keys and following.lower not in VERBS:
-            continue
-        qualifier = _qualifier(tokens, n)
-        if qualifier is not None:
-            heads.setdefault(token.keys[0], set()).add(qualifier)
-    return heads
-
-
-def _qualified_apart(old_tokens, new_tokens) -> bool:
-    """Whether a noun both say is qualified as another kind on each side: "15 classification
-    problems" / "accuracy in area calculation problems", "72% of weekly target" / "the word
-    count target", each qualifier missing from the other side. Then the two speak of two things."""
-    old_keys = {key for t in old_tokens for key in t.keys}
-    new_keys = {key for t in new_tokens for key in t.keys}
-    old_heads, new_heads = _heads(old_tokens), _heads(new_tokens)
-    return any(old_heads[head] - new_keys and new_heads[head] - old_keys
-               for head in old_heads.keys() & new_heads.keys())
 
 
 def _asks(clause: Piece) -> bool:

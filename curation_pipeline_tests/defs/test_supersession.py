@@ -273,19 +273,3 @@ def test_a_long_successor_is_not_cut_short_by_a_summary_that_would_drop_its_newe
     assert fetch_node(db, other)["pointer_summary"].endswith("…")
     assert NEW in " ".join(_current(db))
     assert cycle_row(db, result.run_id)["steps"]["summarize_verbose"]["summarized"] == 1
-
-
-def test_a_chain_keeps_what_the_first_value_was_said_with_as_history_and_only_the_newest_value_current(db, instance):
-    """"after the audit on May 2" says when 40 held: it is neither hidden nor said of 55 or 70.
-    The successor takes the first statement over as history, hands it on to the next one, and
-    only 70 is current; the first memory keeps its own words."""
-    first = "The backlog has 40 tickets after the audit on May 2."
-    a, b, c = insert(db, node(text=first, created_at=NOW - timedelta(days=10)),
-                     node(text="The backlog now has 55 tickets.", created_at=NOW - timedelta(days=5)),
-                     node(text="The backlog now has 70 tickets.", created_at=NOW - timedelta(days=1)))
-    runs = [run_cycle(instance) for _ in range(3)]
-    assert all(result.success for result in runs)
-    assert {str(fetch_node(db, a)["superseded_by"]), str(fetch_node(db, b)["superseded_by"])} <= {b, c}
-    assert fetch_node(db, c)["superseded_by"] is None
-    assert _current(db) == {f"The backlog now has 70 tickets. Previously: {first}"}
-    assert fetch_node(db, a)["pointer_summary"] == first

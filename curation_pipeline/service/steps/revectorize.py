@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from curation_pipeline.clients.embedders.base import Embedder
 from curation_pipeline.config.op_config import RevectorizeConfig
-from curation_pipeline.core.carry import without_history
 from curation_pipeline.core.step_spec import EMBEDDINGS, HealthCount, StepCounts, StepSpec, SummaryColumn, count
 from curation_pipeline.core.steps.revectorize import (
     check_embedder_fits,
@@ -41,9 +40,7 @@ def revectorize(run: StepRun, config, *, embedder: Embedder) -> dict:
     attempted, unavailable = 0, None
     for batch in embedding_batches(plan_embedding(missing, outdated), config.batch_size):
         try:
-            # A memory's vector is what it says now: the history sentences a successor took over
-            # (core/carry.py) would pull it away from the next update of the same fact.
-            vectors = embedder.embed([without_history(text)[0] for text in batch["pointer_summary"].to_list()])
+            vectors = embedder.embed(batch["pointer_summary"].to_list())
             validate_vectors(vectors, embedder.dimension, labels=batch["id"].to_list())
         except EmbedderUnavailable as error:
             unavailable = str(error)
