@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 
 import psutil
@@ -23,11 +22,10 @@ from curation_pipeline.core.partition_keys import partition_key
 from curation_pipeline.store.database import open_connection
 from curation_pipeline_tests.conftest import insert, node
 from curation_pipeline_tests.defs.test_daemon_e2e import _stop_group, dagster_home  # noqa: F401 (fixture)
+from curation_pipeline_tests.defs.test_killed_run import WAIT_S, wait_for
 from curation_pipeline_tests.support.lease_faults import lease_holder_pid
 
 pytestmark = pytest.mark.slow
-
-WAIT_S = 240
 
 
 def _cli(*args: str, **options) -> subprocess.Popen:
@@ -45,16 +43,6 @@ def _run_worker(command: subprocess.Popen) -> psutil.Process | None:
     return None
 
 
-def _wait_for(predicate, what: str):
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError(f"{what} within {WAIT_S}s")
-
-
 def test_a_cli_run_whose_worker_is_killed_says_what_happened(db, dagster_home, database_url):  # noqa: F811
     namespace = f"killed-{uuid.uuid4().hex[:8]}"
     key = partition_key("acme", namespace)
@@ -66,8 +54,8 @@ def test_a_cli_run_whose_worker_is_killed_says_what_happened(db, dagster_home, d
             # Every step that writes waits for these rows, so the run is in flight when killed.
             holder.execute("SELECT id FROM memory_nodes WHERE namespace = %s FOR UPDATE", (namespace,))
             command = _cli("run", "--partition", key, start_new_session=True)
-            _wait_for(lambda: lease_holder_pid(db, "acme", namespace), "the run never took its namespace's lease")
-            worker = _wait_for(lambda: _run_worker(command), "no run worker under the command")
+            wait_for(lambda: lease_holder_pid(db, "acme", namespace), "the run never took its namespace's lease")
+            worker = wait_for(lambda: _run_worker(command), "no run worker under the command")
             worker.send_signal(signal.SIGKILL)
         finally:
             holder.rollback()

@@ -72,15 +72,17 @@ def _start_daemon(home, log_path) -> subprocess.Popen:
         )
 
 
-def _wait_for(predicate, what: str, log_path):
+def wait_for(predicate, what: str, log_path=None):
+    """The predicate's first truthy value, polled for up to WAIT_S; else fail, with the end of the
+    daemon's log when there is one."""
     deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
         time.sleep(0.5)
-    raise AssertionError(f"{what} within {WAIT_S}s; daemon log:\n"
-                         f"{log_path.read_text(errors='replace')[-4000:]}")
+    log = f"; daemon log:\n{log_path.read_text(errors='replace')[-4000:]}" if log_path is not None else ""
+    raise AssertionError(f"{what} within {WAIT_S}s{log}")
 
 
 def _kill_tree(process: subprocess.Popen) -> set[int]:
@@ -119,12 +121,12 @@ def test_a_run_killed_with_kill_9_is_marked_failed_and_its_namespace_stays_due(
             run_id = launcher.stdout.readline().strip()
             assert run_id, "the launcher printed no run id"
             with dg.DagsterInstance.get() as instance:
-                _wait_for(lambda: lease_holder_pid(db, "acme", namespace),
+                wait_for(lambda: lease_holder_pid(db, "acme", namespace),
                           "the run never took its namespace's lease", log_path)
                 assert instance.get_run_by_id(run_id).status == dg.DagsterRunStatus.STARTED
                 killed = _kill_tree(launcher)  # the run worker, its code server and the launcher
 
-                run = _wait_for(
+                run = wait_for(
                     lambda: _finished(instance, run_id), "the daemon never marked the dead run finished",
                     log_path,
                 )
