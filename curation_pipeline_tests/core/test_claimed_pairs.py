@@ -27,6 +27,12 @@ def _judge(inputs: list[str], text: str, said_as: list[str | None], *, kind: str
                  max_chars=2000, kind=kind, semantic=semantic)
 
 
+def _claimed(clause: str, answer: str):
+    """The guard's verdict on a merge of `clause` with `answer`, each of the two input clauses
+    claimed by the whole answer."""
+    return _judge([clause, answer], answer, [answer.rstrip(".")] * 2)
+
+
 def _plain(inputs: list[str], text: str, semantic=None):
     return judge(json.dumps({MERGE_FIELD: text}), field=MERGE_FIELD, inputs=inputs, max_chars=2000,
                  kind="merge", semantic=semantic)
@@ -245,17 +251,14 @@ def test_dislikes_is_does_not_like_and_not_likes_hates_or_does_not_love():
         said = text.rstrip(".")
         assert _judge(inputs, text, [said, said]).accepted, text
 
-    def claimed(clause: str, answer: str):
-        return _judge([clause, answer], answer, [answer.rstrip(".")] * 2)
-
     # Each counter-example: the clause claimed by words that say something else.
-    likes = claimed("Aurelio Santos likes long meetings.", "Aurelio Santos dislikes long meetings.")
+    likes = _claimed("Aurelio Santos likes long meetings.", "Aurelio Santos dislikes long meetings.")
     assert not likes.accepted and "clause 1" in likes.reason
-    hates = claimed("Aurelio Santos does not like long meetings.", "Aurelio Santos hates long meetings.")
+    hates = _claimed("Aurelio Santos does not like long meetings.", "Aurelio Santos hates long meetings.")
     assert not hates.accepted and "clause 1" in hates.reason
-    love = claimed("Aurelio Santos does not love long meetings.", "Aurelio Santos dislikes long meetings.")
+    love = _claimed("Aurelio Santos does not love long meetings.", "Aurelio Santos dislikes long meetings.")
     assert not love.accepted and "clause 1" in love.reason
-    double = claimed("Aurelio Santos does not dislike long meetings.", "Aurelio Santos likes long meetings.")
+    double = _claimed("Aurelio Santos does not dislike long meetings.", "Aurelio Santos likes long meetings.")
     assert not double.accepted and "clause 1" in double.reason
 
 
@@ -265,25 +268,22 @@ def test_paid_by_a_name_is_the_name_paying_and_the_roles_must_be_the_passives():
     said = inputs[0].rstrip(".")
     assert _judge(inputs, inputs[0], [said, said]).accepted
 
-    def claimed(clause: str, answer: str):
-        return _judge([clause, answer], answer, [answer.rstrip(".")] * 2)
-
-    assert claimed("Globex invoices are paid by Acme Corp.", "Acme Corp pays Globex invoices.").accepted
+    assert _claimed("Globex invoices are paid by Acme Corp.", "Acme Corp pays Globex invoices.").accepted
     # The passive's agent must do it in the active: the order of names kept is a swap.
-    swapped = claimed("Globex invoices are paid by Acme Corp.", "Globex pays Acme Corp invoices.")
+    swapped = _claimed("Globex invoices are paid by Acme Corp.", "Globex pays Acme Corp invoices.")
     assert not swapped.accepted and "swaps the roles of 'Globex' and 'Acme Corp'" in swapped.reason
-    active = claimed("Acme Corp reviews Globex invoices.", "Acme Corp invoices are reviewed by Globex.")
+    active = _claimed("Acme Corp reviews Globex invoices.", "Acme Corp invoices are reviewed by Globex.")
     assert not active.accepted and "swaps the roles" in active.reason
-    possessive = claimed("The Globex guide was translated by Nadia Petrova.", "Globex translated the guide of Nadia Petrova.")
+    possessive = _claimed("The Globex guide was translated by Nadia Petrova.", "Globex translated the guide of Nadia Petrova.")
     assert not possessive.accepted and "swaps the roles" in possessive.reason
     # The state "paid" (vs "unpaid") is not the action, and "does not pay" is a negation added.
-    state = claimed("The annual fee of Greyfield Farms is paid.", "Greyfield Farms pays the annual fee.")
+    state = _claimed("The annual fee of Greyfield Farms is paid.", "Greyfield Farms pays the annual fee.")
     assert not state.accepted and state.reason.endswith("drops the word of 'paid'")
-    unpaid = claimed("The annual fee of Greyfield Farms is unpaid.", "Greyfield Farms pays the annual fee.")
+    unpaid = _claimed("The annual fee of Greyfield Farms is unpaid.", "Greyfield Farms pays the annual fee.")
     assert not unpaid.accepted
-    negated = claimed("The annual fee is paid by Greyfield Farms.", "Greyfield Farms does not pay the annual fee.")
+    negated = _claimed("The annual fee is paid by Greyfield Farms.", "Greyfield Farms does not pay the annual fee.")
     assert not negated.accepted and negated.reason.endswith("adds the negation 'not'")
-    payment = claimed("The annual fee is paid by Greyfield Farms.", "Greyfield Farms makes the annual fee payment.")
+    payment = _claimed("The annual fee is paid by Greyfield Farms.", "Greyfield Farms makes the annual fee payment.")
     assert not payment.accepted
 
 
@@ -292,12 +292,9 @@ def test_can_be_called_on_gives_a_number_and_other_cans_stay_modals():
     said = inputs[0].rstrip(".")
     assert _judge(inputs, inputs[0], [said, said]).accepted
 
-    def claimed(clause: str, answer: str):
-        return _judge([clause, answer], answer, [answer.rstrip(".")] * 2)
-
-    may = claimed("Deepa Shah can approve refunds directly.", "Deepa Shah approves refunds directly.")
+    may = _claimed("Deepa Shah can approve refunds directly.", "Deepa Shah approves refunds directly.")
     assert not may.accepted and may.reason.endswith("drops the modality 'may'")
-    cannot = claimed("Deepa Shah cannot be called directly on +1 415 555 0142.",
+    cannot = _claimed("Deepa Shah cannot be called directly on +1 415 555 0142.",
                      "Deepa Shah's direct line is +1 415 555 0142.")
     assert not cannot.accepted and "drops the" in cannot.reason
     must = _judge(["Deepa Shah can be called directly on +1 415 555 0142."],
