@@ -38,7 +38,13 @@ RECENCY = ("recall_count", "last_recalled_at")
 # one of them changed the value, so an undo restores them together or not at all. Without this, a
 # forced undo of a re-embedding that kept the model (vector changed, model the same) over an
 # agent's edit that cleared both would write the vector back beside the agent's NULL model.
-TOGETHER = (("embedding", "embedding_model"),)
+#
+# The same holds for where a node stands: archived into a keeper is both `archived_at` and
+# `merged_into` (the table checks that a keeper comes with an archive time). A later merge that
+# moves an archived node on to its keeper's keeper changes only `merged_into`; a forced undo of
+# it over an undo that made the node active since must write the link back whole, not the old
+# keeper beside an empty `archived_at` (seed 936560 of the soak).
+TOGETHER = (("embedding", "embedding_model"), ("archived_at", "merged_into"))
 
 
 @dataclass(frozen=True)

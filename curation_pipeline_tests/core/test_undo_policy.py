@@ -45,3 +45,43 @@ def test_without_force_that_row_is_a_conflict_naming_both_columns():
 def test_a_run_that_touched_neither_column_restores_neither():
     effect = run_effect([(_row("long text", "[1,0]", MODEL), _row("short", "[1,0]", MODEL))], COLUMNS)
     assert effect.changed == ("pointer_summary",)
+
+
+# ------------------------------------------------------------------ a node's link is one value
+
+LINK_COLUMNS = ("pointer_summary", "archived_at", "merged_into")
+ARCHIVED_AT = "2026-12-04T23:32:48+00:00"
+
+
+def _linked(keeper: str | None) -> dict:
+    return {"pointer_summary": "Tomás approved the policy.", "merged_into": keeper,
+            "archived_at": ARCHIVED_AT if keeper else None}
+
+
+def test_a_run_that_only_repointed_an_archived_node_changed_its_whole_link():
+    """A later merge moves a node already archived into K on to K's own keeper K2: only
+    `merged_into` differs, yet where the node stands is both columns."""
+    effect = run_effect([(_linked("K"), _linked("K2"))], LINK_COLUMNS)
+    assert effect.changed == ("archived_at", "merged_into")
+
+
+def test_a_forced_undo_of_a_repoint_over_a_node_made_active_since_writes_both_halves_of_its_link():
+    """The soak's case (seed 936560): an undo made the node active since; forcing the undo of the
+    re-point must not write its old keeper beside an empty `archived_at` (the row would break
+    the table's check, and the whole undo with it). It puts the link back whole, or nothing."""
+    effect = run_effect([(_linked("K"), _linked("K2"))], LINK_COLUMNS)
+    active = _linked(None)
+
+    decision = decide(effect, active, force=True)
+    target = restore_target(effect, active)
+
+    assert decision.action == "restore" and decision.forced
+    restored = {column: target[column] for column in decision.columns}
+    assert restored == {"archived_at": ARCHIVED_AT, "merged_into": "K"}
+
+
+def test_without_force_undoing_that_repoint_is_a_conflict():
+    effect = run_effect([(_linked("K"), _linked("K2"))], LINK_COLUMNS)
+    decision = decide(effect, _linked(None))
+    assert decision.action == "conflict"
+    assert set(decision.changed_since) == {"archived_at", "merged_into"}

@@ -517,3 +517,29 @@ def test_undoing_twice_a_merge_that_changed_only_the_keepers_recency_takes_the_r
     assert fetch_node(db, keeper)["recall_count"] == 3 + 4 + 1 + 2
     undo_run(database_url, redo.undo_id)
     assert fetch_node(db, keeper)["recall_count"] == 3 + 4 + 1
+
+
+def test_forcing_the_undo_of_a_repoint_after_its_node_came_back_keeps_the_table_whole(db, instance, database_url):
+    """The soak's case (seed 936560). Run A merges a node into a keeper; run B merges that keeper
+    into a newer one and so moves the node on to it (only its `merged_into` changes). A forced
+    undo of A makes the node active again. A forced undo of B then must not write B's old keeper
+    beside the node's empty `archived_at`: the table refuses that row, and the whole undo failed."""
+    keeper, absorbed = insert(db, node(text=DANA, base_utility=0.5), node(text=f"{DANA} {BADGE}", base_utility=0.1))
+    run_a = run_cycle(instance, run_config=MERGE_CONFIG)
+    assert run_a.success and str(fetch_node(db, absorbed)["merged_into"]) == keeper
+    [newer] = insert(db, node(text=f"{DANA} {BADGE} {DESK}", base_utility=0.99))
+    run_b = run_cycle(instance, run_config=MERGE_CONFIG)
+    assert run_b.success and str(fetch_node(db, keeper)["merged_into"]) == newer
+    assert str(fetch_node(db, absorbed)["merged_into"]) == newer  # moved on by run B
+
+    undo_run(database_url, run_a.run_id, force=True)
+    assert fetch_node(db, absorbed)["archived_at"] is None
+
+    [report] = undo_run(database_url, run_b.run_id, force=True)
+
+    # Linking the node back to its old keeper would put it in a text that no longer holds it (the
+    # keeper's text went back to before run A): held back, and every memory is active and whole.
+    assert report.held == [{"kind": "node", "id": absorbed, "reason": "keeper_changed", "nodes": [keeper], "runs": []}]
+    assert _orphaned_sentences(db) == []
+    assert {row[0] for row in db.execute("SELECT pointer_summary FROM memory_nodes WHERE archived_at IS NULL")} == {
+        DANA, f"{DANA} {BADGE}", f"{DANA} {BADGE} {DESK}"}
