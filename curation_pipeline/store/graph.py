@@ -128,12 +128,15 @@ def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan
         previous AS (
             SELECT e.* FROM graph_edges e JOIN wanted w USING (source_id, target_id, label)
         ),
-        -- New edges are added; an edge an undo retracted comes back when the merge is made again.
+        -- New edges are added; a retracted edge comes back when its merge or supersession is
+        -- made again (after an undo, or after both nodes moved together), in the namespace it is
+        -- made in now: the row is one per two nodes and label, whatever namespace it was in.
         added AS (
             INSERT INTO graph_edges AS e (tenant_id, namespace, source_id, target_id, label, properties)
             SELECT * FROM wanted
             ON CONFLICT (source_id, target_id, label) DO UPDATE
-                SET retracted_at = NULL, retracted_by = NULL, properties = EXCLUDED.properties
+                SET retracted_at = NULL, retracted_by = NULL, properties = EXCLUDED.properties,
+                    tenant_id = EXCLUDED.tenant_id, namespace = EXCLUDED.namespace
                 WHERE e.retracted_at IS NOT NULL
             RETURNING *
         )

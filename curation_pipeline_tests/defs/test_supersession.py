@@ -273,3 +273,25 @@ def test_a_long_successor_is_not_cut_short_by_a_summary_that_would_drop_its_newe
     assert fetch_node(db, other)["pointer_summary"].endswith("…")
     assert NEW in " ".join(_current(db))
     assert cycle_row(db, result.run_id)["steps"]["summarize_verbose"]["summarized"] == 1
+
+
+def test_a_supersession_made_again_after_both_memories_moved_namespace_is_drawn_in_their_new_one(db, instance):
+    """The soak's case (seed 204559). A supersession is drawn in the graph in acme/support; the
+    successor moves to acme/sales, so the next cycle there takes the supersession back and
+    retracts its edge; the older memory follows it. In acme/sales the pair is an update again:
+    its edge (the same two nodes and label, so the same row) must come back in acme/sales, not
+    be revived in acme/support, which the graph refuses and which failed the whole cycle."""
+    older, newer = _update(db)
+    assert run_cycle(instance).success
+    db.execute("UPDATE memory_nodes SET namespace = 'sales' WHERE id = %s", (newer,))
+    assert run_cycle(instance).success
+    assert fetch_node(db, older)["superseded_by"] is None
+    db.execute("UPDATE memory_nodes SET namespace = 'sales' WHERE id = %s", (older,))
+
+    result = run_cycle(instance, "acme", "sales")
+
+    assert result.success
+    assert str(fetch_node(db, older)["superseded_by"]) == newer
+    live = db.execute("SELECT source_id::text, target_id::text, tenant_id, namespace FROM graph_edges"
+                      " WHERE label = 'supersedes' AND retracted_at IS NULL").fetchall()
+    assert live == [(newer, older, "acme", "sales")]
