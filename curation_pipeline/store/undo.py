@@ -32,6 +32,8 @@ NODE_COLUMNS = (
     "merged_into", "superseded_by", "valid_until",
 )
 EDGE_COLUMNS = ("retracted_at", "retracted_by")
+# Edges that draw a relation between two nodes, which the nodes' columns say holds or not.
+RELATION_LABELS = ("merged_into", "supersedes")
 SIGNAL_COLUMNS = ("status", "withdrawn_at", "withdrawn_by")
 
 
@@ -453,20 +455,27 @@ def _undo_edges(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
         "SELECT id::text, to_jsonb(e) FROM graph_edges e WHERE id = ANY(%s::bigint[]) ORDER BY id FOR UPDATE",
         ([int(edge_id) for edge_id in changes],),
     ).fetchall())
-    standing = _standing_merges(conn, [edge for edge in current.values() if edge["label"] == "merged_into"])
+    standing = _standing_relations(conn, list(current.values()))
     apart = _vertices_apart(conn, list(current.values()))
     retract, restore, restore_to = [], [], []
     for edge_id, effect in sorted(changes.items()):
         now = current[edge_id]
+        # An edge is one row per two nodes and label: made again in another namespace (both
+        # nodes moved there), it is that namespace's now, like a moved node. Listed, left alone.
+        if (now["tenant_id"], now["namespace"]) != (scope.tenant_id, scope.namespace):
+            report.moved.append({"kind": "edge", "id": edge_id,
+                                 "moved_to": partition_key(now["tenant_id"], now["namespace"])})
+            continue
+        relation = (now["source_id"], now["target_id"], now["label"])
         if effect is None:  # the run added it: retract it, once
-            if now.get("retracted_at") is None and (now["source_id"], now["target_id"]) not in standing:
+            if now.get("retracted_at") is None and relation not in standing:
                 retract.append(int(edge_id))
             continue
         decision = decide(effect, now, force=force)
-        # A merge edge follows its merge: it stands exactly while the node is archived into
-        # that keeper (a merge the node undo left alone keeps its edge).
-        if now["label"] == "merged_into" and ((effect.before.get("retracted_at") is None)
-                                              != ((now["source_id"], now["target_id"]) in standing)):
+        # A merge or supersession edge follows its relation: it stands exactly while the node is
+        # archived into that keeper, or superseded by that successor (one the node undo left
+        # alone keeps its edge).
+        if now["label"] in RELATION_LABELS and ((effect.before.get("retracted_at") is None) != (relation in standing)):
             continue
         if decision.action == "restore" and effect.before.get("retracted_at") is None and edge_id in apart:
             # A vertex moved to another namespace since (an agent moved its node): a live edge
@@ -501,15 +510,23 @@ def _vertices_apart(conn, edges: list[dict]) -> set[str]:
             if any(where.get(edge[end]) != (edge["tenant_id"], edge["namespace"]) for end in ("source_id", "target_id"))}
 
 
-def _standing_merges(conn, edges: list[dict]) -> set[tuple[str, str]]:
-    """(node, keeper) of the given merge edges whose node is archived into that keeper now."""
-    if not edges:
+def _standing_relations(conn, edges: list[dict]) -> set[tuple[str, str, str]]:
+    """(source, target, label) of the given merge and supersession edges whose relation holds
+    now: the node archived into that keeper, the older node superseded by that successor."""
+    nodes = sorted({edge[end] for edge in edges if edge["label"] in RELATION_LABELS
+                    for end in ("source_id", "target_id")})
+    if not nodes:
         return set()
-    return set(conn.execute(
-        "SELECT id::text, merged_into::text FROM memory_nodes"
-        " WHERE id = ANY(%s::uuid[]) AND archived_at IS NOT NULL AND merged_into IS NOT NULL",
-        (sorted({edge["source_id"] for edge in edges}),),
-    ).fetchall()) & {(edge["source_id"], edge["target_id"]) for edge in edges}
+    held = set()
+    for node_id, keeper, successor in conn.execute(
+        "SELECT id::text, CASE WHEN archived_at IS NOT NULL THEN merged_into::text END, superseded_by::text"
+        " FROM memory_nodes WHERE id = ANY(%s::uuid[])", (nodes,),
+    ).fetchall():
+        if keeper is not None:
+            held.add((node_id, keeper, "merged_into"))
+        if successor is not None:
+            held.add((successor, node_id, "supersedes"))
+    return held & {(edge["source_id"], edge["target_id"], edge["label"]) for edge in edges}
 
 
 def _set_edges(conn, scope: Scope, run_id: str, ids: list[int], states: list[dict], *, stamp: bool) -> int:

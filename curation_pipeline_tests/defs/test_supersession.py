@@ -275,23 +275,45 @@ def test_a_long_successor_is_not_cut_short_by_a_summary_that_would_drop_its_newe
     assert cycle_row(db, result.run_id)["steps"]["summarize_verbose"]["summarized"] == 1
 
 
-def test_a_supersession_made_again_after_both_memories_moved_namespace_is_drawn_in_their_new_one(db, instance):
-    """The soak's case (seed 204559). A supersession is drawn in the graph in acme/support; the
-    successor moves to acme/sales, so the next cycle there takes the supersession back and
-    retracts its edge; the older memory follows it. In acme/sales the pair is an update again:
-    its edge (the same two nodes and label, so the same row) must come back in acme/sales, not
-    be revived in acme/support, which the graph refuses and which failed the whole cycle."""
+def _superseded_again_in_sales(db, instance) -> tuple[str, str, str]:
+    """A supersession drawn in acme/support, taken back there when its successor moved to
+    acme/sales, then made again in acme/sales once the older memory followed it. Returns the
+    older and newer ids and the first run's id."""
     older, newer = _update(db)
-    assert run_cycle(instance).success
+    first = run_cycle(instance)
+    assert first.success
     db.execute("UPDATE memory_nodes SET namespace = 'sales' WHERE id = %s", (newer,))
     assert run_cycle(instance).success
     assert fetch_node(db, older)["superseded_by"] is None
     db.execute("UPDATE memory_nodes SET namespace = 'sales' WHERE id = %s", (older,))
+    assert run_cycle(instance, "acme", "sales").success
+    return older, newer, first.run_id
 
-    result = run_cycle(instance, "acme", "sales")
 
-    assert result.success
-    assert str(fetch_node(db, older)["superseded_by"]) == newer
-    live = db.execute("SELECT source_id::text, target_id::text, tenant_id, namespace FROM graph_edges"
+def _live_supersedes_edges(db) -> list[tuple]:
+    return db.execute("SELECT source_id::text, target_id::text, tenant_id, namespace FROM graph_edges"
                       " WHERE label = 'supersedes' AND retracted_at IS NULL").fetchall()
-    assert live == [(newer, older, "acme", "sales")]
+
+
+def test_a_supersession_made_again_after_both_memories_moved_namespace_is_drawn_in_their_new_one(db, instance):
+    """The soak's case (seed 204559). In acme/sales the pair is an update again: its edge (the
+    same two nodes and label, so the same row) must come back in acme/sales, not be revived in
+    acme/support, which the graph refuses and which failed the whole cycle."""
+    older, newer, _ = _superseded_again_in_sales(db, instance)
+    assert str(fetch_node(db, older)["superseded_by"]) == newer
+    assert _live_supersedes_edges(db) == [(newer, older, "acme", "sales")]
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_undoing_the_first_supersession_leaves_its_edge_where_it_was_made_again(db, instance, database_url, force):
+    """The same seed, further on: undoing the acme/support run that first drew the edge must not
+    retract it now that it stands in acme/sales for a supersession made there. An undo writes
+    only in the namespace the run curated, even forced; the edge is listed as moved."""
+    older, newer, first_run = _superseded_again_in_sales(db, instance)
+    [edge_id] = [str(row[0]) for row in db.execute("SELECT id FROM graph_edges WHERE label = 'supersedes'")]
+
+    reports = undo_run(database_url, first_run, force=force)
+
+    assert _live_supersedes_edges(db) == [(newer, older, "acme", "sales")]
+    assert str(fetch_node(db, older)["superseded_by"]) == newer
+    assert {"kind": "edge", "id": edge_id, "moved_to": "acme:sales"} in [row for r in reports for row in r.moved]
