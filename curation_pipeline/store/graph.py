@@ -110,9 +110,11 @@ def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan
         WITH wanted AS (
             SELECT m.tenant_id, m.namespace, m.id AS source_id, m.merged_into AS target_id,
                    'merged_into' AS label, '{}'::jsonb AS properties
+            -- Only between two vertices of this namespace: a pointer out of it (an agent moved
+            -- one node; no_orphaned_archives and supersessions_hold name it) draws no edge.
             FROM memory_nodes m
-            JOIN graph_vertices s ON s.node_id = m.id
-            JOIN graph_vertices k ON k.node_id = m.merged_into
+            JOIN graph_vertices s ON s.node_id = m.id AND (s.tenant_id, s.namespace) = (m.tenant_id, m.namespace)
+            JOIN graph_vertices k ON k.node_id = m.merged_into AND (k.tenant_id, k.namespace) = (m.tenant_id, m.namespace)
             WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.merged_into IS NOT NULL
               AND (m.id = ANY(%(ids)s::uuid[]) OR m.merged_into = ANY(%(ids)s::uuid[]))
             UNION ALL
@@ -120,8 +122,8 @@ def apply_graph_sync(conn: psycopg.Connection, scope: Scope, plan: GraphSyncPlan
             SELECT m.tenant_id, m.namespace, m.superseded_by, m.id, 'supersedes',
                    jsonb_build_object('valid_from', m.created_at, 'valid_until', m.valid_until)
             FROM memory_nodes m
-            JOIN graph_vertices s ON s.node_id = m.superseded_by
-            JOIN graph_vertices o ON o.node_id = m.id
+            JOIN graph_vertices s ON s.node_id = m.superseded_by AND (s.tenant_id, s.namespace) = (m.tenant_id, m.namespace)
+            JOIN graph_vertices o ON o.node_id = m.id AND (o.tenant_id, o.namespace) = (m.tenant_id, m.namespace)
             WHERE m.tenant_id = %(t)s AND m.namespace = %(n)s AND m.superseded_by IS NOT NULL
               AND (m.id = ANY(%(ids)s::uuid[]) OR m.superseded_by = ANY(%(ids)s::uuid[]))
         ),

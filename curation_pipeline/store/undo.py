@@ -286,6 +286,14 @@ def _held_back(conn, scope: Scope, run_id: str, restores: dict, current: dict) -
     for node_id, link in links.items():
         if node_id not in held and planned[node_id].relinks and link.keeper in moved_keepers:
             held[node_id] = Hold("keeper_moved", [link.keeper], moved_to=moved_keepers[link.keeper])
+    # Likewise superseding a node again by a successor moved to another namespace since (the
+    # cycle that took the supersession back because of that move is what such an undo undoes).
+    successors = {node_id: effect.before.get("superseded_by") for node_id, (effect, decision) in restores.items()
+                  if "superseded_by" in decision.columns and effect.before.get("superseded_by") is not None}
+    moved_successors = undo_links.elsewhere(conn, scope, set(successors.values()))
+    for node_id, successor in successors.items():
+        if node_id not in held and successor in moved_successors:
+            held[node_id] = Hold("successor_moved", [successor], moved_to=moved_successors[successor])
     return held
 
 

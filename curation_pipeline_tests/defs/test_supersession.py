@@ -317,3 +317,37 @@ def test_undoing_the_first_supersession_leaves_its_edge_where_it_was_made_again(
     assert _live_supersedes_edges(db) == [(newer, older, "acme", "sales")]
     assert str(fetch_node(db, older)["superseded_by"]) == newer
     assert {"kind": "edge", "id": edge_id, "moved_to": "acme:sales"} in [row for r in reports for row in r.moved]
+
+
+def test_undoing_the_cycle_that_took_a_supersession_back_never_points_across_namespaces(db, instance, database_url):
+    """The soak's case (seed 141273). The successor moved to acme/sales, so a cycle took the
+    supersession back; undoing that cycle would point the older memory at a successor of
+    another namespace. Held back (`successor_moved`): the older memory stays current, and the
+    next cycle runs."""
+    older, newer = _update(db)
+    assert run_cycle(instance).success
+    db.execute("UPDATE memory_nodes SET namespace = 'sales' WHERE id = %s", (newer,))
+    took_back = run_cycle(instance)
+    assert took_back.success and fetch_node(db, older)["superseded_by"] is None
+
+    [report] = undo_run(database_url, took_back.run_id)
+
+    assert [(row["id"], row["reason"], row["moved_to"]) for row in report.held] == [(older, "successor_moved", "acme:sales")]
+    assert fetch_node(db, older)["superseded_by"] is None and OLD in _current(db)
+    assert run_cycle(instance).success
+
+
+def test_a_superseded_memory_pointing_into_another_namespace_does_not_fail_the_graph_sync(db, instance):
+    """An agent (or a bug) can leave an archived memory superseded by a memory of another
+    namespace: step 2 re-checks only active ones, and the graph refuses an edge across
+    namespaces. The cycle must still run, drawing no such edge."""
+    older, newer = _update(db)
+    assert run_cycle(instance).success
+    db.execute("UPDATE memory_nodes SET archived_at = now() WHERE id = %s", (older,))
+    db.execute("UPDATE memory_nodes SET namespace = 'sales' WHERE id = %s", (newer,))
+    assert run_cycle(instance, "acme", "sales").success  # the successor's vertex follows it
+    # An edit puts the older memory in acme/support's next graph sync.
+    db.execute("UPDATE memory_nodes SET pointer_summary = pointer_summary || ' ' WHERE id = %s", (older,))
+
+    assert run_cycle(instance).success
+    assert _live_supersedes_edges(db) == []

@@ -72,6 +72,9 @@ def held_reason(row: dict) -> str:
     if row["reason"] == "keeper_changed":
         return (f"its keeper {nodes} no longer has the text it was merged into; archiving it again"
                 " would leave its text in no active node")
+    if row["reason"] == "successor_moved":
+        return (f"its successor {nodes} moved to {row.get('moved_to', 'another namespace')} since; superseding it by"
+                " a memory of another namespace would cross namespaces")
     if row["reason"] == "keeper_moved":
         return (f"its keeper {nodes} moved to {row.get('moved_to', 'another namespace')} since; archiving it into a node"
                 " of another namespace would cross namespaces")
