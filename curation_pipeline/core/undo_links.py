@@ -10,6 +10,10 @@ can come apart. Each way is held back here:
   node points at it now that did not point at it then (a later run merged it in, or the run
   itself did and that half is left alone), or whose text changed since. Its text would be in
   no active node. The keeper is held back; undo the later run first.
+- **merged into since**: the undo puts a node's text back to what it was before the run, but
+  the node was merged into a keeper since (it is archived now, and its keeper took in the text
+  the run left, e.g. a summary). Its old text would be in no active node. The node is held
+  back; undo the later run first.
 - **keeper changed**: the undo (an undo of an undo) archives a node into a keeper again, but
   the keeper's text is not put back to the text that held it, and is not that text any more
   (an undo records the keeper's text when it takes a node out of it, so this is known exactly;
@@ -31,7 +35,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-Reason = str  # "merged_since" | "keeper_changed" | "node_changed" | "keeper_archived" | "keeper_moved"
+Reason = str  # "merged_since" | "merged_into_since" | "keeper_changed" | "node_changed" | "keeper_archived"
+#                | "keeper_moved" | "successor_moved" (the last two found by the store)
 
 
 @dataclass(frozen=True)
@@ -124,7 +129,10 @@ def _unsafe(restores: Mapping[str, Restore], now: Mapping[str, NodeNow]) -> dict
         if not after.archived or keeper is None or keeper not in now:
             continue
         restore = restores.get(node_id)
-        if relinked(node_id) and not restore.rewrites_text and restore.text_changed_since_run:
+        if (restore is not None and restore.rewrites_text and not relinked(node_id)
+                and not held_by_keeper_before_run(node_id, keeper)):
+            hold(node_id, "merged_into_since", keeper, now[node_id].linked_by)
+        elif relinked(node_id) and not restore.rewrites_text and restore.text_changed_since_run:
             hold(node_id, "node_changed", keeper)
         elif link(keeper).archived:
             if relinked(node_id):

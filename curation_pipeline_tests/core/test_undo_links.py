@@ -94,3 +94,22 @@ def test_holding_one_restore_back_can_hold_back_another():
     held = held_back(restores, now)
     assert {node_id: hold.reason for node_id, hold in held.items()} == {
         "keeper": "merged_since", "absorbed": "keeper_changed"}
+
+
+def test_putting_back_the_text_of_a_node_merged_since_is_held():
+    """The soak's case (seed 141273, 80 actions): a run summarized a node, a later run merged the
+    summary into a keeper; undoing the first run would put the node's long text back while it is
+    archived, and the keeper holds only the summary. The node is held back, naming the merge."""
+    now = {"keeper": NodeNow(ACTIVE),
+           "summarized": NodeNow(into("keeper"), link_before_run=ACTIVE, linked_by="run-b")}
+    held = held_back({"summarized": Restore(into("keeper"), relinks=False, rewrites_text=True)}, now)
+    assert list(held) == ["summarized"]
+    assert (held["summarized"].reason, held["summarized"].nodes, held["summarized"].runs) == (
+        "merged_into_since", ["keeper"], ["run-b"])
+
+
+def test_putting_back_the_text_of_a_node_archived_into_the_same_keeper_before_the_run_is_not_held():
+    """Counter-example: the node was in that keeper with that text before the run (its text as
+    before the run is what the keeper took in), so the restore strands nothing."""
+    now = {"keeper": NodeNow(ACTIVE), "absorbed": NodeNow(into("keeper"), link_before_run=into("keeper"))}
+    assert held_back({"absorbed": Restore(into("keeper"), relinks=False, rewrites_text=True)}, now) == {}

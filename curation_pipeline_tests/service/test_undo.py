@@ -522,8 +522,10 @@ def test_undoing_twice_a_merge_that_changed_only_the_keepers_recency_takes_the_r
 def test_forcing_the_undo_of_a_repoint_after_its_node_came_back_keeps_the_table_whole(db, instance, database_url):
     """The soak's case (seed 936560). Run A merges a node into a keeper; run B merges that keeper
     into a newer one and so moves the node on to it (only its `merged_into` changes). A forced
-    undo of A makes the node active again. A forced undo of B then must not write B's old keeper
-    beside the node's empty `archived_at`: the table refuses that row, and the whole undo failed."""
+    undo of A makes the node active again (the keeper's own text stays: it was merged into the
+    newer one since). A forced undo of B then must not write B's old keeper beside the node's
+    empty `archived_at`: the table refuses that row, and the whole undo failed. It puts the
+    link back whole: the node is archived into its keeper again, whose text holds it."""
     keeper, absorbed = insert(db, node(text=DANA, base_utility=0.5), node(text=f"{DANA} {BADGE}", base_utility=0.1))
     run_a = run_cycle(instance, run_config=MERGE_CONFIG)
     assert run_a.success and str(fetch_node(db, absorbed)["merged_into"]) == keeper
@@ -532,14 +534,41 @@ def test_forcing_the_undo_of_a_repoint_after_its_node_came_back_keeps_the_table_
     assert run_b.success and str(fetch_node(db, keeper)["merged_into"]) == newer
     assert str(fetch_node(db, absorbed)["merged_into"]) == newer  # moved on by run B
 
-    undo_run(database_url, run_a.run_id, force=True)
+    [first] = undo_run(database_url, run_a.run_id, force=True)
     assert fetch_node(db, absorbed)["archived_at"] is None
+    assert [(row["id"], row["reason"]) for row in first.held] == [(keeper, "merged_into_since")]
 
-    [report] = undo_run(database_url, run_b.run_id, force=True)
+    undo_run(database_url, run_b.run_id, force=True)
 
-    # Linking the node back to its old keeper would put it in a text that no longer holds it (the
-    # keeper's text went back to before run A): held back, and every memory is active and whole.
-    assert report.held == [{"kind": "node", "id": absorbed, "reason": "keeper_changed", "nodes": [keeper], "runs": []}]
+    assert (fetch_node(db, absorbed)["archived_at"] is not None, str(fetch_node(db, absorbed)["merged_into"])) == (
+        True, keeper)
     assert _orphaned_sentences(db) == []
     assert {row[0] for row in db.execute("SELECT pointer_summary FROM memory_nodes WHERE archived_at IS NULL")} == {
-        DANA, f"{DANA} {BADGE}", f"{DANA} {BADGE} {DESK}"}
+        f"{DANA} {BADGE}", f"{DANA} {BADGE} {DESK}"}
+
+
+def test_undoing_a_summary_whose_node_was_merged_since_holds_that_node_back(db, instance, database_url, capsys):
+    """The soak's case (seed 141273, 80 actions). Run A summarizes a verbose node; run B merges
+    the summary into a keeper that says the same. Undoing A would put the long text back into a
+    node that is archived, in a keeper holding only the summary: its sentences would be in no
+    active node. The node is held back, naming run B; undone newest first, both come back."""
+    from curation_pipeline.cli.main import main
+
+    [verbose] = insert(db, node(text=VERBOSE, recall_count=0))
+    run_a = run_cycle(instance, run_config=MERGE_CONFIG)
+    summary = fetch_node(db, verbose)["pointer_summary"]
+    assert run_a.success and summary != VERBOSE
+    [keeper] = insert(db, node(text=summary, base_utility=0.99))
+    run_b = run_cycle(instance, run_config=MERGE_CONFIG)
+    assert run_b.success and str(fetch_node(db, verbose)["merged_into"]) == keeper
+
+    assert main(["undo", "--run", run_a.run_id]) == 1
+
+    assert fetch_node(db, verbose)["pointer_summary"] == summary
+    assert _orphaned_sentences(db) == []
+    assert (f"left alone: node {verbose}: it was merged into {keeper} since, by run {run_b.run_id};"
+            f" putting its old text back would leave that text in no active node; undo run {run_b.run_id} first"
+            ) in capsys.readouterr().err
+    assert main(["undo", "--run", run_b.run_id]) == 0
+    assert main(["undo", "--run", run_a.run_id]) == 0
+    assert fetch_node(db, verbose)["pointer_summary"] == VERBOSE and fetch_node(db, verbose)["archived_at"] is None

@@ -66,6 +66,12 @@ def held_reason(row: dict) -> str:
                  else "; undo the change that merged them first")
         return (f"node{'s' if several else ''} {nodes} {'were' if several else 'was'} merged into it"
                 f" since{by}{first}")
+    if row["reason"] == "merged_into_since":
+        runs = [run for run in row["runs"] if run]
+        by = f", by run {runs[0]}" if runs else ""
+        first = f"; undo run {runs[0]} first" if runs else "; undo the change that merged it first"
+        return (f"it was merged into {nodes} since{by}; putting its old text back would leave that text"
+                f" in no active node{first}")
     if row["reason"] == "node_changed":
         return (f"its text changed after it was taken out of its keeper {nodes}; archiving it again"
                 " would hide that text in a node no active node holds")
