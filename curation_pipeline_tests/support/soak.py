@@ -239,6 +239,7 @@ class Soak:
             acted_on |= self.moved_into.pop(partition, set())
         elif kind == "import_race":
             description, problems = self._import_racing_a_run(partition)
+            acted_on |= self.moved_into.pop(partition, set())  # it runs the partition too (above)
         elif kind == "round_trip":
             description, problems = self._round_trip()
             acted_on = set()  # it reads the store, and must change nothing in it
