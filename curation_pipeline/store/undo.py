@@ -260,7 +260,8 @@ def _link_after(effect, decision, now: dict) -> Link:
 
 
 def _held_back(conn, scope: Scope, run_id: str, restores: dict, current: dict) -> dict[str, Hold]:
-    """The restores that would leave a merged node's text in no active node (core/undo_links.py)."""
+    """The restores that would leave a merged node's text in no active node (core/undo_links.py),
+    or point a node into another namespace (a keeper or successor moved there since)."""
     if not restores:
         return {}
     links = {node_id: _link_after(effect, decision, current[node_id][0])
