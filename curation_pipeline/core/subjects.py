@@ -106,12 +106,17 @@ def naming_numbers(tokens: Sequence[Token]) -> set[int]:
         before = tokens[n - 1]
         if before.kind != "word" or not before.keys:
             continue
+        if before.lower.rstrip(".") in _MONTHS:
+            continue  # "booked for June 4", "the deadline of April 1": a date, not a name
         in_subject = n < end
         after_of = n >= 2 and tokens[n - 2].lower in ("for", "of")
         if in_subject or after_of:
             found.add(n)
     return found
 
+
+_MONTHS = frozenset("""january february march april may june july august september october november
+december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
 
 # Nouns of records that are numbered because there are many of them: the code after one names
 # the record. Places (floor, room), versions and sizes are left out: a new one is a new value.

@@ -310,7 +310,7 @@ def values_left(old: Shape, new: Shape) -> list[str]:
     return sorted(set(old.values) - set(new.values))
 
 
-def _object_swap(old: Shape, new: Shape) -> bool:
+def object_swap(old: Shape, new: Shape) -> bool:
     """The same frame with another object or stated value at its end ("Dana owns billing" /
     "Dana owns search", "... is rock music" / "... is rap rock"): each side's last words are gone
     from the other, and all the rest is the same."""
@@ -377,7 +377,7 @@ def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
             if changed and not about_another and not _unsure(changed, cued=new_shape.cued):
                 return ClauseUpdate(old, new, tuple(changed), tuple(values_left(old_shape, new_shape)))
         elif new_shape.functional and (old_shape.functional or new_shape.cued and _functional(
-                old.tokens, subject_end(old.tokens), cued=True)) and _object_swap(old_shape, new_shape) \
+                old.tokens, subject_end(old.tokens), cued=True)) and object_swap(old_shape, new_shape) \
                 and not value_changes(old_shape, new_shape)[0]:
             change = f"value {' '.join(sorted(old_shape.tail))!r} -> {' '.join(sorted(new_shape.tail))!r}"
             return ClauseUpdate(old, new, (change,), tuple(values_left(old_shape, new_shape)))
@@ -617,9 +617,14 @@ def _look_alike(old: Piece, newer: Sequence[Piece]) -> bool:
         changed = [change for change in value_changes(old_shape, new_shape)[0] if change != "polarity"]
         if changed and len(shared) >= 2:
             return True  # another attribute of the same thing, with another value
-        if _object_swap(old_shape, new_shape):
+        if object_swap(old_shape, new_shape):
             return True  # another object of the same verb: "owns billing" / "owns search"
     return False
+
+
+def text_claims(text: str) -> list[Piece]:
+    """The claims of a text (see _claims) that say something (have content words)."""
+    return [c for s in text_clauses(text) for c in _claims(s) if c.keys]
 
 
 def _claims(sentence) -> list[Piece]:
@@ -732,44 +737,6 @@ def _asks(clause: Piece) -> bool:
     return (clause.context or clause.text).rstrip().endswith("?")
 
 
-def frames_apart(older: str, newer: str) -> bool:
-    """Whether a clause of each text says the same kind of thing (half of the smaller frame in
-    common) while each has a frame word the other lacks: "The Kodiak staging cluster runs
-    Postgres 16." / "The Kodiak analytics cluster runs Postgres 15.", a read timeout and a
-    connect timeout, the export for Cedar Bank and for Maple Bank. Such texts speak of two things
-    or two attributes, so neither can be the other's new value, whatever a judge says. A reworded
-    update changes words on one side only, or words of change ("The launch date is 2026-05-05." /
-    "The launch was pushed to 2026-05-19."), which frames leave out."""
-    newer_shapes = [shape(p) for s in text_clauses(newer) for p in s.pieces() if p.keys]
-    for sentence in text_clauses(older):
-        for clause in _claims(sentence):
-            if not clause.keys:
-                continue
-            old = shape(clause)
-            for new in newer_shapes:
-                shared = old.identity & new.identity
-                if (shared and 2 * len(shared) >= min(len(old.identity), len(new.identity))
-                        and old.identity - new.identity and new.identity - old.identity):
-                    return True
-    return False
-
-
-def shares_subject_with_change(older: str, newer: str) -> bool:
-    """The judge's "update" verdict is taken only when the texts give it a reason: a clause of
-    each with overlapping frames (half of the smaller one) that differ in a value or polarity."""
-    olds = [c for s in text_clauses(older) for c in _claims(s) if c.keys]
-    news = [p for s in text_clauses(newer) for p in s.pieces() if p.keys]
-    for old in olds:
-        old_shape = shape(old)
-        for new in news:
-            new_shape = shape(new)
-            overlap = len(old_shape.frame & new_shape.frame)
-            smaller = min(len(old_shape.frame), len(new_shape.frame))
-            if smaller and 2 * overlap >= smaller and value_changes(old_shape, new_shape)[0]:
-                return True
-    return False
-
-
 def clauses_an_update_would_hide(older: str, newer: str, semantic: Semantic | None = None) -> list[Piece]:
     """The clauses of `older` that superseding it by `newer` would hide: those `newer` neither
     says (coverage) nor gives another value for (a clause of it shares half of the claim's
@@ -785,7 +752,7 @@ def clauses_an_update_would_hide(older: str, newer: str, semantic: Semantic | No
         old = shape(claim)
         answered = any(
             2 * len(old.frame & new.frame) >= min(len(old.frame), len(new.frame)) > 0
-            and (value_changes(old, new)[0] or _object_swap(old, new) or (old.tail and old.tail != new.tail))
+            and (value_changes(old, new)[0] or object_swap(old, new) or (old.tail and old.tail != new.tail))
             and not values_left(old, new)
             for new in news)
         if not answered:

@@ -44,6 +44,9 @@ def test_a_numbered_name_is_another_thing_not_a_new_value(older, newer):
     ("The refund for order 4471 is 30 dollars.", "The refund for order 4471 is now 45 dollars."),
     # A record's code in a state, not an event: where the bug is tracked now.
     ("The Nettle login bug is tracked in ticket OPS-4412.", "The Nettle login bug is tracked in ticket NET-118."),
+    # A day after a month is a date, not a name, even after "for" or "of".
+    ("The inspection is booked for June 4.", "The inspection was moved to June 11."),
+    ("The deadline of April 1 is firm.", "The deadline of April 5 is firm."),
 ])
 def test_a_number_that_is_the_value_is_still_an_update(older, newer):
     assert compare_versions(older, newer).verdict == UPDATE

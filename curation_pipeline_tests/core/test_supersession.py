@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import polars as pl
 import pytest
 
+from curation_pipeline.core.judged_updates import judged_update
 from curation_pipeline.core.steps.consolidate import NODE_SCHEMA
 from curation_pipeline.core.steps.pair_decisions import apply_verdicts, decide_pairs
 from curation_pipeline.core.steps.similarity import PAIR_SCHEMA
@@ -17,7 +18,6 @@ from curation_pipeline.core.supersession import (
     PARTIAL,
     UPDATE,
     compare_versions,
-    shares_subject_with_change,
 )
 
 
@@ -60,10 +60,10 @@ def test_what_is_no_update(older, newer, verdict):
 
 
 def test_the_judges_update_needs_a_shared_subject_and_a_changed_value():
-    assert shares_subject_with_change("The office manager in Bristol is Julie Porter.",
-                                      "Tom Ridley is the new office manager in Bristol.")
-    assert not shares_subject_with_change("Dana prefers email.", "The deploy runs on Fridays.")
-    assert not shares_subject_with_change("Dana prefers email.", "Dana prefers email, always.")
+    assert judged_update("The office manager in Bristol is Julie Porter.",
+                         "Tom Ridley is the new office manager in Bristol.").taken
+    assert not judged_update("Dana prefers email.", "The deploy runs on Fridays.").taken
+    assert not judged_update("Dana prefers email.", "Dana prefers email, always.").taken
 
 
 # --------------------------------------------------------------------------- step 2's decisions
@@ -241,15 +241,21 @@ def test_an_update_that_would_hide_what_it_cannot_carry_is_not_superseded(older,
     assert compare_versions(older, newer).verdict != UPDATE
 
 
-@pytest.mark.parametrize(("older", "newer"), [
-    ("The nightly ETL job runs at 01:00, and it must never run during the audit.", "The nightly ETL job now runs at 02:00."),
-    ("The vendor portal password rotates every 90 days, and Dana owns it.", "The vendor portal password rotates every 60 days."),
-    ("The weekly report is sent on Mondays, and the notes go to Priya.", "The weekly report is sent on Tuesdays."),
+@pytest.mark.parametrize(("older", "newer", "carried"), [
+    # The newer memory takes the clause over, as an offline update would (core/carry.py).
+    ("The nightly ETL job runs at 01:00, and it must never run during the audit.", "The nightly ETL job now runs at 02:00.",
+     "The nightly ETL job now runs at 02:00, and it must never run during the audit."),
+    # What cannot be carried refuses the verdict: both stay current.
+    ("The vendor portal password rotates every 90 days, and Dana owns it.", "The vendor portal password rotates every 60 days.", None),
+    ("The weekly report is sent on Mondays, and the notes go to Priya.", "The weekly report is sent on Tuesdays.", None),
 ])
-def test_the_judges_update_is_refused_when_it_would_hide_an_unsaid_clause(older, newer):
+def test_the_judges_update_never_hides_an_unsaid_clause(older, newer, carried):
     # A judge that always answers "update" (issue "Integrity, round three", point 5).
     nodes = _nodes(("a", older, 30), ("b", newer, 2))
     judged = pl.DataFrame([{"older_id": "a", "newer_id": "b", "similarity": 0.85, "older_text": older, "newer_text": newer,
                             "older_created_at": NOW - timedelta(days=30), "newer_created_at": NOW - timedelta(days=2)}])
     outcome = apply_verdicts(nodes, judged, {("a", "b"): "update"}, merge_cap=5, supersede_cap=5, max_chars=2000)
+    if carried is not None:
+        assert outcome.supersessions["carried_text"].to_list() == [carried]
+        return
     assert outcome.supersessions.is_empty() and outcome.refused_updates == 1

@@ -196,6 +196,28 @@ def test_an_update_verdict_without_a_changed_value_is_not_taken(db, instance, ju
     assert fetch_node(db, first)["superseded_by"] is None and fetch_node(db, second)["superseded_by"] is None
 
 
+def test_a_judges_update_of_a_reworded_memory_supersedes_it_and_carries_what_it_did_not_say(
+        db, instance, judge_env, monkeypatch):
+    # The words alone find no update (the old date names the deadline in the newer memory); the
+    # judge does, and the newer memory takes over the older statement it does not say.
+    monkeypatch.setenv("CURATOR_JUDGE_BAND_LOW", "0.65")  # lexically 0.69 apart
+    older_text = "Set May 9 as the deadline for the Halvorsen grant report. Use the grant template."
+    newer_text = "The May 9 deadline for the Halvorsen grant report was extended to May 16."
+    older, newer = insert(db, node(text=older_text, created_at=NOW - timedelta(days=9)),
+                          node(text=newer_text, created_at=NOW - timedelta(days=4)))
+    stub = StubLLMServer(_judging({frozenset((older_text, newer_text)): "update"}, []))
+    try:
+        judge_env(stub.url)
+        result = run_cycle(instance, op_selection=["consolidate_duplicates"])
+    finally:
+        stub.close()
+    step2 = cycle_row(db, result.run_id)["steps"]["consolidate_duplicates"]
+    assert (step2["judge_update"], step2["judge_updates_refused"], step2["superseded"], step2["carried_into"]) == (1, 0, 1, 1)
+    assert str(fetch_node(db, older)["superseded_by"]) == newer
+    assert fetch_node(db, newer)["pointer_summary"] == newer_text + " Use the grant template."
+    assert fetch_node(db, older)["pointer_summary"] == older_text  # the older memory keeps its words
+
+
 # --------------------------------------------------------------------------- a successor that changed
 
 

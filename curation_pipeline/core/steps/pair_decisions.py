@@ -37,6 +37,7 @@ import polars as pl
 from curation_pipeline.core.context_updates import context_update
 from curation_pipeline.core.coverage import Semantic
 from curation_pipeline.core.fact_tokens import missing_facts
+from curation_pipeline.core.judged_updates import judged_update
 from curation_pipeline.core.speakers import same_speaker
 from curation_pipeline.core.steps.consolidate import (
     CONSOLIDATION_SCHEMA,
@@ -50,10 +51,7 @@ from curation_pipeline.core.supersession import (
     PARTIAL,
     UPDATE,
     VersionCheck,
-    clauses_an_update_would_hide,
     compare_versions,
-    frames_apart,
-    shares_subject_with_change,
 )
 
 SUPERSESSION_SCHEMA = pl.Schema({
@@ -286,13 +284,14 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
     """Turn the judge's verdicts ((older_id, newer_id) -> verdict) into decisions.
 
     A verdict is a proposal the texts must bear out; the model never decides alone:
-    - "update" is taken only when a clause of each shares its frame with the other's and a value
-      or the polarity differs (supersession.shares_subject_with_change), the texts do not speak
-      of two things or two attributes (supersession.frames_apart: "The Seville office closes at
-      18:00." is no older "The Bilbao office closes at 19:00.", nor a read timeout an older
-      connect timeout), no name or code was replaced together with another kind of fact (the
-      iOS app needing iOS 16, the Android app Android 10), the pair is no partial update, and the
-      older is not pinned; which one is current comes from `created_at`;
+    - "update" is taken only when the texts bear it out (core/judged_updates.py: a clause of the
+      older memory gets a new value of one thing in the newer one, "The Seville office closes at
+      18:00." being no older "The Bilbao office closes at 19:00.", nor a read timeout an older
+      connect timeout; and every other older clause is said by the newer memory or carried into
+      it, as an offline update carries), no name or code was replaced together with another kind
+      of fact (the iOS app needing iOS 16, the Android app Android 10), and the older is not
+      pinned; a newer memory that must carry clauses is not pinned and stays within `max_chars`;
+      which one is current comes from `created_at`;
     - "same" merges by the merge rules (the pinned rule, the cap), unless each text names a fact
       (a number, date, name, identifier, address) the other lacks: "Summit Roofing wants
       invoices in PDF." is not "Summit Plumbing ...", nor a badge number 4471 a desk number 212.
@@ -304,15 +303,17 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
         if verdict not in (UPDATE_VERDICT, SAME):
             continue
         older_text, newer_text = row["older_text"] or "", row["newer_text"] or ""
-        check = compare_versions(older_text, newer_text, semantic)
         if verdict == UPDATE_VERDICT:
-            if (check.verdict != PARTIAL and shares_subject_with_change(older_text, newer_text)
-                    and not clauses_an_update_would_hide(older_text, newer_text, semantic)
-                    and not frames_apart(older_text, newer_text) and not _renamed_with_values(older_text, newer_text)
-                    and pinned.get(row["older_id"]) is False and len(superseded) < supersede_cap):
+            taken = judged_update(older_text, newer_text, semantic)
+            carries = taken.carried_text is not None
+            if (taken.taken and not _renamed_with_values(older_text, newer_text)
+                    and pinned.get(row["older_id"]) is False and len(superseded) < supersede_cap
+                    and not (carries and (pinned.get(row["newer_id"]) is not False
+                                          or len(taken.carried_text) > max_chars))):
                 superseded.append(supersession_row(
                     {"id": row["older_id"]}, {"id": row["newer_id"], "created_at": row["newer_created_at"]},
-                    row["similarity"], JUDGE, [u.record() for u in check.updates]))
+                    row["similarity"], JUDGE, list(taken.changes),
+                    VersionCheck(UPDATE, carried=taken.carried, carried_text=taken.carried_text)))
             else:
                 refused += 1
         elif missing_facts([older_text], newer_text) and missing_facts([newer_text], older_text):

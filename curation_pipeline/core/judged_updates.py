@@ -1,0 +1,186 @@
+"""Whether the texts bear out a judge's "update", and what the newer memory must carry. Pure.
+
+The judge (an LLM) proposes; the words decide. Natural updates reword the whole memory: "Booked a
+call with the auditor for March 3 at 10 AM to go over the ledger." becomes "The call with the
+auditor was moved to March 3 at 2 PM so that both teams can attend." Another purpose, verb and
+trailing words come with the new value, so the verdict is checked on the clauses that carry the
+change, not on every word of the two texts:
+
+- **a change**: some older claim and some newer clause share half of the smaller frame and a
+  value of one kind was replaced (or the polarity turned over the very same frame). A value the
+  newer clause names beside its new one, in words that say it changed ("The May 9 deadline was
+  extended to May 16"), counts as replaced;
+- **two things**: a change from a value that named the older clause's subject to one that names
+  the newer's ("The Seville office ..." / "The Bilbao office ..."), or of two clauses that each
+  name their subject with a word the other lacks ("The staging database backups ..." / "The
+  analytics database backups ..."), is no change of one thing;
+- **nothing hidden**: every other older claim is said by the newer memory (coverage), replaced
+  whole by it, or carried into it (core/carry.py), as an offline update carries. A replaced claim
+  that states more than the newer clause says ("8 cards built with Bootstrap 5.3.0" / "now 10
+  cards") is **entangled**: superseding would hide the rest, carrying it would say both counts.
+  What cannot be carried (when or why the older value held) refuses the verdict too.
+
+When the verdict is refused the pair is linked (step 6b), never superseded: when unsure, link.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
+from curation_pipeline.core.change_cues import as_compared
+from curation_pipeline.core.clauses import Piece, text_clauses
+from curation_pipeline.core.coverage import KeptText, Semantic
+from curation_pipeline.core.speakers import without_speaker, without_vocative
+from curation_pipeline.core.subjects import VERBS, verb_like_opening
+from curation_pipeline.core.supersession import (
+    Shape,
+    says_two_values,
+    shape,
+    text_claims,
+    values_left,
+)
+from curation_pipeline.core.value_words import value_class
+
+NO_CHANGE, TWO_THINGS, ENTANGLED, UNCARRIABLE, TWO_VALUES = (
+    "no change", "two things", "entangled", "uncarriable", "two values")
+
+
+@dataclass(frozen=True)
+class JudgedUpdate:
+    taken: bool
+    refused: str = ""  # why not: NO_CHANGE, TWO_THINGS, ENTANGLED, UNCARRIABLE, TWO_VALUES
+    changes: tuple[dict, ...] = ()  # {"old", "new", "changed"} for each replaced claim
+    carried: tuple[Carried, ...] = ()
+    carried_text: str | None = None  # the newer memory's text with what it carries
+
+
+@dataclass(frozen=True)
+class _Answer:
+    piece: Piece
+    changed: tuple[str, ...]
+    kind: str  # "whole" | "partly" | "another thing"
+
+
+def _same_frame(old: Shape, new: Shape) -> bool:
+    return 2 * len(old.frame & new.frame) >= min(len(old.frame), len(new.frame)) > 0
+
+
+def _replaced(old: Shape, new: Shape) -> tuple[list[str], bool]:
+    """The kinds of value a newer clause replaced in an older one of the same frame, and whether
+    the change is of the thing each clause speaks of (then it is another thing, not a new value).
+
+    A kind is replaced when an older value of it is gone and a newer one came: a value only
+    dropped is no new value ("replies only in English and German" / "answers in English, and in
+    no other language"). A value the newer clause names beside its new one, in words that say it
+    changed, counts ("The May 9 deadline was extended to May 16"). The polarity counts when it
+    turns over the very same words ("not by card" / "rather than card" is another wording), and
+    never with a status that turns too ("is closed" / "does not open": one meaning)."""
+    changed = []
+    for kind in sorted(set(old.values) & set(new.values)):
+        gone, came = old.values[kind] - new.values[kind], new.values[kind] - old.values[kind]
+        if came and (gone or new.cued):
+            changed.append(f"{kind} {', '.join(sorted(old.values[kind]))!r} -> {', '.join(sorted(new.values[kind]))!r}")
+    if (old.negated > 0) != (new.negated > 0):
+        statuses = [change for change in changed if change.startswith("status ")]
+        if statuses:  # "is closed on holidays" / "does not open on holidays": both turn, one meaning
+            changed = [change for change in changed if change not in statuses]
+        elif old.frame == new.frame:
+            changed.append("polarity")
+    # Another thing when what is gone named the older clause's subject and what came the newer's
+    # ("The Seville office ..." / "The Bilbao office ..."); a value that moved into the subject
+    # is still a value ("The office manager is Julie Porter." / "Tom Ridley is the new office manager.").
+    about_another = any(
+        {(kind, v) for v in old.values[kind] - new.values[kind]} & old.subject
+        and {(kind, v) for v in new.values[kind] - old.values[kind]} & new.subject
+        for kind in set(old.values) & set(new.values))
+    return changed, about_another
+
+
+# A clause that opens with one of these, or with a name, names its subject ("The staging database
+# backups ...", "Kai Lindemann's badge number ..."); one that opens with its verb ("Booked a call
+# ...") names none.
+_DETERMINERS = frozenset("the our my your their his her its this that these those".split())
+
+
+def _subject(piece: Piece) -> frozenset[str]:
+    """What a clause that opens by naming its subject says before its first number or code:
+    its frame words and names before its verb or first value ("The Kodiak staging cluster runs
+    Postgres" of "... 16", "The read timeout" of "... is 30 seconds")."""
+    tokens = [t for t in piece.tokens if t.kind != "punct"]
+    if not tokens or not (tokens[0].lower in _DETERMINERS
+                          or (tokens[0].is_name and not verb_like_opening(tokens[0]))):
+        return frozenset()
+    frame = shape(piece).frame
+    words: set[str] = set()
+    for n, token in enumerate(tokens[1:], start=1):
+        if token.kind != "word" or any(ch.isdigit() for ch in token.text) or token.lower in VERBS:
+            break  # its verb or its first number or code
+        word_class = value_class(token.lower, token.keys[0]) if token.keys else None
+        following = tokens[n + 1] if n + 1 < len(tokens) else None
+        naming = following is not None and following.kind == "word" and following.keys \
+            and value_class(following.lower, following.keys[0]) is None  # "staging database"
+        if word_class is not None and not naming:
+            break  # its first value ("is Sunday")
+        words |= {key for key in token.keys if key in frame or token.is_name or word_class}
+    return frozenset(words)
+
+
+def _names_two_things(old: Piece, new: Piece) -> bool:
+    mine, theirs = _subject(old), _subject(new)
+    return bool(mine & theirs and mine - theirs and theirs - mine)
+
+
+def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]]) -> _Answer | None:
+    """How the newer memory answers an older claim it does not say: the first clause that
+    replaces it whole, else one that replaces it in part or speaks of another thing alike."""
+    old = shape(claim)
+    found = None
+    for piece, new in pieces:
+        if not _same_frame(old, new):
+            continue
+        changed, about_another = _replaced(old, new)
+        if not changed:
+            continue  # other words for the same value ("is fast" / "is quick") are no new value
+        if about_another or _names_two_things(claim, piece):
+            found = found or _Answer(piece, tuple(changed), "another thing")
+        elif values_left(old, new):
+            found = _Answer(piece, tuple(changed), "partly")
+        else:
+            return _Answer(piece, tuple(changed), "whole")
+    return found
+
+
+def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> JudgedUpdate:
+    """Whether `newer` (the later memory) may supersede `older` on a judge's "update"."""
+    written = newer  # carrying extends the newer memory as the agent wrote it
+    claims = text_claims(without_vocative(without_speaker(older)))
+    sentences = text_clauses(as_compared(without_vocative(without_speaker(newer))))
+    pieces = [(p, shape(p)) for s in sentences for p in s.pieces() if p.keys]
+    hosts: dict[int, Piece] = {}
+    left: list[int] = []
+    changes: list[dict] = []
+    partly = another = False
+    for n, (claim, said) in enumerate(zip(claims, KeptText(sentences, semantic).cover_all(claims))):
+        if said.covered:
+            hosts[n] = said.by
+            continue
+        answer = _answer(claim, pieces)
+        if answer is not None and answer.kind == "whole":
+            hosts[n] = answer.piece
+            changes.append({"old": claim.text, "new": answer.piece.text, "changed": list(answer.changed)})
+            continue
+        partly |= answer is not None and answer.kind == "partly"
+        another |= answer is not None and answer.kind == "another thing"
+        left.append(n)
+    if partly:
+        return JudgedUpdate(False, ENTANGLED)
+    if not changes:
+        return JudgedUpdate(False, TWO_THINGS if another else NO_CHANGE)
+    carried = carried_clauses(claims, left, hosts)
+    if carried is None:
+        return JudgedUpdate(False, UNCARRIABLE)
+    text = carry_into(written, carried) if carried else None
+    if text is not None and says_two_values(text):
+        return JudgedUpdate(False, TWO_VALUES)
+    return JudgedUpdate(True, "", tuple(changes), carried, text)

@@ -1,0 +1,86 @@
+"""When the judge answers "update", the texts must bear it out, and nothing may be hidden.
+
+Natural updates reword the whole memory: the purpose, the verb and the trailing words change
+with the value ("Booked a call ... to go over the ledger." / "The call ... was moved to 2 PM so
+that both teams can attend."). The judge's verdict is taken on the clause pair that carries the
+change; the older clauses the newer memory does not say are carried into it (core/carry.py), as
+an offline update carries them; what cannot be carried, or names two things, is refused.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from curation_pipeline.core.judged_updates import judged_update
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Reworded around the change: other purpose, other verb, other trailing words.
+    ("Booked a call with the auditor for March 3 at 10 AM to go over the ledger.",
+     "The call with the auditor was moved to March 3 at 2 PM so that both teams can attend."),
+    # The old value names the thing in the newer memory ("the May 9 deadline ... extended to").
+    ("Set May 9 as the deadline for the grant report.",
+     "The May 9 deadline for the grant report was extended to May 16 after the funder's call."),
+    # A count reworded as "the number of ...".
+    ("Our Slack workspace has 40 members.",
+     "The number of members in our Slack workspace grew to 52, reflecting new contractors."),
+])
+def test_a_reworded_update_is_taken(older, newer):
+    taken = judged_update(older, newer)
+    assert taken.taken, taken.refused
+    assert taken.carried_text is None  # nothing of the older memory is left unsaid
+
+
+def test_an_older_statement_the_newer_memory_does_not_say_is_carried_into_it():
+    taken = judged_update("Hired a contractor for the roof; the inspection is booked for June 4.",
+                          "The roof inspection was moved to June 11 because of the rain.")
+    assert taken.taken, taken.refused
+    assert taken.carried_text == "The roof inspection was moved to June 11 because of the rain. Hired a contractor for the roof."
+    assert [c["old"] for c in taken.changes] == ["the inspection is booked for June 4"]
+
+
+@pytest.mark.parametrize(("older", "newer", "why"), [
+    # Two things of one kind: the words that name them differ on both sides.
+    ("The staging database backups run at 01:00.", "The analytics database backups run at 03:00.", "two things"),
+    ("The Seville office closes at 18:00.", "The Bilbao office closes at 19:00.", "two things"),
+    ("The read timeout is 30 seconds.", "The connect timeout is 10 seconds.", "two things"),
+    # No value of what the older memory says changed: nothing to be current instead of it.
+    ("Dana prefers email.", "The deploy runs on Fridays.", "no change"),
+    ("Brightwater Logistics pays its invoices by bank transfer, not by card.",
+     "Brightwater Logistics settles invoices via bank transfer rather than card.", "no change"),
+    # A value only dropped is no new one; other words for one value, or a status and the polarity
+    # turned together, are one meaning (what an always-"update" judge got through on our pairs).
+    ("Quillfeather support replies to tickets only in English and German.",
+     "Quillfeather's support team answers tickets in English and German, and in no other language.", "no change"),
+    ("The Marlowe build server is fast but has little disk space.",
+     "The Marlowe build server is quick but has limited disk space.", "no change"),
+    ("The Calder clinic is closed on public holidays.", "The Calder clinic does not open on public holidays.", "no change"),
+    # Another attribute of one person: the words before the value differ on both sides.
+    ("Kai Lindemann's badge number is 4471.", "Kai Lindemann's desk number is 212.", "two things"),
+    # The updated clause says more than its value, which the newer memory does not say: superseding
+    # would hide Bootstrap, carrying the clause would say 8 and 10 cards side by side.
+    ("The gallery has 8 cards built with Bootstrap 5.3.0.", "The gallery now includes 10 cards.", "entangled"),
+    # When the older value held cannot be carried: said of the new value it could be wrong.
+    ("The backlog has 40 tickets after the cleanup on May 2.", "The backlog now has 55 tickets.", "uncarriable"),
+    # The newer memory moves the day and does not say the time: is it still at 02:00?
+    ("The maintenance window is Sunday at 02:00.", "The maintenance window moved to Saturday.", "entangled"),
+])
+def test_a_judges_update_the_texts_do_not_bear_out_is_refused(older, newer, why):
+    taken = judged_update(older, newer)
+    assert not taken.taken and taken.refused == why
+
+
+def test_every_older_clause_the_newer_memory_gives_a_new_value_is_replaced_not_carried():
+    # Carrying "the maintenance window is Sunday" would say Sunday beside Saturday.
+    taken = judged_update("The deploy freeze starts on Friday; the maintenance window is Sunday.",
+                          "The deploy freeze now starts on Thursday. The maintenance window moved to Saturday.")
+    assert taken.taken  # both clauses answered: nothing to carry
+    assert taken.carried_text is None
+
+
+def test_what_the_newer_memory_names_before_its_change_is_no_replaced_value():
+    # Riverstone Bank did not become Lyon; the discount is not answered: refused, not carried.
+    taken = judged_update(
+        "We agreed a 31% discount for Riverstone Bank if they sign a 12-month contract before 2027-04-13.",
+        "Riverstone Bank moved its headquarters to Lyon; invoices now go to ops@riverstone-bank.example.")
+    assert not taken.taken
