@@ -106,7 +106,7 @@ def naming_numbers(tokens: Sequence[Token]) -> set[int]:
         before = tokens[n - 1]
         if before.kind != "word" or not before.keys:
             continue
-        if before.lower.rstrip(".") in _MONTHS:
+        if before.lower.rstrip(".") in MONTH_WORDS:
             continue  # "booked for June 4", "the deadline of April 1": a date, not a name
         in_subject = n < end
         after_of = n >= 2 and tokens[n - 2].lower in ("for", "of")
@@ -115,7 +115,8 @@ def naming_numbers(tokens: Sequence[Token]) -> set[int]:
     return found
 
 
-_MONTHS = frozenset("""january february march april may june july august september october november
+# Month names: a number after one is a day of a date.
+MONTH_WORDS = frozenset("""january february march april may june july august september october november
 december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
 
 # Nouns of records that are numbered because there are many of them: the code after one names
