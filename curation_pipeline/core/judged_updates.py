@@ -103,17 +103,17 @@ def _replaced(old: Shape, new: Shape) -> tuple[list[str], bool]:
 _DETERMINERS = frozenset("the our my your their his her its this that these those".split())
 
 
-def _subject(piece: Piece) -> frozenset[str]:
-    """What a clause that opens by naming its subject says before its first number or code:
-    its frame words and names before its verb or first value ("The Kodiak staging cluster runs
-    Postgres" of "... 16", "The read timeout" of "... is 30 seconds")."""
+def _subject(piece: Piece) -> list[str]:
+    """The words of a clause that opens by naming its subject, up to its verb or first value:
+    one key per word ("The Kodiak staging cluster" of "... runs Postgres 16", "The read timeout"
+    of "... is 30 seconds"); none for a clause that opens with its verb."""
     tokens = [t for t in piece.tokens if t.kind != "punct"]
     if not tokens or not (tokens[0].lower in _DETERMINERS
                           or (tokens[0].is_name and not verb_like_opening(tokens[0]))):
-        return frozenset()
-    frame = shape(piece).frame
-    words: set[str] = set()
-    for n, token in enumerate(tokens[1:], start=1):
+        return []
+    words: list[str] = []
+    first = 1 if tokens[0].lower in _DETERMINERS else 0
+    for n, token in enumerate(tokens[first:], start=first):
         if token.kind != "word" or any(ch.isdigit() for ch in token.text) or token.lower in VERBS:
             break  # its verb or its first number or code
         word_class = value_class(token.lower, token.keys[0]) if token.keys else None
@@ -122,13 +122,31 @@ def _subject(piece: Piece) -> frozenset[str]:
             and value_class(following.lower, following.keys[0]) is None  # "staging database"
         if word_class is not None and not naming:
             break  # its first value ("is Sunday")
-        words |= {key for key in token.keys if key in frame or token.is_name or word_class}
-    return frozenset(words)
+        if token.keys:
+            words.append(token.keys[0])
+    return words
 
 
 def _names_two_things(old: Piece, new: Piece) -> bool:
+    """Whether a word both subjects share comes after a different word in each, neither of which
+    the other subject has: "staging cluster" / "analytics cluster", "read timeout" / "connect
+    timeout", "badge number" / "desk number"; "Zotero library" / "The Zotero library" is one."""
     mine, theirs = _subject(old), _subject(new)
-    return bool(mine & theirs and mine - theirs and theirs - mine)
+    for n, word in enumerate(mine):
+        if n == 0 or word not in theirs[1:]:
+            continue
+        before_mine, before_theirs = mine[n - 1], theirs[theirs.index(word, 1) - 1]
+        if before_mine != before_theirs and before_mine not in theirs and before_theirs not in mine:
+            return True
+    return False
+
+
+def _left(old: Shape, new: Shape, piece: Piece) -> list[str]:
+    """The kinds of value the older claim states that the newer clause leaves unsaid: not
+    stated as values of that kind, nor anywhere in its words ("scheduled a Zoom call" / "The
+    scheduled Zoom call was moved": the status is said, as a word of the thing's name)."""
+    words = {key for token in piece.tokens for key in token.keys}
+    return [kind for kind in values_left(old, new) if not set(old.values[kind]) <= words]
 
 
 def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]]) -> _Answer | None:
@@ -144,7 +162,7 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]]) -> _Answer | None:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
         if about_another or _names_two_things(claim, piece):
             found = found or _Answer(piece, tuple(changed), "another thing")
-        elif values_left(old, new):
+        elif _left(old, new, piece):
             found = _Answer(piece, tuple(changed), "partly")
         else:
             return _Answer(piece, tuple(changed), "whole")

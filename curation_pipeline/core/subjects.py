@@ -94,6 +94,20 @@ def own_subject(tokens: Sequence[Token]) -> frozenset[str]:
     return frozenset(key for token in rest[:end] for key in token.keys)
 
 
+def _verb_form(token: Token) -> bool:
+    """A past form anywhere ("Completed", "logged"), or a present participle inside a clause
+    ("highlighting", "including"): a number after it is how many, not part of a name. A
+    capitalised "-ing" word may be a name ("Building 4 is closed")."""
+    lower = token.lower
+    if len(lower) <= 4 or lower in _NOT_VERB_FORMS:
+        return False
+    return lower.endswith("ed") or (lower.endswith("ing") and token.text[:1].islower())
+
+
+# Words ending like a verb form that are nouns before a number.
+_NOT_VERB_FORMS = frozenset("bed shed red seed feed speed need".split())
+
+
 def naming_numbers(tokens: Sequence[Token]) -> set[int]:
     """Positions of the numbers that are part of a name: right after a word of the clause's
     subject ("Ticket 3301 is ...", "Room 101 is ...") or after "for/of <noun>" ("the export for
@@ -108,6 +122,8 @@ def naming_numbers(tokens: Sequence[Token]) -> set[int]:
             continue
         if before.lower.rstrip(".") in MONTH_WORDS:
             continue  # "booked for June 4", "the deadline of April 1": a date, not a name
+        if token.text.endswith("%") or _verb_form(before):
+            continue  # "Achieved 65% coverage", "highlighting 5 mentees": how many, not which
         in_subject = n < end
         after_of = n >= 2 and tokens[n - 2].lower in ("for", "of")
         if in_subject or after_of:

@@ -27,6 +27,10 @@ from curation_pipeline.core.supersession import UPDATE, compare_versions
     ("Dana Reyes postponed the SSO rollout on ticket T-1073.", "Dana Reyes postponed the SSO rollout on ticket T-1065."),
     ("Dana closed ticket 1073.", "Dana closed ticket 1065."),
     ("Sam merged PR #212 into main.", "Sam merged PR #215 into main."),
+    # A capitalised "-ing" word before a number may be a name.
+    ("Building 4 is closed for repairs.", "Building 7 is closed for repairs."),
+    # A count after a past verb is how many, and two such events are two events, not an update.
+    ("Completed 12 geometry problems on Monday.", "Completed 15 geometry problems on Tuesday."),
 ])
 def test_a_numbered_name_is_another_thing_not_a_new_value(older, newer):
     assert compare_versions(older, newer).verdict != UPDATE
@@ -47,6 +51,10 @@ def test_a_numbered_name_is_another_thing_not_a_new_value(older, newer):
     # A day after a month is a date, not a name, even after "for" or "of".
     ("The inspection is booked for June 4.", "The inspection was moved to June 11."),
     ("The deadline of April 1 is firm.", "The deadline of April 5 is firm."),
+    # A count or share after a verb is how many, not which: a newer one that says it changed
+    # is its new value.
+    ("Achieved 65% test coverage on the billing module.", "Test coverage on the billing module has increased to 78%."),
+    ("The portfolio page is highlighting 5 success stories.", "The portfolio page is now highlighting 7 success stories."),
 ])
 def test_a_number_that_is_the_value_is_still_an_update(older, newer):
     assert compare_versions(older, newer).verdict == UPDATE
