@@ -3,6 +3,7 @@
     python benchmarks/curation_quality.py                        # offline (no LLM), the default embedder (onnx-minilm)
     python benchmarks/curation_quality.py --mode oracle          # a judge and merger answering from the labels
     python benchmarks/curation_quality.py --mode llama           # the real llama-server (SmolLM2-135M)
+    python benchmarks/curation_quality.py --mode always-update   # an adversarial judge: every pair an update
     python benchmarks/curation_quality.py --embedder lexical     # the n-gram embedder: words only
     python benchmarks/curation_quality.py --embedder all-MiniLM-L6-v2  # sentence-transformers (torch)
     python benchmarks/curation_quality.py --calibrate            # how the semantic threshold was chosen
@@ -28,7 +29,9 @@ edge), untouched, crossed; then
 
 Modes: `offline` (the LLM path off); `oracle` (a stub OpenAI-compatible server of ours on
 127.0.0.1, curation_pipeline_tests/support/llm_stub.py, that judges each pair by its label and
-merges each restatement into its ideal text); `llama` (llama.cpp's llama-server serving
+merges each restatement into its ideal text); `always-update` (the same stub as an adversarial
+judge that calls every pair an update: any restatement, related or distinct pair superseded is
+one the texts let a wrong verdict through); `llama` (llama.cpp's llama-server serving
 SmolLM2-135M-Instruct, built once and cached by curation_pipeline_tests/support/llama_server.py:
 the wiring and the guard against a real model, not quality). Prints figures; asserts nothing.
 """
@@ -167,6 +170,15 @@ def _oracle(pairs: list[dict], ideals: dict[str, dict]):
     return respond
 
 
+def _always_update(body: dict, _number: int):
+    """A responder for the stub server: a judge that calls every pair an update, so that what
+    gets superseded is what the words let through (core/judged_updates.py); faithful merges."""
+    from curation_pipeline.core.prompts import VERDICT_FIELD
+    from curation_pipeline_tests.support.llm_stub import answer, faithful, purpose
+
+    return answer(VERDICT_FIELD, "update", output_tokens=4) if purpose(body) == "judge" else faithful(body)
+
+
 @contextlib.contextmanager
 def _llm(mode: str, pairs: list[dict], ideals: dict[str, dict]):
     """The environment of the LLM path for `mode`, with its server running."""
@@ -175,11 +187,11 @@ def _llm(mode: str, pairs: list[dict], ideals: dict[str, dict]):
         return
     common = {"CURATOR_LLM_ENABLED": "true", "CURATOR_LLM_API": "chat", "CURATOR_LLM_MAX_CALLS": "2000",
               "CURATOR_LLM_MAX_TOKENS": "5000000", "CURATOR_LLM_CACHE": "false", "CURATOR_LLM_MAX_RETRIES": "1"}
-    if mode == "oracle":
+    if mode in ("oracle", "always-update"):
         from curation_pipeline_tests.support.llm_stub import StubLLMServer
-        stub = StubLLMServer(_oracle(pairs, ideals))
+        stub = StubLLMServer(_oracle(pairs, ideals) if mode == "oracle" else _always_update)
         try:
-            yield {**common, "CURATOR_LLM_BASE_URL": stub.url, "CURATOR_LLM_MODEL": "oracle", "CURATOR_LLM_CONCURRENCY": "8"}
+            yield {**common, "CURATOR_LLM_BASE_URL": stub.url, "CURATOR_LLM_MODEL": mode, "CURATOR_LLM_CONCURRENCY": "8"}
         finally:
             stub.close()
         return
@@ -442,7 +454,7 @@ def calibrate(pairs: list[dict], embedder) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=("offline", "oracle", "llama"), default="offline")
+    parser.add_argument("--mode", choices=("offline", "oracle", "always-update", "llama"), default="offline")
     parser.add_argument("--embedder", default="onnx-minilm", metavar="onnx-minilm|lexical|MODEL")
     parser.add_argument("--pairs", type=Path, default=PAIRS)
     parser.add_argument("-v", "--verbose", action="store_true", help="print every answer the guard refused, whole")

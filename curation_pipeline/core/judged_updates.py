@@ -141,6 +141,17 @@ def _names_two_things(old: Piece, new: Piece) -> bool:
     return False
 
 
+_COUNT_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve couple few several".split())
+
+
+def _counted_period(piece: Piece) -> bool:
+    """Whether the clause counts units of time ("every two weeks", "3 days"), not names one."""
+    tokens = [t for t in piece.tokens if t.kind != "punct"]
+    return any((before.kind == "number" or before.lower in _COUNT_WORDS)
+               and after.keys and value_class(after.lower, after.keys[0]) == "time unit"
+               for before, after in zip(tokens, tokens[1:]))
+
+
 def _left(old: Shape, new: Shape, piece: Piece) -> list[str]:
     """The kinds of value the older claim states that the newer clause leaves unsaid: not
     stated as values of that kind, nor anywhere in its words ("scheduled a Zoom call" / "The
@@ -158,6 +169,9 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]]) -> _Answer | None:
         if not _same_frame(old, new):
             continue
         changed, about_another = _replaced(old, new)
+        if _counted_period(claim) != _counted_period(piece):
+            # "every two weeks" / "fortnightly": a count folded into the unit, one period
+            changed = [change for change in changed if not change.startswith("time unit ")]
         if not changed:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
         if about_another or _names_two_things(claim, piece):

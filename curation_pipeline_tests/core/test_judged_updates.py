@@ -24,6 +24,8 @@ from curation_pipeline.core.judged_updates import judged_update
     # A count after a verb is how many, not part of a name (subjects.naming_numbers).
     ("Achieved 65% test coverage on the billing module.", "The test coverage of the billing module has increased to 78%."),
     ("Completed 10 classification problems this week.", "I have now completed 15 classification problems this week."),
+    # Another period, without a count on either side, is a new value.
+    ("The standup is daily.", "The standup is weekly now."),
     # A count reworded as "the number of ...".
     ("Our Slack workspace has 40 members.",
      "The number of members in our Slack workspace grew to 52, reflecting new contractors."),
@@ -71,6 +73,7 @@ def test_an_older_statement_the_newer_memory_does_not_say_is_carried_into_it(old
      "Quillfeather's support team answers tickets in English and German, and in no other language.", "no change"),
     ("The Marlowe build server is fast but has little disk space.",
      "The Marlowe build server is quick but has limited disk space.", "no change"),
+    ("The payroll run happens every two weeks.", "The payroll run now happens fortnightly.", "no change"),
     ("The Calder clinic is closed on public holidays.", "The Calder clinic does not open on public holidays.", "no change"),
     # Another attribute of one person: the words before the value differ on both sides.
     ("Kai Lindemann's badge number is 4471.", "Kai Lindemann's desk number is 212.", "two things"),
