@@ -241,6 +241,26 @@ def test_an_update_that_would_hide_what_it_cannot_carry_is_not_superseded(older,
     assert compare_versions(older, newer).verdict != UPDATE
 
 
+def test_pairs_the_words_are_unsure_of_go_to_the_judge_whatever_their_cosine():
+    # Below the band (0.65): a look-alike the judge's update is taken for, with what it carries,
+    # and a partial update whose "same" is refused (one node would say both dates).
+    look_alike = ("Accepted the partner intro, scheduled a Zoom call with the design lead for May 4 at 3 PM.",
+                  "The scheduled Zoom call with the design lead was moved to May 5 at 11 AM.")
+    partial = ("The design review is confirmed for May 4, and Omar brings the mockups.",
+               "The confirmed design review was moved to May 5.")
+    assert compare_versions(*look_alike).verdict == LOOK_ALIKE and compare_versions(*partial).verdict == PARTIAL
+    nodes = _nodes(("a", look_alike[0], 30), ("b", look_alike[1], 2), ("c", partial[0], 30), ("d", partial[1], 2))
+    decisions = _decide(nodes, _pairs((0, 1, 0.65), (2, 3, 0.65)), judge_cap=5)
+    assert sorted(decisions.to_judge["older_id"].to_list()) == ["a", "c"]
+    outcome = apply_verdicts(nodes, decisions.to_judge, {("a", "b"): "update", ("c", "d"): "same"},
+                             merge_cap=5, supersede_cap=5, max_chars=2000)
+    assert outcome.supersessions.select("older_id", "carried_text").rows() == [("a", look_alike[1] + " Accepted the partner intro.")]
+    assert outcome.merges.is_empty() and outcome.refused_same == 1
+    # Without the LLM neither is merged nor superseded.
+    offline = _decide(nodes, _pairs((0, 1, 0.65), (2, 3, 0.65)), judge_cap=0)
+    assert offline.supersessions.is_empty() and offline.merges.plan.is_empty() and offline.to_judge.is_empty()
+
+
 @pytest.mark.parametrize(("older", "newer", "carried"), [
     # The newer memory takes the clause over, as an offline update would (core/carry.py).
     ("The nightly ETL job runs at 01:00, and it must never run during the audit.", "The nightly ETL job now runs at 02:00.",

@@ -16,7 +16,10 @@ pair once:
    LLM on, the pair goes to the judge**
    (at most `judge_cap` pairs a cycle), whose verdict the service applies afterwards
    (`apply_verdicts`): "same" merges, "update" supersedes, "related" and "distinct" change no
-   memory (step 6b links "related" pairs). The texts must bear a verdict out: a look-alike pair
+   memory (step 6b links "related" pairs). A pair whose words found a changed value without
+   being sure (partial, look-alike) goes to the judge whatever its cosine: its "update" is taken
+   when the words bear it out and nothing would be hidden (core/judged_updates.py), its "same"
+   never for a partial one. The texts must bear a verdict out: a look-alike pair
    (supersession.LOOK_ALIKE: the same kind of statement about two things) is judged in the band,
    and its verdict is taken only where the words allow it (apply_verdicts): never "same" for two
    texts that each name a fact the other lacks, never "update" for two that speak of two things.
@@ -137,10 +140,15 @@ def decide_pairs(
     to_judge, merge_pairs = [], []
     for pair, check in zip(ordered, checks):
         a, b, similarity = pair["a"], pair["b"], pair["similarity"]
-        if check is _APART or (check is not None and check.verdict in (UPDATE, PARTIAL)):
-            continue  # decided above, or counted when checked
+        if check is _APART or (check is not None and check.verdict == UPDATE):
+            continue  # decided above
+        # The words found a changed value but cannot be sure (partial, look-alike): the judge's
+        # question whatever the cosine, as are pairs found by subject or context.
+        unsure = check is not None and check.verdict in (PARTIAL, LOOK_ALIKE)
         judge_it = judge_cap > 0 and similarity <= merge_threshold and (
-            similarity > judge_band_low or frozenset((a["id"], b["id"])) in judged_anyway)
+            similarity > judge_band_low or unsure or frozenset((a["id"], b["id"])) in judged_anyway)
+        if check is not None and check.verdict == PARTIAL and not judge_it:
+            continue  # counted when checked; never merged
         acts = similarity > merge_threshold or judge_it
         if a["id"] in taken or b["id"] in taken:
             if acts and not {a["id"], b["id"]} & _superseded_ids(superseded):
@@ -257,12 +265,16 @@ def _merges(nodes: pl.DataFrame, pairs: list[dict], taken: set[str], *, cap: int
     return select_merges(nodes, frame, cap=cap, max_chars=max_chars, semantic=semantic)
 
 
+_CLOCK_MARKS = frozenset({"am", "pm"})
+
+
 def _renamed_with_values(older: str, newer: str) -> bool:
     """Whether a name or code was replaced together with a fact of another kind ("The Tessellate
     iOS app requires iOS 16 or later." / "... Android app requires Android 10 or later."):
     another thing described alike, not a new value (supersession's rule for its own updates)."""
     def kinds(missing):  # a name may come back as a code: "iOS" is an identifier, "Android" a name
-        return {"naming" if kind in ("name", "identifier") else kind for kind, _ in missing}
+        return {"naming" if kind in ("name", "identifier") else kind for kind, value in missing
+                if value.lower().replace(".", "") not in _CLOCK_MARKS}  # "3 PM" / "11 AM": a time
 
     replaced = kinds(missing_facts([older], newer)) & kinds(missing_facts([newer], older))
     return len(replaced) > 1 and "naming" in replaced
@@ -294,7 +306,8 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
       which one is current comes from `created_at`;
     - "same" merges by the merge rules (the pinned rule, the cap), unless each text names a fact
       (a number, date, name, identifier, address) the other lacks: "Summit Roofing wants
-      invoices in PDF." is not "Summit Plumbing ...", nor a badge number 4471 a desk number 212.
+      invoices in PDF." is not "Summit Plumbing ...", nor a badge number 4471 a desk number 212;
+      and never for a pair the words read as an update or a partial one.
     """
     pinned = dict(zip(nodes["id"].to_list(), nodes["pinned"].to_list()))
     superseded, same, refused, refused_same = [], [], 0, 0
@@ -316,8 +329,9 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
                     VersionCheck(UPDATE, carried=taken.carried, carried_text=taken.carried_text)))
             else:
                 refused += 1
-        elif missing_facts([older_text], newer_text) and missing_facts([newer_text], older_text):
-            refused_same += 1
+        elif (missing_facts([older_text], newer_text) and missing_facts([newer_text], older_text)) \
+                or compare_versions(older_text, newer_text, semantic).verdict in (UPDATE, PARTIAL):
+            refused_same += 1  # two things, or a new value: one node would say two values
         else:
             same.append(row)
     row_of = {node_id: n for n, node_id in enumerate(nodes["id"].to_list())}
