@@ -71,6 +71,7 @@ from curation_pipeline.core.subjects import (
     tail_start,
     verb_like_opening,
 )
+from curation_pipeline.core.value_cut import without_value
 from curation_pipeline.core.value_words import value_class
 
 UPDATE, PARTIAL, LOOK_ALIKE, NONE = "update", "partial", "look-alike", "none"
@@ -725,11 +726,43 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     left = [n for n in rest if n not in said_by]
     hosts = {n: found[n].new if found[n] is not None else said_by.get(n) for n in range(len(older_clauses))}
     carried = carried_clauses(older_clauses, left, hosts)
+    if entangled and not any(_asks(older_clauses[n]) for n in left):
+        # An update of part of a one-sentence memory: the newer one carries the sentence without
+        # the phrases of its replaced values (value_cut.py), if each can be cut cleanly.
+        rest = _rest_of_sentence(older_sentences, older_clauses, found, set(said_by))
+        if rest is not None:
+            sentence = (Carried(_as_statement(rest)),)
+            text = carry_into(written, sentence)
+            if not says_two_values(text):
+                return VersionCheck(UPDATE, updates, (), carried=sentence, carried_text=text)
     if entangled or carried is None or any(_asks(older_clauses[n]) for n in left):
         # A question is never carried: written into the newer memory it would read as a statement.
         return VersionCheck(PARTIAL, updates, entangled + tuple(older_clauses[n] for n in left))
     return VersionCheck(UPDATE, updates, (), carried=carried,
                         carried_text=carry_into(written, carried) if carried else None)
+
+
+def _rest_of_sentence(sentences, claims: Sequence[Piece], found: dict, said: set[int]) -> str | None:
+    """The older memory's one sentence without the phrases of the values its updated claims
+    replaced; None when it has more sentences, when the newer memory restates a claim (carried,
+    it would be said twice), or when a phrase cannot be cut cleanly."""
+    if len(sentences) != 1 or said:
+        return None
+    rest = sentences[0].text
+    for n, claim in enumerate(claims):
+        update = found.get(n)
+        if update is None:
+            continue
+        old, new = shape(update.old), shape(update.new)
+        gone = {value for kind in set(old.values) & set(new.values) for value in old.values[kind] - new.values[kind]}
+        rest = without_value(rest, claim, gone) if rest is not None else None
+    return rest if rest and any(t.keys for t in tokenize(rest)) else None
+
+
+def _as_statement(text: str) -> str:
+    text = text.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _asks(clause: Piece) -> bool:

@@ -1,0 +1,93 @@
+"""An older sentence without the phrase of a value a newer memory replaced. Pure.
+
+"Added the project gallery with 8 cards using Bootstrap 5.3.0." updated by "The gallery now
+includes 10 cards." leaves "Added the project gallery using Bootstrap 5.3.0." said: the newer
+memory carries it (supersession.compare_versions), so that nothing of the older memory is hidden
+and the outdated 8 is no longer current. A value is cut only with the phrase it stands in:
+
+- the phrase opens with a preposition right before the value ("with 8 cards", "of 150
+  commits", "to 40 seats"; a word like "about" may stand between), and runs over the plain
+  words after it (what the value counts) up to a comma, a link word, another preposition or a
+  participle ("using ...");
+- "with 150 commits and 12 merged branches": the value goes with its "and", the preposition
+  stays for what follows;
+- the phrase holds no value that was not replaced, and does not end on one ("at 3 PM Lisbon
+  time"): such a sentence is not cut, and the update stays partial.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from curation_pipeline.core.clauses import Piece
+from curation_pipeline.core.sentence_tokens import Token
+from curation_pipeline.core.subjects import VERBS
+from curation_pipeline.core.value_words import value_class
+
+_PREPOSITIONS = frozenset("with of at for to by on in from".split())
+# Words that may stand between the preposition and its value: "with about 8 cards".
+_APPROXIMATE = frozenset("about around roughly nearly almost over under some approximately".split())
+_LINKS = frozenset("and or but".split())
+
+
+def _valued(token: Token) -> bool:
+    """A token that states a value of its own: a number, code, address, name or value word."""
+    if token.kind in ("number", "url", "email") or any(ch.isdigit() for ch in token.text) or token.is_name:
+        return True
+    return bool(token.keys) and value_class(token.lower, token.keys[0]) is not None
+
+
+def _counted(token: Token) -> bool:
+    """A plain word after a value that says what it counts ("cards", "open seats")."""
+    lower = token.lower
+    return (token.kind == "word" and not _valued(token) and lower not in _PREPOSITIONS | _LINKS | VERBS
+            and not (len(lower) > 4 and lower.endswith(("ing", "ed"))))
+
+
+def _phrase(tokens: list[Token], gone: Collection[str]) -> tuple[int, int] | None:
+    """[start, end) of the tokens to cut for the replaced values `gone` (keys), or None."""
+    at = [n for n, token in enumerate(tokens) if set(token.keys) & set(gone)]
+    if not at:
+        return None
+    first, last = at[0], at[-1]
+    if any(_valued(token) and not set(token.keys) & set(gone) for token in tokens[first:last + 1]):
+        return None  # another value among the replaced ones
+    start = first - 1
+    while start >= 0 and tokens[start].lower in _APPROXIMATE:
+        start -= 1
+    if start < 0 or tokens[start].lower not in _PREPOSITIONS:
+        return None  # the verb's own object ("has 8 cards"): no phrase of its own
+    end = last + 1
+    while end < len(tokens) and _counted(tokens[end]):
+        end += 1
+    if end < len(tokens) and _valued(tokens[end]):
+        return None  # "at 3 PM Lisbon time": the phrase goes on with another value
+    return start, end
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
+    text = re.sub(r"([,;:])(\s*[,;:])+", r"\1", text)
+    return re.sub(r"[,;:]\s*([.!?])", r"\1", text).strip(" ,;:")
+
+
+def without_value(sentence: str, claim: Piece, gone: Collection[str]) -> str | None:
+    """`sentence` without the phrase of `claim` that states the replaced values `gone`, or
+    None when it cannot be cut cleanly (see the module docstring)."""
+    tokens = [t for t in claim.tokens if t.kind != "punct" or t.text not in ",;"]
+    span = _phrase(tokens, gone)
+    if span is None:
+        return None
+    start, end = span
+    found = re.search(r"\W*".join(re.escape(token.text) for token in tokens[start:end]), sentence)
+    if found is None:
+        return None
+    cut_from, cut_to = found.start(), found.end()
+    link = re.match(r"\s+and\s+(?=\d)", sentence[cut_to:])
+    if link is not None:
+        # "with [150 commits and ]12 merged branches": the preposition stays for what follows
+        cut_from = found.start() + len(tokens[start].text)
+        cut_to += link.end()
+    return _tidy(sentence[:cut_from] + " " + sentence[cut_to:])

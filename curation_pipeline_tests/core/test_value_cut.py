@@ -1,0 +1,49 @@
+"""An update of part of a memory: the older sentence, without its replaced value, stays said.
+
+"Added the project gallery with 8 cards using Bootstrap 5.3.0." and a later "The gallery now
+includes 10 cards." are an update of the count, but the older memory also says the gallery
+uses Bootstrap 5.3.0, which the newer one does not. Superseding it as it is would hide that;
+leaving both current keeps the outdated 8 beside the 10. The newer memory carries the older
+sentence without the phrase of its replaced value ("with 8 cards"), and the older memory is
+superseded, keeping its words. Pure.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from curation_pipeline.core.supersession import UPDATE, compare_versions
+
+
+@pytest.mark.parametrize(("older", "newer", "carried"), [
+    ("Added the project gallery with 8 cards using Bootstrap 5.3.0.", "The gallery now includes 10 cards.",
+     "The gallery now includes 10 cards. Added the project gallery using Bootstrap 5.3.0."),
+    # "with 150 commits and 12 merged branches": the count goes, "with" stays for the branches.
+    ("Pushed the Lumen release to GitHub with 150 commits and 12 merged branches.",
+     "The number of commits in the Lumen release has grown to 165.",
+     "The number of commits in the Lumen release has grown to 165. Pushed the Lumen release to GitHub with 12 merged branches."),
+])
+def test_the_newer_memory_carries_the_older_sentence_without_its_replaced_value(older, newer, carried):
+    check = compare_versions(older, newer)
+    assert check.verdict == UPDATE and check.carried_text == carried
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # The replaced value is the verb's own object, not a phrase of its own: nothing to cut.
+    ("The gallery has 8 cards built with Bootstrap 5.3.0.", "The gallery now includes 10 cards."),
+    # The phrase of the value says when it held, with another value: cutting it would lose the date.
+    ("The backlog reached 40 tickets on May 2 with Omar as owner.", "The backlog now has 55 tickets."),
+    # The phrase goes on with another value: "at 3 PM Lisbon time" is not cut to "Lisbon time".
+    ("The weekly sync with the design team is at 3 PM Lisbon time.", "The weekly sync with the design team moved to 4 PM."),
+    # Two sentences: which of them to carry is not this rule's to decide.
+    ("Added the project gallery with 8 cards using Bootstrap 5.3.0. Omar reviewed it.", "The gallery now includes 10 cards."),
+])
+def test_what_cannot_be_cut_cleanly_keeps_the_update_partial(older, newer):
+    assert compare_versions(older, newer).verdict != UPDATE
+
+
+def test_a_link_word_goes_with_the_value_only_before_another_count():
+    check = compare_versions("Pushed the Lumen release to GitHub with 150 commits and Omar signed it off.",
+                             "The number of commits in the Lumen release has grown to 165.")
+    assert check.verdict == UPDATE
+    assert check.carried_text.endswith(" Pushed the Lumen release to GitHub and Omar signed it off.")
