@@ -754,8 +754,10 @@ def _rest_of_sentence(sentences, claims: Sequence[Piece], found: dict, said: set
         if update is None:
             continue
         old, new = shape(update.old), shape(update.new)
-        gone = {value for kind in set(old.values) & set(new.values) for value in old.values[kind] - new.values[kind]}
-        rest = without_value(rest, claim, gone) if rest is not None else None
+        gone = {value for kind in set(old.values) & set(new.values) if new.values[kind] - old.values[kind]
+                for value in old.values[kind] - new.values[kind]}  # replaced, not only dropped
+        said = {key for token in update.new.tokens for key in token.keys}
+        rest = without_value(rest, claim, gone, said) if rest is not None else None
     return rest if rest and any(t.keys for t in tokenize(rest)) else None
 
 

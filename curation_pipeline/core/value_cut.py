@@ -11,6 +11,9 @@ and the outdated 8 is no longer current. A value is cut only with the phrase it 
   participle ("using ...");
 - "with 150 commits and 12 merged branches": the value goes with its "and", the preposition
   stays for what follows;
+- the phrase names what the value counts, and the newer clause names it too ("with 8 cards" /
+  "now includes 10 cards"): "with 10 probability questions" against "12 probability problems"
+  may be another count, and "from 800ms to 300ms" says nothing of what it measures;
 - the phrase holds no value that was not replaced, and does not end on one ("at 3 PM Lisbon
   time"): such a sentence is not cut, and the update stays partial.
 """
@@ -73,14 +76,18 @@ def _tidy(text: str) -> str:
     return re.sub(r"[,;:]\s*([.!?])", r"\1", text).strip(" ,;:")
 
 
-def without_value(sentence: str, claim: Piece, gone: Collection[str]) -> str | None:
+def without_value(sentence: str, claim: Piece, gone: Collection[str], said: Collection[str]) -> str | None:
     """`sentence` without the phrase of `claim` that states the replaced values `gone`, or
-    None when it cannot be cut cleanly (see the module docstring)."""
+    None when it cannot be cut cleanly (see the module docstring). `said`: the keys of the newer
+    clause, which must name what the value counts ("10 cards" for "with 8 cards")."""
     tokens = [t for t in claim.tokens if t.kind != "punct" or t.text not in ",;"]
     span = _phrase(tokens, gone)
     if span is None:
         return None
     start, end = span
+    counted = [token for token in tokens[start:end] if _counted(token) and token.keys]
+    if not counted or counted[-1].keys[0] not in said:
+        return None  # "with 10 probability questions" / "12 probability problems": maybe another count
     found = re.search(r"\W*".join(re.escape(token.text) for token in tokens[start:end]), sentence)
     if found is None:
         return None
