@@ -108,7 +108,7 @@ def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping
             return None
         text = _span(first, claims[end])
         if _starts_statement(first):
-            carried.append(Carried(_as_sentence(text)))
+            carried.append(Carried(as_sentence(text)))
         elif _continues(first) and n > 0 and claims[n - 1].sentence == first.sentence \
                 and hosts.get(n - 1) is not None:
             carried.append(Carried(text.strip(), hosts[n - 1].context or hosts[n - 1].text))
@@ -118,7 +118,8 @@ def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping
     return tuple(carried)
 
 
-def _as_sentence(text: str) -> str:
+def as_sentence(text: str) -> str:
+    """`text` as a sentence of its own: capitalised, with a final stop."""
     text = text.strip().rstrip(",;:")
     text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "!", "?", "。")) else text + "."
@@ -142,7 +143,7 @@ def carry_into(newer: str, carried: Sequence[Carried]) -> str:
     for host, words in by_host.items():
         at = text.find(host)
         if at < 0:
-            text = append_sentence(text, _as_sentence(", ".join(words)))
+            text = append_sentence(text, as_sentence(", ".join(words)))
         else:
             text = text[:at] + _extended(host, words) + text[at + len(host):]
     for item in carried:

@@ -104,8 +104,8 @@ def _verb_form(token: Token) -> bool:
     return lower.endswith("ed") or (lower.endswith("ing") and token.text[:1].islower())
 
 
-# Words ending like a verb form that are nouns before a number.
-_NOT_VERB_FORMS = frozenset("bed shed red seed feed speed need".split())
+# Words ending like a verb form that are no verb before a number ("speed 3", "hundred 5").
+_NOT_VERB_FORMS = frozenset({"speed", "hundred"})
 
 
 def naming_numbers(tokens: Sequence[Token]) -> set[int]:

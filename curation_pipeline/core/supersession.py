@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
+from curation_pipeline.core.carry import Carried, as_sentence, carried_clauses, carry_into
 from curation_pipeline.core.change_cues import (
     CHANGE_VERBS,
     NOW_WORDS,
@@ -731,7 +731,7 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
         # the phrases of its replaced values (value_cut.py), if each can be cut cleanly.
         rest = _rest_of_sentence(older_sentences, older_clauses, found, set(said_by))
         if rest is not None:
-            sentence = (Carried(_as_statement(rest)),)
+            sentence = (Carried(as_sentence(rest)),)
             text = carry_into(written, sentence)
             if not says_two_values(text) and not _carries_a_rival(sentence, newer_pieces):
                 return VersionCheck(UPDATE, updates, (), carried=sentence, carried_text=text)
@@ -780,12 +780,6 @@ def _rest_of_sentence(sentences, claims: Sequence[Piece], found: dict, said: set
         said = {key for token in update.new.tokens for key in token.keys}
         rest = without_value(rest, claim, gone, said) if rest is not None else None
     return rest if rest and any(t.keys for t in tokenize(rest)) else None
-
-
-def _as_statement(text: str) -> str:
-    text = text.strip()
-    text = text[:1].upper() + text[1:]
-    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _asks(clause: Piece) -> bool:
