@@ -181,17 +181,22 @@ def test_the_judge_decides_the_band_and_the_dates_decide_which_is_current(db, in
     assert judged == [("related", "none"), ("same", "merged")]
 
 
-def test_an_update_verdict_without_a_changed_value_is_not_taken(db, instance, judge_env):
-    # A model that calls every pair an update: the texts give no reason, nothing is superseded.
-    first, second = insert(db, node(text=RELATED[0], created_at=NOW - timedelta(days=9)),
-                           node(text=RELATED[1], created_at=NOW - timedelta(days=4)))
-    stub = StubLLMServer(_judging({frozenset(RELATED): "update"}, []))
+def _step2_judged(db, instance, judge_env, verdicts: dict[frozenset, str]) -> dict:
+    """Step 2 alone with a judge answering `verdicts`; its counts as the cycle row keeps them."""
+    stub = StubLLMServer(_judging(verdicts, []))
     try:
         judge_env(stub.url)
         result = run_cycle(instance, op_selection=["consolidate_duplicates"])
     finally:
         stub.close()
-    step2 = cycle_row(db, result.run_id)["steps"]["consolidate_duplicates"]
+    return cycle_row(db, result.run_id)["steps"]["consolidate_duplicates"]
+
+
+def test_an_update_verdict_without_a_changed_value_is_not_taken(db, instance, judge_env):
+    # A model that calls every pair an update: the texts give no reason, nothing is superseded.
+    first, second = insert(db, node(text=RELATED[0], created_at=NOW - timedelta(days=9)),
+                           node(text=RELATED[1], created_at=NOW - timedelta(days=4)))
+    step2 = _step2_judged(db, instance, judge_env, {frozenset(RELATED): "update"})
     assert step2["judge_update"] == 1 and step2["judge_updates_refused"] == 1 and step2["superseded"] == 0
     assert fetch_node(db, first)["superseded_by"] is None and fetch_node(db, second)["superseded_by"] is None
 
@@ -205,13 +210,7 @@ def test_a_judges_update_of_a_reworded_memory_supersedes_it_and_carries_what_it_
     newer_text = "The May 9 deadline for the Halvorsen grant report was extended to May 16."
     older, newer = insert(db, node(text=older_text, created_at=NOW - timedelta(days=9)),
                           node(text=newer_text, created_at=NOW - timedelta(days=4)))
-    stub = StubLLMServer(_judging({frozenset((older_text, newer_text)): "update"}, []))
-    try:
-        judge_env(stub.url)
-        result = run_cycle(instance, op_selection=["consolidate_duplicates"])
-    finally:
-        stub.close()
-    step2 = cycle_row(db, result.run_id)["steps"]["consolidate_duplicates"]
+    step2 = _step2_judged(db, instance, judge_env, {frozenset((older_text, newer_text)): "update"})
     assert (step2["judge_update"], step2["judge_updates_refused"], step2["superseded"], step2["carried_into"]) == (1, 0, 1, 1)
     assert str(fetch_node(db, older)["superseded_by"]) == newer
     assert fetch_node(db, newer)["pointer_summary"] == newer_text + " Use the grant template."
