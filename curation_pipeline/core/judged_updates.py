@@ -11,9 +11,9 @@ change, not on every word of the two texts:
   newer clause names beside its new one, in words that say it changed ("The May 9 deadline was
   extended to May 16"), counts as replaced;
 - **two things**: a change from a value that named the older clause's subject to one that names
-  the newer's ("The Seville office ..." / "The Bilbao office ..."), or of two clauses that each
-  name their subject with a word the other lacks ("The staging database backups ..." / "The
-  analytics database backups ..."), is no change of one thing;
+  the newer's ("The Seville office ..." / "The Bilbao office ..."), or of two clauses whose
+  subjects put a different word before a word they share ("The staging database backups ..." /
+  "The analytics database backups ..."), is no change of one thing;
 - **nothing hidden**: every other older claim is said by the newer memory (coverage), replaced
   whole by it, or carried into it (core/carry.py), as an offline update carries. A replaced claim
   that states more than the newer clause says ("8 cards built with Bootstrap 5.3.0" / "now 10
