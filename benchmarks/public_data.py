@@ -1,7 +1,7 @@
 """Public memory data written by others, turned into memories as an agent would store them.
 
-Two datasets, each split into a development part and a held-out part (by conversation, fixed
-below; the held-out part's failures are never read while rules are written):
+Three datasets, each split into a development part and a held-out part (by conversation or
+relation, fixed below; the held-out part's failures are never read while rules are written):
 
 - **BEAM** (github.com/mohammadtavakoli78/BEAM, `chats/100K`): 20 long chats. Each chat's plan
   (`plan_new.txt`) lists, batch by batch, the facts the user states ("Tagged release v1.0.0 on
@@ -18,11 +18,21 @@ below; the held-out part's failures are never read while rules are written):
   from `current_memory` must not get worse, and a turn of one speaker is never merged with or
   superseded by another speaker's.
 
+- **MQuAKE** (github.com/princeton-nlp/MQuAKE, `prompts/`): a knowledge-update stream. Its
+  relation prompts hold real Wikidata facts, a few per relation ("Which continent is India
+  located in? A: Asia"), and its templates say each fact as a sentence ("India is located in the
+  continent of Asia.", "The capital of Germany is Berlin."). The stream states every fact, then,
+  as MQuAKE's edits do, a new value for every other one (another answer of the same relation),
+  and for every fourth a third value after that: a chain. Each new value must supersede the one
+  before it; a fact never edited, and the last value of each, must stay current. The recall
+  probe asks the relation's question ("What is the capital of Germany?"). Split by relation.
+
 Getting the data (not part of this repository; nothing of it is committed):
 
     git clone https://github.com/mohammadtavakoli78/BEAM DATA/BEAM
     git clone https://github.com/snap-research/locomo DATA/locomo
     (cd DATA/locomo/data && unzip locomo10.zip)
+    git clone https://github.com/princeton-nlp/MQuAKE DATA/MQuAKE   # prompts/ only; no LFS needed
 """
 
 from __future__ import annotations
@@ -71,6 +81,10 @@ class Part:
     updates: list[tuple[str, str]]  # (older key, newer key) that must end superseded
     keep_both: list[tuple[str, str]] = field(default_factory=list)  # pairs never superseded either way
     never_superseded: set[str] = field(default_factory=set)  # keys no supersession may involve
+    stay_current: set[str] = field(default_factory=set)  # keys that may supersede but never be superseded
+    # (older, newer) pairs a chain of updates makes right too (A -> C of A -> B -> C): not counted
+    # as updates to supersede, but neither wrong nor "other" when superseded so.
+    chained: set[tuple[str, str]] = field(default_factory=set)
 
 
 # ----------------------------------------------------------------------------- BEAM
@@ -182,6 +196,71 @@ def locomo_part(root: Path, split: str) -> Part:
     return Part(f"locomo-{split}", memories, probes, updates=[])
 
 
+# ----------------------------------------------------------------------------- MQuAKE
+
+
+def _mquake_facts(root: Path) -> dict[str, list[tuple[str, str]]]:
+    """Per relation (Wikidata property), the (subject, answer) facts of its prompt, read back
+    through its question template ("Which continent is [X] located in?")."""
+    prompts = json.loads((root / "prompts" / "rel-prompts.json").read_text(encoding="utf-8"))
+    questions = json.loads((root / "prompts" / "templates" / "question_templates.json").read_text(encoding="utf-8"))
+    facts: dict[str, list[tuple[str, str]]] = {}
+    for relation, block in prompts.items():
+        if relation not in questions:
+            continue
+        pattern = re.compile("^" + re.escape(questions[relation]).replace(re.escape("[X]"), "(.+?)") + "$")
+        for line in block.splitlines():
+            qa = re.match(r"Q: (.*?) A: (.*)$", line.strip())
+            subject = pattern.match(qa.group(1).strip()) if qa else None
+            if subject is not None and qa.group(2).strip():
+                facts.setdefault(relation, []).append((subject.group(1), qa.group(2).strip()))
+    return facts
+
+
+def _said(template: str, subject: str, value: str) -> str:
+    text = template.replace("[X]", subject).replace("__", value)
+    return text if text.endswith(".") else text + "."
+
+
+def mquake_part(root: Path, split: str) -> Part:
+    facts = _mquake_facts(root)
+    cloze = json.loads((root / "prompts" / "templates" / "cloze_templates.json").read_text(encoding="utf-8"))
+    questions = json.loads((root / "prompts" / "templates" / "question_templates.json").read_text(encoding="utf-8"))
+    relations = sorted((r for r in facts if r in cloze), key=lambda r: int(r[1:]))
+    mine = relations[0::2] if split == "dev" else relations[1::2]
+    namespace = f"mquake-{split}"
+    memories: list[Memory] = []
+    when = datetime(2024, 1, 1, tzinfo=UTC)
+
+    def write(text: str) -> str:
+        nonlocal when
+        when += timedelta(minutes=10)
+        memories.append(Memory(f"{namespace}/{len(memories)}", namespace, text, when))
+        return memories[-1].key
+
+    edits: list[tuple[str, str, str, list[str]]] = []  # relation, subject, first value's key, new values
+    seen: set[tuple[str, str]] = set()
+    for relation in mine:
+        rows = [(s, v) for s, v in facts[relation] if (s, v) not in seen and not seen.add((s, v))]
+        subjects = [s for s, _ in rows]
+        for n, (subject, value) in enumerate(rows):
+            key = write(_said(cloze[relation], subject, value))
+            if n % 2 or subjects.count(subject) > 1:
+                continue  # never edited (a subject stated twice in one relation is two facts)
+            others = list(dict.fromkeys(v for _, v in rows[n + 1:] + rows[:n] if v != value))
+            edits.append((relation, subject, key, others[:2] if n % 4 == 0 else others[:1]))
+    updates, chained, probes = [], set(), []
+    for relation, subject, first, values in edits:
+        chain = [first] + [write(_said(cloze[relation], subject, value)) for value in values]
+        updates += list(zip(chain, chain[1:]))
+        chained |= {(chain[a], chain[b]) for a in range(len(chain)) for b in range(a + 2, len(chain))}
+        if len(chain) > 1:
+            probes.append(Probe(namespace, questions[relation].replace("[X]", subject), newest=chain[-1], outdated=first))
+    olders = {older for older, _ in updates}
+    return Part(f"mquake-{split}", memories, probes, updates,
+                stay_current={m.key for m in memories} - olders, chained=chained)
+
+
 def parts(data: Path, splits: list[str], datasets: list[str]) -> list[Part]:
     found = []
     for split in splits:
@@ -189,4 +268,6 @@ def parts(data: Path, splits: list[str], datasets: list[str]) -> list[Part]:
             found.append(beam_part(data / "BEAM" / "chats" / "100K", split))
         if "locomo" in datasets:
             found.append(locomo_part(data / "locomo" / "data", split))
+        if "mquake" in datasets:
+            found.append(mquake_part(data / "MQuAKE", split))
     return found

@@ -84,7 +84,7 @@ def _llm(mode: str, parts: list[public_data.Part]):
     from curation_pipeline_tests.support.llm_stub import StubLLMServer, answer, faithful, memory_texts, purpose
 
     texts = {m.key: m.text for part in parts for m in part.memories}
-    updates = {frozenset((texts[a], texts[b])) for part in parts for a, b in part.updates}
+    updates = {frozenset((texts[a], texts[b])) for part in parts for a, b in [*part.updates, *part.chained]}
     contradictions = {texts[key] for part in parts for key in part.never_superseded}
 
     def respond(body: dict, _number: int):
@@ -219,16 +219,19 @@ def report(conn, part: public_data.Part, ids: dict, before: dict, cycles: dict, 
     key_of = {node_id: key for key, node_id in ids.items()}
     after = probe(conn, part, ids, nodes, embedder)
 
-    superseded = sum(_current_end(nodes, ids[older]) == _keeper(nodes, ids[newer])
+    # Superseded, and current where the newer value is (its successor's, in a chain A -> B -> C).
+    superseded = sum(_current_end(nodes, ids[older]) == _current_end(nodes, ids[newer])
                      and nodes[ids[older]]["superseded_by"] is not None for older, newer in part.updates)
-    newest_keys = {newer for _, newer in part.updates}
-    labelled = {(ids[o], ids[n]) for o, n in part.updates}
+    newest_keys = {newer for _, newer in part.updates} - {older for older, _ in part.updates}
+    labelled = {(ids[o], ids[n]) for o, n in [*part.updates, *part.chained]}
     wrong, other = [], []
     for older, successor in _supersessions(nodes):
         older_key, successor_key = key_of.get(older), key_of.get(successor)
         why = None
         if older_key in part.never_superseded or successor_key in part.never_superseded:
             why = "a contradicted statement"
+        elif older_key in part.stay_current:
+            why = "a fact no newer one replaces"
         elif older_key in newest_keys:
             why = "the newest value of an update"
         elif _speaker(nodes[older]["text"]) != _speaker(nodes[successor]["text"]):
@@ -280,7 +283,7 @@ def report(conn, part: public_data.Part, ids: dict, before: dict, cycles: dict, 
         for older, successor in other:
             print(f"  other: {nodes[older]['text']!r}\n      superseded by {nodes[successor]['text']!r}")
         for older, newer in part.updates:
-            if not (_current_end(nodes, ids[older]) == _keeper(nodes, ids[newer]) and nodes[ids[older]]["superseded_by"]):
+            if not (_current_end(nodes, ids[older]) == _current_end(nodes, ids[newer]) and nodes[ids[older]]["superseded_by"]):
                 print(f"  missed: {nodes[ids[older]]['text']!r}\n      -> {nodes[ids[newer]]['text']!r}")
         for older, clause in hidden[:20]:
             print(f"  hidden: {clause!r} of {nodes[older]['text']!r}")
@@ -297,16 +300,16 @@ def _changes(conn, node_id: str) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, required=True, help="the folder holding BEAM/ and locomo/")
+    parser.add_argument("--data", type=Path, required=True, help="the folder holding BEAM/, locomo/ and MQuAKE/")
     parser.add_argument("--split", choices=(*public_data.SPLITS, "both"), default="dev")
-    parser.add_argument("--dataset", choices=("beam", "locomo", "both"), default="both")
+    parser.add_argument("--dataset", choices=("beam", "locomo", "mquake", "all"), default="all")
     parser.add_argument("--mode", choices=("offline", "oracle"), default="offline")
     parser.add_argument("--embedder", default="all-MiniLM-L6-v2", metavar="lexical|MODEL")
     parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations of each part")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     splits = list(public_data.SPLITS) if args.split == "both" else [args.split]
-    datasets = ["beam", "locomo"] if args.dataset == "both" else [args.dataset]
+    datasets = ["beam", "locomo", "mquake"] if args.dataset == "all" else [args.dataset]
     parts = public_data.parts(args.data, splits, datasets)
     if args.conversations:
         for part in parts:

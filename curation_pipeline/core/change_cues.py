@@ -30,6 +30,10 @@ The entries:
   "Scratch that", "I meant";
 - **a named old value**: "(the old value was X)", "(previously X)", "(was X)", "instead of X",
   "(the $100 was last year's price)": X is old, whatever else the memory says.
+- **once-only events** of a named subject: "was born", "died". Two past events of one kind are
+  two events ("Completed 5 problems" / "Completed 8 problems"), but a person is born and dies
+  once: "Eddie Durham died in New York City." / "Eddie Durham died in Gatchina." is a corrected
+  place. Only of a subject that is a name: "The nightly build died at 3 AM." may happen again.
 """
 
 from __future__ import annotations
@@ -65,6 +69,8 @@ RESIDENCE_VERBS = frozenset("live lives living based resides reside located".spl
 MOVE_PHRASES = (("moved", "to"), ("moved", "back", "to"), ("relocated", "to"), ("moving", "to"))
 # After a stop these words open an adverbial, not the object it ends.
 _NOT_AN_OBJECT = frozenset("by at in on for from after before to with during".split())
+# Events that happen once to whom they happen: where and when each has one value.
+ONCE_ONLY_VERBS = frozenset({"born", "died"})
 # Openers of a memory that corrects what was said before it.
 CORRECTION_OPENERS = (("update",), ("updated",), ("correction",), ("actually",), ("make", "that"),
                       ("scratch", "that"), ("i", "meant"), ("sorry",), ("edit",), ("change", "of", "plans"))
@@ -95,6 +101,16 @@ def stop_statement(tokens: Sequence[Token]) -> Stop | None:
             if start < len(words) and words[start] not in _NOT_AN_OBJECT and tokens[start].kind != "punct":
                 return Stop(" ".join(phrase), n, start, verbs)
     return None
+
+
+def once_only_event(tokens: Sequence[Token], subject_end: int) -> bool:
+    """Whether a clause tells a once-only event of a named subject: "Eddie Durham died in ...",
+    "Ada Lovelace was born in London" (the subject is tokens[:subject_end])."""
+    subject = [t for t in tokens[:subject_end] if t.kind != "punct"]
+    if not subject or not all(t.is_name for t in subject):
+        return False
+    verb = [t.lower for t in tokens[subject_end:subject_end + 2]]
+    return bool(verb) and (verb[0] in ONCE_ONLY_VERBS or verb[0] in ("was", "were") and verb[1:] == ["born"])
 
 
 def move_statement(tokens: Sequence[Token]) -> tuple[int, int] | None:

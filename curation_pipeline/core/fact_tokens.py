@@ -56,7 +56,8 @@ _IDENTIFIER = re.compile(
         r"(?<![\w.])\d+(?:\.\d+)+-?[A-Za-z]+\b",  # a decimal with its unit: 2.3x, 1.5GB, 4.6-star
         r"\b\w*_\w+\b",  # snake_case, CONSTANT_CASE
         r"\b[a-z]+[A-Z]\w*\b",  # camelCase
-        r"\b[A-Z][a-z0-9]+[A-Z]\w*\b",  # PascalCase with an inner capital
+        # PascalCase with an inner capital, but not a surname's prefix: McEwan, DeVito, MacArthur
+        r"\b(?!(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|Von)[A-Z][a-z]+\b)[A-Z][a-z0-9]+[A-Z]\w*\b",
         # letters and digits: S3, INV-2024-7 (never begun inside a decimal: "4.6-star" is not "6-star")
         r"(?<!\d\.)\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])\w+(?:-\w+)*\b",
     ))

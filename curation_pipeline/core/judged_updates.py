@@ -32,9 +32,10 @@ from curation_pipeline.core.change_cues import as_compared
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic
 from curation_pipeline.core.speakers import without_speaker, without_vocative
-from curation_pipeline.core.subjects import VERBS, verb_like_opening
+from curation_pipeline.core.subjects import VERBS, own_subject, verb_like_opening
 from curation_pipeline.core.supersession import (
     Shape,
+    object_swap,
     says_two_values,
     shape,
     text_claims,
@@ -152,15 +153,27 @@ def _counted_period(piece: Piece) -> bool:
                for before, after in zip(tokens, tokens[1:]))
 
 
-def _left(old: Shape, new: Shape, piece: Piece) -> list[str]:
+def _left(old: Shape, new: Shape, piece: Piece, swapped: bool = False) -> list[str]:
     """The kinds of value the older claim states that the newer clause leaves unsaid: not
     stated as values of that kind, nor anywhere in its words ("scheduled a Zoom call" / "The
-    scheduled Zoom call was moved": the status is said, as a word of the thing's name)."""
-    words = {key for token in piece.tokens for key in token.keys}
+    scheduled Zoom call was moved": the status is said, as a word of the thing's name), nor
+    in the object another one replaced ("left fielder" / "shooting guard")."""
+    words = {key for token in piece.tokens for key in token.keys} | (old.tail if swapped else set())
     return [kind for kind in values_left(old, new) if not set(old.values[kind]) <= words]
 
 
-def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]]) -> _Answer | None:
+def _other_object(claim: Piece, piece: Piece, old: Shape, new: Shape, said: frozenset[str]) -> bool:
+    """Whether the newer clause says the older one's words with another object at their end: the
+    same subject and verb ("Babe Ruth plays the position of ..."), an object the newer memory
+    says nowhere else. "The room seats 12" / "The room has a projector" share no verb;
+    "Dana owns billing" / "Dana owns search" do."""
+    elsewhere = said - {key for token in piece.tokens for key in token.keys}
+    if not object_swap(old, new) or _replaced(new, old)[0] or (old.tail - new.tail) & elsewhere:
+        return False
+    return bool((old.frame & new.frame) - own_subject(claim.tokens) - own_subject(piece.tokens))
+
+
+def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str] = frozenset()) -> _Answer | None:
     """How the newer memory answers an older claim it does not say: the first clause that
     replaces it whole, else one that replaces it in part or speaks of another thing alike."""
     old = shape(claim)
@@ -172,11 +185,17 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]]) -> _Answer | None:
         if _counted_period(claim) != _counted_period(piece):
             # "every two weeks" / "fortnightly": a count folded into the unit, one period
             changed = [change for change in changed if not change.startswith("time unit ")]
+        swapped = not changed and _other_object(claim, piece, old, new, said)
+        if swapped:
+            # The same words of the same subject with another object at their end ("plays the
+            # position of forward" / "... of pitcher"): which of the two objects holds is what
+            # the judge reads; the words show one replaced the other.
+            changed = [f"value {' '.join(sorted(old.tail))!r} -> {' '.join(sorted(new.tail))!r}"]
         if not changed:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
         if about_another or _names_two_things(claim, piece):
             found = found or _Answer(piece, tuple(changed), "another thing")
-        elif _left(old, new, piece):
+        elif _left(old, new, piece, swapped):
             found = _Answer(piece, tuple(changed), "partly")
         else:
             return _Answer(piece, tuple(changed), "whole")
@@ -189,6 +208,7 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
     claims = text_claims(without_vocative(without_speaker(older)))
     sentences = text_clauses(as_compared(without_vocative(without_speaker(newer))))
     pieces = [(p, shape(p)) for s in sentences for p in s.pieces() if p.keys]
+    said_words = frozenset(key for s in sentences for key in s.whole().keys)
     hosts: dict[int, Piece] = {}
     left: list[int] = []
     changes: list[dict] = []
@@ -197,7 +217,7 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
         if said.covered:
             hosts[n] = said.by
             continue
-        answer = _answer(claim, pieces)
+        answer = _answer(claim, pieces, said_words)
         if answer is not None and answer.kind == "whole":
             hosts[n] = answer.piece
             changes.append({"old": claim.text, "new": answer.piece.text, "changed": list(answer.changed)})

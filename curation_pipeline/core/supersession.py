@@ -47,11 +47,13 @@ from curation_pipeline.core.carry import Carried, as_sentence, carried_clauses, 
 from curation_pipeline.core.change_cues import (
     CHANGE_VERBS,
     NOW_WORDS,
+    ONCE_ONLY_VERBS,
     RESIDENCE_VERBS,
     as_compared,
     change_statement,
     move_statement,
     old_value_range,
+    once_only_event,
     stop_statement,
 )
 from curation_pipeline.core.clauses import Piece, text_clauses
@@ -227,7 +229,8 @@ def shape(piece: Piece) -> Shape:
 def _shape(piece: Piece) -> Shape:
     tokens = piece.tokens
     end_of_subject = subject_end(tokens)
-    has_verb = end_of_subject < len(tokens) and (tokens[end_of_subject].lower in VERBS)
+    has_verb = end_of_subject < len(tokens) and (tokens[end_of_subject].lower in VERBS
+                                                 or tokens[end_of_subject].lower in ONCE_ONLY_VERBS)
     codes = {token.lstrip("#`").lower() for kind, token in piece.facts if kind == "identifier"}
     in_names = naming_numbers(tokens)
     # In an event the record it happened on is part of what happened ("postponed the rollout on
@@ -310,7 +313,7 @@ def values_left(old: Shape, new: Shape) -> list[str]:
     return sorted(set(old.values) - set(new.values))
 
 
-def _object_swap(old: Shape, new: Shape) -> bool:
+def object_swap(old: Shape, new: Shape) -> bool:
     """The same frame with another object or stated value at its end ("Dana owns billing" /
     "Dana owns search", "... is rock music" / "... is rap rock"): each side's last words are gone
     from the other, and all the rest is the same."""
@@ -368,24 +371,33 @@ def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
     for new in newer:
         new_shape = shape(new)
         if new_shape.identity == old_shape.identity and _stands_alone(old) and _stands_alone(new) \
-                and (new_shape.cued or not (past_event(old) or past_event(new))):
+                and (new_shape.cued or not (past_event(old) or past_event(new))
+                     or _once_only(old) and _once_only(new)):
             # Two past events of one kind with other numbers are two events ("Completed 5 coin
-            # toss problems" / "Completed 8 ..."), not a new value, unless a cue says so; and a
-            # clause that continues another ("4 correct", "and Canadian markets") is read only
-            # with it.
+            # toss problems" / "Completed 8 ..."), not a new value, unless a cue says so or the
+            # event happens once (a birth, a death); and a clause that continues another ("4
+            # correct", "and Canadian markets") is read only with it.
             changed, about_another = value_changes(old_shape, new_shape)
             if changed and not about_another and not _unsure(changed, cued=new_shape.cued):
                 return ClauseUpdate(old, new, tuple(changed), tuple(values_left(old_shape, new_shape)))
-        elif new_shape.functional and (old_shape.functional or new_shape.cued and _functional(
-                old.tokens, subject_end(old.tokens), cued=True)) and _object_swap(old_shape, new_shape) \
+        # One attribute with another stated value, whether or not the two values are of a kind
+        # the words know ("... is French" / "... is Persian": a language, then a name).
+        if new_shape.functional and (old_shape.functional or new_shape.cued and _functional(
+                old.tokens, subject_end(old.tokens), cued=True)) and object_swap(old_shape, new_shape) \
                 and not value_changes(old_shape, new_shape)[0]:
             change = f"value {' '.join(sorted(old_shape.tail))!r} -> {' '.join(sorted(new_shape.tail))!r}"
-            return ClauseUpdate(old, new, (change,), tuple(values_left(old_shape, new_shape)))
+            # The replaced value itself is not left unsaid, whatever its kind.
+            left = [kind for kind in values_left(old_shape, new_shape) if not set(old_shape.values[kind]) <= old_shape.tail]
+            return ClauseUpdate(old, new, (change,), tuple(left))
     # Of the newer clauses that say the change, the one that leaves the fewest of the older
     # clause's values unsaid ("... increased to 5 between April 25 and May 1, 2024").
     events = [update for new in newer for find in (_event_update, _stop_update, _move_update)
               if (update := find(old, new)) is not None]
     return min(events, key=lambda update: len(update.left)) if events else None
+
+
+def _once_only(piece: Piece) -> bool:
+    return once_only_event(piece.tokens, subject_end(piece.tokens))
 
 
 def _subject_keys(tokens) -> frozenset[str] | None:
@@ -617,7 +629,7 @@ def _look_alike(old: Piece, newer: Sequence[Piece]) -> bool:
         changed = [change for change in value_changes(old_shape, new_shape)[0] if change != "polarity"]
         if changed and len(shared) >= 2:
             return True  # another attribute of the same thing, with another value
-        if _object_swap(old_shape, new_shape):
+        if object_swap(old_shape, new_shape):
             return True  # another object of the same verb: "owns billing" / "owns search"
     return False
 
@@ -801,7 +813,7 @@ def clauses_an_update_would_hide(older: str, newer: str, semantic: Semantic | No
         old = shape(claim)
         answered = any(
             2 * len(old.frame & new.frame) >= min(len(old.frame), len(new.frame)) > 0
-            and (value_changes(old, new)[0] or _object_swap(old, new) or (old.tail and old.tail != new.tail))
+            and (value_changes(old, new)[0] or object_swap(old, new) or (old.tail and old.tail != new.tail))
             and not values_left(old, new)
             for new in news)
         if not answered:

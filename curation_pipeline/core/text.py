@@ -12,6 +12,10 @@ Sentence splitting is deliberately simple and predictable rather than linguistic
   ``"this"``. Handling them well needs a language-specific list; splitting there is harmless for
   the merge (a fragment is compared and kept like any other sentence), so we chose predictability.
   Decimal numbers and dotted names (``3.14``, ``v1.2``) are not split since no space follows.
+* one exception: a person's initial. ``"founded by G. G. Ponnambalam."`` is one sentence (cut
+  after each "G." its fragments would be carried and compared as statements of their own), so a
+  lone capital and its full stop end no sentence when a capitalised word that opens no sentence
+  follows; ``"He chose plan B. The rest waited."`` still splits.
 
 The reference curator merged two memories by appending ``"<text> [merged: <other text>]"``, and
 merged entries were merged again, so markers can nest. :func:`strip_merge_markers` flattens them
@@ -46,10 +50,44 @@ _TRAILING_PUNCTUATION = SENTENCE_TERMINATORS + CJK_TERMINATORS + ",;:"
 _TRAILING_CUT_JUNK = re.compile(r"[\s,;:.!?…\-–—(\[{/。！？]+\Z")
 
 
+# A lone capital and its full stop, ending the text before a break: maybe a person's initial.
+_INITIAL_END = re.compile(r"(?:\A|(?P<before>\S+)\s)(?P<initial>[A-Z])\.\Z")
+_NEXT_WORD = re.compile(r"[A-Za-z]{2,}")  # a name, not one more initial
+_MORE_INITIALS = re.compile(r"(?:[A-Z]\.[ \t]+)*")
+# Capitalised words that open sentences: after "Plan B." one of these starts a new one.
+_SENTENCE_OPENERS = frozenset("""
+the a an this that these those it its he she they we i you his her their our my your there here
+and but or so then also however if when while after before since as at in on for from to by with
+of what which who why how yes no not all some each every both one
+""".split())
+
+
 def split_sentences(text: str) -> list[str]:
     """Split ``text`` into sentences, keeping their punctuation (see the module docstring)."""
-    pieces = (piece.strip() for piece in _SENTENCE_BREAK.split(text))
-    return [piece for piece in pieces if piece]
+    pieces, start = [], 0
+    for match in _SENTENCE_BREAK.finditer(text):
+        if _after_initial(text[start:match.start()], text, match):
+            continue
+        pieces.append(text[start:match.start()])
+        start = match.end()
+    pieces.append(text[start:])
+    return [piece.strip() for piece in pieces if piece.strip()]
+
+
+def _after_initial(sentence: str, text: str, gap: re.Match) -> bool:
+    """Whether a break comes after a person's initial: a capitalised word that opens no
+    sentence follows, after more initials ("G. G. Ponnambalam") or after an initial that opens
+    the sentence or follows a capitalised word ("John F. Kennedy", "G. Ponnambalam founded it").
+    "... plan B. The rest", "... vitamin D. Zinc" and "A. B. C." break."""
+    initial = _INITIAL_END.search(sentence[-60:])
+    if initial is None or "\n" in gap.group():
+        return False
+    more = _MORE_INITIALS.match(text, gap.end())  # "G. " of "G. G. Ponnambalam"
+    word = _NEXT_WORD.match(text, more.end())
+    if word is None or not word.group()[0].isupper() or word.group().lower() in _SENTENCE_OPENERS:
+        return False  # "A. B. C." are three sentences
+    before = initial.group("before")
+    return bool(more.group()) or before is None or before[:1].isupper()
 
 
 def ends_sentence(text: str) -> bool:

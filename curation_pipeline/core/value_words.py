@@ -50,8 +50,9 @@ language: english, german, french, spanish, italian, portuguese, dutch, polish, 
 
 # "second" is an ordinal ("the second floor"): a duration in seconds says its number.
 # Statuses are matched as written: their roots are other words ("planned" -> "plan", as in "the
-# Pro plan"; "scheduled" -> "schedul", as in "the schedule").
-_AS_WRITTEN = frozenset({"status"})
+# Pro plan"; "scheduled" -> "schedul", as in "the schedule"). So are environments: "developed"
+# and "staged" share a root with "development" and "staging", and are verbs.
+_AS_WRITTEN = frozenset({"status", "environment"})
 
 
 def _parse() -> tuple[dict[str, str], dict[str, str]]:

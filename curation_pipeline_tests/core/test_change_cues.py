@@ -43,6 +43,8 @@ UPDATES = [
     ("old value: (was X)", "The standup is at 9:00.", "The standup is at 9:30 (was 9:00)."),
     ("old value: instead of X", "The standup is at 9:00.", "The standup is at 9:30 instead of 9:00."),
     ("old value: (X was last year's)", "The unit price is $100.", "The unit price is $150 (the $100 was last year's price)."),
+    ("once-only: died", "Eddie Durham died in the city of New York City.", "Eddie Durham died in the city of Gatchina."),
+    ("once-only: was born", "Ada Lovelace was born in London.", "Ada Lovelace was born in Paris."),
 ]
 
 # (entry, older, newer): alike, and no update.
@@ -70,6 +72,9 @@ COUNTER_EXAMPLES = [
     ("opener, two kinds of value changed", "The gym opens at 6:00 on weekdays.",
      "Update: the gym opens at 8:00 on weekends."),
     ("old value named: another attribute", "Dana prefers tea.", "Dana prefers coffee instead of tea."),
+    ("once-only: a repeatable event", "Ada Lovelace visited London.", "Ada Lovelace visited Paris."),
+    ("once-only: another person", "Ana's grandmother died in Porto.", "Ana's grandfather died in Lisbon."),
+    ("once-only: another value kind", "Ada Lovelace was born in 1815.", "Ada Lovelace was born in London."),
 ]
 
 
@@ -116,3 +121,18 @@ def test_stop_and_move_statements_are_read_off_the_tokens():
     assert stop_statement(tokenize("The rain stopped.")) is None
     assert move_statement(tokenize("Maya moved to Berlin")) == (1, 3)
     assert move_statement(tokenize("Maya moved to a bigger flat")) is None
+
+
+def test_a_once_only_event_needs_a_named_subject():
+    from curation_pipeline.core.change_cues import once_only_event
+    from curation_pipeline.core.sentence_tokens import tokenize
+    from curation_pipeline.core.subjects import subject_end
+
+    def once(text):
+        tokens = tokenize(text)
+        return once_only_event(tokens, subject_end(tokens))
+
+    assert once("Eddie Durham died in New York City.") and once("Ada Lovelace was born in London.")
+    # A build, a plant, a battery "die" again and again: no named subject, no once-only event.
+    assert not once("The nightly build died at 3 AM.") and not once("My basil plant died in May.")
+    assert not once("Ada Lovelace visited London.")

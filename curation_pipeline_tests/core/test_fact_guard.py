@@ -37,6 +37,12 @@ def test_extracts_every_kind_of_fact():
     assert not {"The", "e.g"} & (facts["name"] | facts["identifier"])
 
 
+def test_a_surname_with_an_inner_capital_is_a_name_and_a_product_name_a_code():
+    facts = extract_facts("Ross McEwan and Danny DeVito use GitHub and JavaScript.").by_kind
+    assert {"McEwan", "DeVito"} <= facts["name"] and not {"McEwan", "DeVito"} & facts["identifier"]
+    assert {"GitHub", "JavaScript"} <= facts["identifier"]
+
+
 def test_accepts_a_faithful_rewrite():
     verdict = judge(_answer(TEXT.replace("Budget is 12,500", "budget: 12500")),
                     field="merged_text", inputs=[TEXT], max_chars=2000)

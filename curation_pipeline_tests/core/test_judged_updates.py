@@ -29,6 +29,12 @@ from curation_pipeline.core.judged_updates import judged_update
     # A count reworded as "the number of ...".
     ("Our Slack workspace has 40 members.",
      "The number of members in our Slack workspace grew to 52, reflecting new contractors."),
+    # The same subject and verb with another object, of no kind the words know: the judge reads
+    # that one replaced the other (the offline rules call it a look-alike: "owns billing" /
+    # "owns search" may both hold).
+    ("Babe Ruth plays the position of left fielder.", "Babe Ruth plays the position of shooting guard."),
+    ("college football is associated with the sport of American football.",
+     "college football is associated with the sport of baseball."),
 ])
 def test_a_reworded_update_is_taken(older, newer):
     taken = judged_update(older, newer)
@@ -80,6 +86,13 @@ def test_an_older_statement_the_newer_memory_does_not_say_is_carried_into_it(old
     # The updated clause says more than its value, which the newer memory does not say: superseding
     # would hide Bootstrap, carrying the clause would say 8 and 10 cards side by side.
     ("The gallery has 8 cards built with Bootstrap 5.3.0.", "The gallery now includes 10 cards.", "entangled"),
+    # Another object, but no verb in common ("seats" / "has"), or an old object the newer memory
+    # still says elsewhere ("room for 12 people"): another statement, not a new value. (What an
+    # always-"update" judge got through when any other object counted.)
+    ("The Linden room seats 12.", "The Linden room has a whiteboard.", "no change"),
+    ("The Linden conference room seats 12 and has a projector. It must be booked through the front desk.",
+     "The Linden conference room has a projector and room for 12 people. Bookings go through the front desk only.",
+     "no change"),
     # When the older value held cannot be carried: said of the new value it could be wrong.
     ("The backlog has 40 tickets after the cleanup on May 2.", "The backlog now has 55 tickets.", "uncarriable"),
     # The newer memory moves the day and does not say the time: is it still at 02:00?

@@ -33,6 +33,14 @@ from curation_pipeline.core.supersession import (
     ("The staging API token is xq7-lmn2-pq9.", "The staging API token is now k2m-99ab-zz1.",
      "identifier 'xq7-lmn2-pq9' -> 'k2m-99ab-zz1'"),
     ("Maintenance mode on the portal is on.", "Maintenance mode on the portal is off.", "status 'on' -> 'off'"),
+    # One attribute whose two values are of kinds the words know apart (a language, a name):
+    # the replaced value is not left unsaid.
+    ("The official language of France is French.", "The official language of France is Persian.",
+     "value 'french' -> 'persian'"),
+    # "McEwan" is a surname, not a code: the name changed whole.
+    ("The chief executive officer of The Royal Bank of Scotland is Ross McEwan.",
+     "The chief executive officer of The Royal Bank of Scotland is Satya Nadella.",
+     "name 'bank, mcewan, ross, roy, scotland' -> 'bank, nadella, roy, satya, scotland'"),
 ])
 def test_a_new_value_of_the_same_thing_is_an_update(older, newer, changed):
     check = compare_versions(older, newer)
@@ -282,3 +290,11 @@ def test_the_judges_update_never_hides_an_unsaid_clause(older, newer, carried):
         assert outcome.supersessions["carried_text"].to_list() == [carried]
         return
     assert outcome.supersessions.is_empty() and outcome.refused_updates == 1
+
+
+def test_a_verb_that_shares_a_root_with_an_environment_is_no_environment():
+    # "Xbox 360 was developed by Microsoft": "developed" read as "development" made the verb a
+    # value, and the developer a value of another kind beside it.
+    from curation_pipeline.core.value_words import value_class
+    assert value_class("developed") is None and value_class("staged") is None
+    assert value_class("development") == value_class("staging") == "environment"

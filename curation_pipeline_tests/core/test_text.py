@@ -38,6 +38,23 @@ def test_abbreviations_are_split_as_documented() -> None:
     assert split_sentences("Use tea e.g. green tea.") == ["Use tea e.g.", "green tea."]
 
 
+def test_a_persons_initials_end_no_sentence() -> None:
+    # Cut after each "G.", a supersession carried "G. Ponnambalam." into the newer memory as a
+    # statement of its own: half the replaced value, said again.
+    assert split_sentences("All Ceylon Tamil Congress was founded by G. G. Ponnambalam. It is big.") == [
+        "All Ceylon Tamil Congress was founded by G. G. Ponnambalam.", "It is big."]
+    assert split_sentences("John F. Kennedy was shot. J. R. R. Tolkien wrote it.") == [
+        "John F. Kennedy was shot.", "J. R. R. Tolkien wrote it."]
+
+
+def test_a_lone_capital_at_a_sentences_end_still_ends_it() -> None:
+    # Counter-examples: a capital that names a plan, a vitamin or a grade, then a new sentence.
+    assert split_sentences("He chose plan B. The rest waited.") == ["He chose plan B.", "The rest waited."]
+    assert split_sentences("Take vitamin D. Zinc helps too.") == ["Take vitamin D.", "Zinc helps too."]
+    assert split_sentences("Got an A. Then a B. It was fine.") == ["Got an A.", "Then a B.", "It was fine."]
+    assert split_sentences("A. B. C.") == ["A.", "B.", "C."]
+
+
 def test_split_cjk_full_stops_need_no_space() -> None:
     assert split_sentences("今日は晴れ。明日は雨？ Café ouvert.") == ["今日は晴れ。", "明日は雨？", "Café ouvert."]
 

@@ -217,6 +217,42 @@ def test_a_judges_update_of_a_reworded_memory_supersedes_it_and_carries_what_it_
     assert fetch_node(db, older)["pointer_summary"] == older_text  # the older memory keeps its words
 
 
+# A knowledge-update stream as public ones write it: one template per relation, a new value later.
+STREAM = [
+    ("Eddie Marsh died in the city of Leeds.", "Eddie Marsh died in the city of York."),  # once-only
+    ("The official language of Veloria is French.", "The official language of Veloria is Persian."),
+    ("Tomas Ruiz plays the position of left back.", "Tomas Ruiz plays the position of goalkeeper."),
+    ("Ada Voss visited the city of Leeds.", "Ada Voss visited the city of York."),  # two visits
+]
+
+
+def _stream(db) -> list[tuple[str, str]]:
+    return [insert(db, node(text=old, created_at=NOW - timedelta(days=30 - n)),
+                   node(text=new, created_at=NOW - timedelta(days=5 - n)))
+            for n, (old, new) in enumerate(STREAM)]
+
+
+def test_a_knowledge_update_stream_keeps_the_newest_value_current_where_the_words_are_sure(db, instance):
+    ids = _stream(db)
+    assert run_cycle(instance).success
+    superseded = {STREAM[n][0] for n, (older, _) in enumerate(ids) if fetch_node(db, older)["superseded_by"]}
+    # A death happens once; an official language is one attribute, whatever kinds its values are.
+    # Which position a player holds may be two ("owns billing" / "owns search"): linked, for the
+    # judge. Two visits are two events.
+    assert superseded == {STREAM[0][0], STREAM[1][0]}
+    assert _current(db) == {STREAM[0][1], STREAM[1][1], *STREAM[2], *STREAM[3]}
+
+
+def test_a_judge_reads_which_of_two_objects_holds_and_the_words_show_one_replaced_the_other(
+        db, instance, judge_env, monkeypatch):
+    monkeypatch.setenv("CURATOR_JUDGE_BAND_LOW", "0.6")
+    older, newer = insert(db, node(text=STREAM[2][0], created_at=NOW - timedelta(days=9)),
+                          node(text=STREAM[2][1], created_at=NOW - timedelta(days=4)))
+    step2 = _step2_judged(db, instance, judge_env, {frozenset(STREAM[2]): "update"})
+    assert (step2["judge_update"], step2["judge_updates_refused"], step2["superseded"]) == (1, 0, 1)
+    assert str(fetch_node(db, older)["superseded_by"]) == newer
+
+
 # --------------------------------------------------------------------------- a successor that changed
 
 
