@@ -1,33 +1,35 @@
-"""Is memory written by others current after curation, with nothing lost? BEAM and LoCoMo.
+"""Is memory written by others current after curation, with nothing lost? BEAM, LoCoMo, MQuAKE.
 
     python benchmarks/public_quality.py --data DATA                     # development parts, offline
     python benchmarks/public_quality.py --data DATA --split heldout     # the held-out parts
     python benchmarks/public_quality.py --data DATA --mode oracle       # a judge answering from the labels
     python benchmarks/public_quality.py --data DATA --dataset beam -v   # one dataset, every supersession listed
+    python benchmarks/public_quality.py --data DATA --dataset mquake    # a knowledge-update stream
 
-DATA holds the two public datasets (benchmarks/public_data.py says how to get them; nothing of
+DATA holds the three public datasets (benchmarks/public_data.py says how to get them; nothing of
 them is in this repository). Each part's memories go into a fresh embedded store, one namespace
 per conversation, embedded with the chosen embedder; the real `curate_namespace` job runs on
 each namespace until a cycle merges and supersedes nothing (at most 6 cycles). Prints, per part:
 
-- **updates superseded**: BEAM's knowledge updates whose older fact ends superseded by the newer
-  one (through a chain of supersessions and merges);
+- **updates superseded**: BEAM's knowledge updates (and MQuAKE's edits) whose older fact ends
+  superseded, current where the newer one is (through a chain of supersessions and merges);
 - **wrong supersessions**: a supersession of or by a statement the user contradicts (both must
-  stay current), of the newest value of an update, or across two speakers; and, listed apart,
+  stay current), of a fact no newer one replaces, of the newest value of an update, or across
+  two speakers; and, listed apart,
   the **other supersessions** the labels say nothing of (read them: `-v`);
 - **merges**, the merged nodes that **say a fact twice**, and those that **state one thing with
   two values**;
 - **clauses hidden**: clauses of a superseded memory that no current memory says and that its
   successor did not update (must be 0), and **clauses lost**: clauses of the memories as written
   that no active memory says (must be 0);
-- **the recall probe** before and after curation: BEAM, the newest value top-1 of
+- **the recall probe** before and after curation: BEAM and MQuAKE, the newest value top-1 of
   `current_memory` for the update's question, and an outdated value among the top 3; LoCoMo,
   recall@10 of the turns that answer each question, and the questions that went from a hit to a
   miss;
 - **time**: the first cycle of each namespace, in all, and the cycles after it.
 
 Modes: `offline` (the LLM path off); `oracle` (a stub OpenAI-compatible server of ours on
-127.0.0.1 that judges a labelled update pair "update", a pair with a contradicted statement
+127.0.0.1 that judges a labelled update pair (or two links of one chain) "update", a pair with a contradicted statement
 "distinct", anything else "related", and merges faithfully). Prints figures; asserts nothing.
 """
 
