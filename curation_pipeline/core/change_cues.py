@@ -42,7 +42,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from curation_pipeline.core.sentence_tokens import Token
+from curation_pipeline.core.sentence_tokens import Token, tokenize
+from curation_pipeline.core.text import split_sentences
 
 CHANGE_VERBS = frozenset("""
 moved move changed change switched switch shifted shift pushed rescheduled postponed delayed
@@ -191,6 +192,26 @@ def _inside_brackets(tokens: Sequence[Token], n: int) -> bool:
     opened = max((m for m in range(n) if tokens[m].text == "("), default=-1)
     closed = max((m for m in range(n) if tokens[m].text == ")"), default=-1)
     return opened > closed
+
+
+def says_it_changed(text: str) -> bool:
+    """Whether a memory says that something changed, in any of its sentences: a change
+    statement, a stop, a move, or a correction opener ("The scheduled Zoom call ... was moved to
+    April 22", "Actually, ..."). Which older memory it changes the words may not see: step 2
+    asks the judge about its pairs whatever their cosine."""
+    for n, sentence in enumerate(split_sentences(text)):
+        tokens = tokenize(sentence)
+        if (n == 0 and opens_with_correction(tokens)) or change_statement(tokens) is not None \
+                or _changed_to(tokens) or stop_statement(tokens) is not None or move_statement(tokens) is not None:
+            return True
+    return False
+
+
+def _changed_to(tokens: Sequence[Token]) -> bool:
+    """A change verb with "to" or "from" after it, whatever follows ("was renamed to main")."""
+    words = _words(tokens)
+    return any(word in CHANGE_VERBS and set(words[n + 1:n + 1 + _TO_REACH]) & (_TO_WORDS | {"from"})
+               for n, word in enumerate(words))
 
 
 def change_statement(tokens: Sequence[Token]) -> ChangeStatement | None:

@@ -136,3 +136,14 @@ def test_a_once_only_event_needs_a_named_subject():
     # A build, a plant, a battery "die" again and again: no named subject, no once-only event.
     assert not once("The nightly build died at 3 AM.") and not once("My basil plant died in May.")
     assert not once("Ada Lovelace visited London.")
+
+
+def test_a_memory_that_says_something_changed_is_told_from_one_that_does_not():
+    from curation_pipeline.core.change_cues import says_it_changed
+
+    # Each entry of the vocabulary, in a newer memory of UPDATES: it says something changed.
+    assert all(says_it_changed(newer) for entry, _, newer in UPDATES
+               if entry.startswith(("change verb", "grown", "switched", "now", "stop", "move", "opener")))
+    assert says_it_changed("Booked the venue. The launch party was moved to June 12.")  # in any sentence
+    assert not says_it_changed("The launch party venue has a rooftop terrace with room for 80 guests.")
+    assert not says_it_changed("Ana stopped by the cafe.")  # a stop followed by a preposition is no stop

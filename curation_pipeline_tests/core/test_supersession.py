@@ -272,6 +272,25 @@ def test_pairs_the_words_are_unsure_of_go_to_the_judge_whatever_their_cosine():
     assert offline.supersessions.is_empty() and offline.merges.plan.is_empty() and offline.to_judge.is_empty()
 
 
+def test_a_pair_whose_newer_memory_says_something_changed_goes_to_the_judge_whatever_its_cosine():
+    # The words see no update (the older memory names no Zoom call as its subject), but the
+    # newer one says a call was moved: which memory it changes is the judge's question.
+    moved = ("Accepted Leslie’s introduction offer, scheduled Zoom call with creative director for April 21 at 3 PM.",
+             "The scheduled Zoom call with the creative director was moved to April 22 at 11 AM to accommodate both parties.")
+    # Counter-example: a newer memory that says nothing changed stays below the band, unjudged.
+    plain = ("Accepted the studio's offer, booked the venue for the launch party.",
+             "The launch party venue has a rooftop terrace with room for 80 guests.")
+    assert compare_versions(*moved).verdict == NONE and compare_versions(*plain).verdict == NONE
+    nodes = _nodes(("a", moved[0], 30), ("b", moved[1], 2), ("c", plain[0], 30), ("d", plain[1], 2))
+    decisions = _decide(nodes, _pairs((0, 1, 0.65), (2, 3, 0.65)), judge_cap=5, judge_band_low=0.75)
+    assert decisions.to_judge["older_id"].to_list() == ["a"]
+    outcome = apply_verdicts(nodes, decisions.to_judge, {("a", "b"): "update"}, merge_cap=5, supersede_cap=5,
+                             max_chars=2000)
+    assert outcome.supersessions.select("older_id", "carried_text").rows() == [
+        ("a", moved[1] + " Accepted Leslie’s introduction offer.")]
+    assert _decide(nodes, _pairs((0, 1, 0.65), (2, 3, 0.65)), judge_cap=0).to_judge.is_empty()
+
+
 @pytest.mark.parametrize(("older", "newer", "carried"), [
     # The newer memory takes the clause over, as an offline update would (core/carry.py).
     ("The nightly ETL job runs at 01:00, and it must never run during the audit.", "The nightly ETL job now runs at 02:00.",

@@ -17,7 +17,9 @@ pair once:
    (at most `judge_cap` pairs a cycle), whose verdict the service applies afterwards
    (`apply_verdicts`): "same" merges, "update" supersedes, "related" and "distinct" change no
    memory (step 6b links "related" pairs). A pair whose words found a changed value without
-   being sure (partial, look-alike) goes to the judge whatever its cosine: its "update" is taken
+   being sure (partial, look-alike), or whose newer memory says something changed ("... was
+   moved to April 22": change_cues.says_it_changed), goes to the judge whatever its cosine
+   (above the candidate floor): its "update" is taken
    when the words bear it out and nothing would be hidden (core/judged_updates.py), its "same"
    never for a partial one. The texts must bear a verdict out: a look-alike pair
    (supersession.LOOK_ALIKE: the same kind of statement about two things) is judged in the band,
@@ -37,6 +39,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from curation_pipeline.core.change_cues import says_it_changed
 from curation_pipeline.core.context_updates import context_update
 from curation_pipeline.core.coverage import Semantic
 from curation_pipeline.core.fact_tokens import missing_facts
@@ -137,14 +140,16 @@ def decide_pairs(
     taken = set(in_supersession)  # decided this cycle
     reserved: set[str] = set()  # in a pair above the merge threshold: merged, not judged
     judged_anyway = by_subject | by_context  # whatever their cosine
+    announces = _announcing(judge_cap)
     to_judge, merge_pairs = [], []
     for pair, check in zip(ordered, checks):
         a, b, similarity = pair["a"], pair["b"], pair["similarity"]
         if check is _APART or (check is not None and check.verdict == UPDATE):
             continue  # decided above
-        # The words found a changed value but cannot be sure (partial, look-alike): the judge's
-        # question whatever the cosine, as are pairs found by subject or context.
-        unsure = check is not None and check.verdict in (PARTIAL, LOOK_ALIKE)
+        # The words found a changed value but cannot be sure (partial, look-alike), or the newer
+        # memory says something changed without the words seeing of what: the judge's question
+        # whatever the cosine, as are pairs found by subject or context.
+        unsure = check is not None and (check.verdict in (PARTIAL, LOOK_ALIKE) or announces(pair))
         judge_it = judge_cap > 0 and similarity <= merge_threshold and (
             similarity > judge_band_low or unsure or frozenset((a["id"], b["id"])) in judged_anyway)
         if check is not None and check.verdict == PARTIAL and not judge_it:
@@ -180,6 +185,22 @@ def decide_pairs(
         left_over=tally.left_over + merges.left_over, speakers_apart=tally.speakers_apart,
         too_long=tally.too_long,
     )
+
+
+def _announcing(judge_cap: int):
+    """Whether a pair's newer memory says something changed (change_cues.says_it_changed), each
+    text read once; never asked when there is no judge."""
+    said: dict[str, bool] = {}
+
+    def announces(pair: dict) -> bool:
+        order = _older_newer(pair["a"], pair["b"]) if judge_cap > 0 else None
+        if order is None:
+            return False
+        newer = order[1]
+        if newer["id"] not in said:
+            said[newer["id"]] = says_it_changed(newer["pointer_summary"] or "")
+        return said[newer["id"]]
+    return announces
 
 
 @dataclass
