@@ -321,6 +321,12 @@ def object_swap(old: Shape, new: Shape) -> bool:
     return bool(gone and came) and old.head == new.head and old.subject == new.subject
 
 
+# The kinds of value that together say when one event happens: a date and a time that change
+# together, in words that say they moved ("April 21 at 3 PM" / "moved to April 22 at 11 AM"), are
+# one new moment. A weekday and a time may be another slot ("at 8:00 on weekends").
+_ONE_MOMENT = frozenset({"number:date", "month", "number:time"})
+
+
 def _kinds(changed: Sequence[str]) -> set[str]:
     return {change.split(" ", 1)[0] for change in changed}
 
@@ -340,7 +346,11 @@ def _sentence_subject(sentence: str) -> frozenset[str]:
     "Monarch Retail is evaluating ...; the budget is about $343,000", "Ablation exp-2787" of
     "Ablation exp-2787: removing ...". They say what each of its clauses is about."""
     tokens = tokenize(sentence)
-    # "Scheduled a Zoom meeting with ...", "Run exp-7469 diverged ...": a verb, not a name.
+    if tokens and tokens[0].lower.endswith("ed") and verb_like_opening(tokens[0]):
+        # "Accepted Leslie's introduction offer, scheduled ...": the note's own past action;
+        # the names after it are what it was done to, not what the sentence is about.
+        return frozenset()
+    # "Run exp-7469 diverged ...": a verb-like word, then the thing the sentence is about.
     start = 1 if tokens and verb_like_opening(tokens[0]) else 0
     named = frozenset(key for t in tokens[start:subject_end(tokens)]
                       if (t.is_name and value_class(t.lower, t.keys[0]) not in ("month", "weekday")) or _code(t)
@@ -712,9 +722,12 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     updates = tuple(update for update in found.values() if update is not None)
     if updates and (says_two_values(older) or says_two_values(newer)):
         return VersionCheck(LOOK_ALIKE)
-    if updates and _unsure([change for update in updates for change in update.changed]):
+    changes = [change for update in updates for change in update.changed]
+    if updates and _unsure(changes, cued=_kinds(changes) <= _ONE_MOMENT and all(shape(u.new).cued for u in updates)):
         # A name or code changed with other values across the clauses: another thing described
-        # alike ("sweep exp-7598 ... 72 hours" / "sweep exp-7139 ... 24 hours").
+        # alike ("sweep exp-7598 ... 72 hours" / "sweep exp-7139 ... 24 hours"); or two kinds of
+        # value at once, unless a date and a time said to have moved ("The gym now opens at 8:00
+        # on weekends" is another day's time, not a new one).
         return VersionCheck(LOOK_ALIKE)
     unsaid = [clause for n, clause in enumerate(older_clauses) if found[n] is None and not restated[n].covered]
     if any(_look_alike(clause, newer_pieces) for clause in unsaid):
