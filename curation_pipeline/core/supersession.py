@@ -370,7 +370,19 @@ def _of_another_thing(old: Piece, new: Piece) -> bool:
     $180,000" of Orbital Foods' evaluation is no new value of "the budget is about $343,000" of
     Monarch Retail's, and "Ablation exp-4969" is another ablation than "Ablation exp-2787"."""
     before, after = _sentence_subject(old.context or old.text), _sentence_subject(new.context or new.text)
-    return bool(before and after and before != after)
+    if not (before and after) or before == after:
+        return False
+    # A capital that opens a sentence reads as a name: "Initial API key obtained ..." and "The
+    # API key's daily quota ..." name the same key. "Monarch Retail Europe" is not "Monarch Retail".
+    opening_before = _opening_key(old.context or old.text) - after
+    opening_after = _opening_key(new.context or new.text) - before
+    return before - opening_before != after - opening_after
+
+
+@lru_cache(maxsize=16384)
+def _opening_key(sentence: str) -> frozenset[str]:
+    first = next((t for t in tokenize(sentence) if t.keys), None)
+    return frozenset(first.keys) if first is not None else frozenset()
 
 
 def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:

@@ -63,6 +63,10 @@ def test_a_new_value_of_the_same_thing_is_an_update(older, newer, changed):
     # A note that opens with its own past action has no subject of its own, but two such notes
     # of two clients' budgets are still no update of one another.
     ("Met Monarch Retail; the budget is about $343,000.", "Met Orbital Foods; the budget is about $180,000.", NONE),
+    # A name more than the other sentence's subject is another thing, unless it is the capital
+    # that opens a sentence ("Initial API key ..." / "The API key's ...", carried above).
+    ("Monarch Retail is evaluating the Pro tier; the budget is about $343,000.",
+     "Monarch Retail Europe is evaluating the Pro tier; the budget is about $180,000.", LOOK_ALIKE),
     # An update that leaves a fact of the older memory unsaid hides nothing: partial.
     ("The office printer is on floor 3 and prints in color.", "The office printer is on floor 5.", PARTIAL),
     # A text of earlier merges already says two values: which is older nothing tells.
@@ -232,6 +236,12 @@ def test_a_judge_that_calls_look_alikes_the_same_or_an_update_is_overruled_by_th
     ("Accepted the partner intro, scheduled a Zoom call with the design lead for May 4 at 3 PM.",
      "The scheduled Zoom call with the design lead was moved to May 5 at 11 AM.",
      "The scheduled Zoom call with the design lead was moved to May 5 at 11 AM. Accepted the partner intro."),
+    # A capital that opens a sentence reads as a name: "Initial API key" and "The API key's"
+    # name the same key, once with a word more.
+    ("Initial API key obtained on March 10, with 60 calls/minute rate limit and 1,000 calls/day quota.",
+     "The API key’s daily quota has been adjusted to accommodate 1,200 calls per day.",
+     "The API key’s daily quota has been adjusted to accommodate 1,200 calls per day. Initial API key obtained on March 10,"
+     " with 60 calls/minute rate limit."),
     ("Accepted Leslie’s introduction offer, scheduled a Zoom call with the art director for April 21 at 3 PM.",
      "The scheduled Zoom call with the art director was moved to April 22 at 11 AM.",
      "The scheduled Zoom call with the art director was moved to April 22 at 11 AM. Accepted Leslie’s introduction offer."),
@@ -287,11 +297,10 @@ def test_pairs_the_words_are_unsure_of_go_to_the_judge_whatever_their_cosine():
 
 
 def test_a_pair_whose_newer_memory_says_something_changed_goes_to_the_judge_whatever_its_cosine():
-    # The words see no update (no quota is the older memory's subject, and "calls" counts two
-    # things in it), but the newer one says a quota was adjusted: which memory it changes is the
-    # judge's question.
-    moved = ("Got the Stripe test key on May 2, with a 50 calls/minute rate limit and 800 calls/day quota.",
-             "The Stripe key’s daily quota has been adjusted to allow 1,000 calls per day for load testing.")
+    # The words see no update (the old date names the deadline in the newer memory), but the
+    # newer one says a deadline was extended: which memory it changes is the judge's question.
+    moved = ("Set May 9 as the deadline for the Halvorsen grant report; use the grant template.",
+             "The May 9 deadline for the Halvorsen grant report was extended to May 16 after the funder's call.")
     # Counter-example: a newer memory that says nothing changed stays below the band, unjudged.
     plain = ("Accepted the studio's offer, booked the venue for the launch party.",
              "The launch party venue has a rooftop terrace with room for 80 guests.")
@@ -301,8 +310,7 @@ def test_a_pair_whose_newer_memory_says_something_changed_goes_to_the_judge_what
     assert decisions.to_judge["older_id"].to_list() == ["a"]
     outcome = apply_verdicts(nodes, decisions.to_judge, {("a", "b"): "update"}, merge_cap=5, supersede_cap=5,
                              max_chars=2000)
-    assert outcome.supersessions.select("older_id", "carried_text").rows() == [
-        ("a", moved[1] + " Got the Stripe test key on May 2, with a 50 calls/minute rate limit.")]
+    assert outcome.supersessions.select("older_id", "carried_text").rows() == [("a", moved[1] + " Use the grant template.")]
     assert _decide(nodes, _pairs((0, 1, 0.65), (2, 3, 0.65)), judge_cap=0).to_judge.is_empty()
 
 
