@@ -381,8 +381,12 @@ def _of_another_thing(old: Piece, new: Piece) -> bool:
 
 @lru_cache(maxsize=16384)
 def _opening_key(sentence: str) -> frozenset[str]:
+    """The key of the word that opens a sentence, if it is a plain capitalised word (which may
+    be a name or only capitalised); a code ("exp-9117: ...") always names the thing."""
     first = next((t for t in tokenize(sentence) if t.keys), None)
-    return frozenset(first.keys) if first is not None else frozenset()
+    if first is None or first.kind != "word" or not first.text.isalpha() or not first.text[:1].isupper():
+        return frozenset()
+    return frozenset(first.keys)
 
 
 def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
