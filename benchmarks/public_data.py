@@ -1,6 +1,6 @@
 """Public memory data written by others, turned into memories as an agent would store them.
 
-Three datasets, each split into a development part and a held-out part (by conversation or
+Four datasets, each split into a development part and a held-out part (by conversation or
 relation, fixed below; the held-out part's failures are never read while rules are written):
 
 - **BEAM** (github.com/mohammadtavakoli78/BEAM, `chats/100K`): 20 long chats. Each chat's plan
@@ -12,6 +12,10 @@ relation, fixed below; the held-out part's failures are never read while rules a
   original fact and the fact that updates it (the newer value must be current, the older one
   superseded), `contradiction_resolution` a statement the user contradicts (both must stay
   current, so that the agent can ask which is right: superseding either is wrong).
+- **BEAM 500K** (the same repository, `chats/500K`): 35 other chats of the same making, each
+  about five times as long (11,486 facts against 2,188), split the same way (chats 1-18 for
+  development, 19-35 held out). More development data of BEAM's shape, and a second held-out
+  part that no rule of this repository was written against.
 - **LoCoMo** (github.com/snap-research/locomo, `data/locomo10.zip`): 10 long conversations of
   two speakers. An agent that keeps the conversation stores each turn, "Speaker: text", dated by
   its session. Its questions name the turns that answer them (`evidence`): recall of those turns
@@ -47,6 +51,8 @@ from pathlib import Path
 
 # The splits: fixed, by conversation. Development first, held out second.
 BEAM_SPLITS = {"dev": [str(n) for n in range(1, 11)], "heldout": [str(n) for n in range(11, 21)]}
+# BEAM's 500K chats: 35 other conversations of the same making, five times longer.
+BEAM_500K_SPLITS = {"dev": [str(n) for n in range(1, 19)], "heldout": [str(n) for n in range(19, 36)]}
 LOCOMO_SPLITS = {"dev": ["26", "30", "41", "42", "43"], "heldout": ["44", "47", "48", "49", "50"]}
 SPLITS = ("dev", "heldout")
 
@@ -114,9 +120,9 @@ def _anchor(text: str) -> datetime | None:
     return None
 
 
-def beam_chat(root: Path, chat: str) -> tuple[list[Memory], dict]:
+def beam_chat(root: Path, chat: str, prefix: str = "beam") -> tuple[list[Memory], dict]:
     """The memories of one BEAM chat (one namespace) and its probing questions."""
-    namespace = f"beam-{chat}"
+    namespace = f"{prefix}-{chat}"
     memories: list[Memory] = []
     when = datetime(2024, 1, 1, tzinfo=UTC)
     for line in (root / chat / "plan_new.txt").read_text(encoding="utf-8").splitlines():
@@ -146,10 +152,10 @@ def _find(memories: list[Memory], reference: str) -> Memory | None:
     return scored if difflib.SequenceMatcher(None, _normal(scored.text), wanted).ratio() >= 0.85 else None
 
 
-def beam_part(root: Path, split: str) -> Part:
+def beam_part(root: Path, split: str, prefix: str = "beam") -> Part:
     memories, probes, updates, never = [], [], [], set()
-    for chat in BEAM_SPLITS[split]:
-        chat_memories, questions = beam_chat(root, chat)
+    for chat in (BEAM_SPLITS if prefix == "beam" else BEAM_500K_SPLITS)[split]:
+        chat_memories, questions = beam_chat(root, chat, prefix)
         memories += chat_memories
         never |= {m.key for m in chat_memories if m.role == "contradiction"}
         for question in questions.get("knowledge_update", []):
@@ -161,7 +167,7 @@ def beam_part(root: Path, split: str) -> Part:
                 continue
             updates.append((older.key, newer.key))
             probes.append(Probe(older.namespace, question["question"], newest=newer.key, outdated=older.key))
-    return Part(f"beam-{split}", memories, probes, updates, never_superseded=never)
+    return Part(f"{prefix}-{split}", memories, probes, updates, never_superseded=never)
 
 
 # ----------------------------------------------------------------------------- LoCoMo
@@ -266,6 +272,8 @@ def parts(data: Path, splits: list[str], datasets: list[str]) -> list[Part]:
     for split in splits:
         if "beam" in datasets:
             found.append(beam_part(data / "BEAM" / "chats" / "100K", split))
+        if "beam500k" in datasets:
+            found.append(beam_part(data / "BEAM" / "chats" / "500K", split, "beam500k"))
         if "locomo" in datasets:
             found.append(locomo_part(data / "locomo" / "data", split))
         if "mquake" in datasets:
