@@ -205,11 +205,13 @@ def subject_keys(text: str) -> frozenset[str]:
     speaker label is no subject: every turn of a conversation has one."""
     from curation_pipeline.core.clauses import text_clauses
     from curation_pipeline.core.fact_tokens import extract_facts
+    from curation_pipeline.core.measures import is_measurement
     from curation_pipeline.core.speakers import without_speaker
     from curation_pipeline.core.value_words import value_class
 
     text = without_speaker(text)
-    keys: set[str] = {f"id:{token}" for token in extract_facts(text).by_kind.get("identifier", ())}
+    keys: set[str] = {f"id:{token}" for token in extract_facts(text).by_kind.get("identifier", ())
+                      if not is_measurement(token)}  # "180ms" is a value, not what the memory is about
     for sentence in text_clauses(text):
         tokens = sentence.tokens
         run: list[Token] = []

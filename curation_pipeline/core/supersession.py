@@ -59,6 +59,7 @@ from curation_pipeline.core.change_cues import (
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
 from curation_pipeline.core.meaning_markers import NEGATION
+from curation_pipeline.core.measures import DIMENSIONS, is_measurement, measurement_kind, unit_of
 from curation_pipeline.core.sentence_tokens import root, tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import (
@@ -158,6 +159,9 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
         return token.kind
     if token.kind != "word" or not token.keys:
         return None
+    measured = measurement_kind(token.text)
+    if measured is not None:
+        return measured  # "180ms", "512MB": a value of what it measures, not a code
     if any(ch.isdigit() for ch in token.text) or token.text.startswith("#"):
         return "identifier"
     if opening and verb_like_opening(token):
@@ -184,6 +188,9 @@ def _number_kind(token, following, previous) -> str:
     text = token.text
     if text.count(".") >= 2:
         return "identifier"  # a version: "5.3.0"
+    measured = measurement_kind(text)
+    if measured is not None and measured != "number":
+        return measured  # "180ms", "1.5GB"
     if text.endswith("%"):
         return "number:percent"
     if text[:1] in "$€£" or (following is not None and following.lower in _MONEY_WORDS):
@@ -195,6 +202,9 @@ def _number_kind(token, following, previous) -> str:
             re.fullmatch(r"\d{4}-\d{2}-\d{2}.*|\d{1,2}/\d{1,2}/\d{2,4}", text) or \
             re.fullmatch(r"(19|20)\d\d", text):
         return "number:date"
+    dimension = unit_of(following.lower) if following is not None and following.kind == "word" else None
+    if dimension:
+        return f"number:{dimension}"  # "180 ms" is what "180ms" is
     return "number"
 
 
@@ -250,7 +260,8 @@ def _shape(piece: Piece) -> Shape:
         if not token.keys or token.lower in _CHANGE_CUES or token.lower in _CLOCK or token.lower in _FILLERS:
             continue
         following = next((t for t in tokens[n + 1:] if t.lower not in _CHANGE_CUES), None)
-        kind = "identifier" if token.lower in codes or n in in_names else _kind(
+        code = token.lower in codes and not is_measurement(token.text)
+        kind = "identifier" if code or n in in_names else _kind(
             token, following, tokens[n - 1] if n else None, opening=n == 0 and piece.first == 0)
         if kind is None:
             frame.update(token.keys)
@@ -318,7 +329,9 @@ def object_swap(old: Shape, new: Shape) -> bool:
     "Dana owns search", "... is rock music" / "... is rap rock"): each side's last words are gone
     from the other, and all the rest is the same."""
     gone, came = old.tail - new.tail, new.tail - old.tail
-    return bool(gone and came) and old.head == new.head and old.subject == new.subject
+    # Without a verb or subject before them, two objects are only two phrases ("and battery
+    # life" / "and battery features"): no frame to swap an object of.
+    return bool(gone and came and old.head) and old.head == new.head and old.subject == new.subject
 
 
 # The kinds of value that together say when one event happens: a date and a time that change
@@ -362,7 +375,7 @@ def _sentence_subject(sentence: str) -> frozenset[str]:
 
 
 def _code(token) -> bool:
-    return token.kind == "word" and any(ch.isdigit() for ch in token.text)
+    return token.kind == "word" and any(ch.isdigit() for ch in token.text) and not is_measurement(token.text)
 
 
 def _of_another_thing(old: Piece, new: Piece) -> bool:
@@ -417,7 +430,7 @@ def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
             return ClauseUpdate(old, new, (change,), tuple(left))
     # Of the newer clauses that say the change, the one that leaves the fewest of the older
     # clause's values unsaid ("... increased to 5 between April 25 and May 1, 2024").
-    events = [update for new in newer for find in (_event_update, _stop_update, _move_update)
+    events = [update for new in newer for find in (_event_update, _stop_update, _move_update, _state_after_setting)
               if (update := find(old, new)) is not None]
     return min(events, key=lambda update: len(update.left)) if events else None
 
@@ -519,7 +532,7 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
       hide it: the older clause is left, and the pair is partial).
     """
     statement = change_statement(new.tokens)
-    if statement is None:
+    if statement is None or _a_goal(old.tokens, new.tokens):
         return None
     before = new.tokens[:statement.cue_at]
     named = values_of(before, new.first == 0)
@@ -540,22 +553,28 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     # to Lyon" gives no new value to "a 31% discount for Riverstone Bank". (A date there names
     # the old value: "The webinar on September 10 was rescheduled to September 17".)
     spoken_of = {key for t in before for key in t.keys}
-    changed, gone_all, ambiguous = [], set(), set()
+    changed, gone_all, came_all, ambiguous = [], set(), set(), set()  # came_all: new numbers
     for kind in sorted(set(old_values) & set(new_values)):
         gone = set(old_values[kind] - new_values[kind]) - historical
         if kind in _NAMING_KINDS and gone & spoken_of:
             return None
-        if not gone or not new_values[kind] - old_values[kind]:
+        came = set(new_values[kind] - old_values[kind])
+        if not gone or not came:
             continue
         changed.append(f"{kind} {', '.join(sorted(old_values[kind]))!r} -> {', '.join(sorted(new_values[kind]))!r}")
         gone_all |= gone
+        if kind.startswith("number"):
+            came_all |= came
         if len(gone) > 1:
             ambiguous |= gone
     if not changed or _unsure(changed, cued=True):
         return None
     head = _attribute_head(before) or _attribute_head(new.tokens[statement.cue_at + 1:statement.values_from])
-    new_units = {_unit_after(after, k, new.text) for kind, keys in new_values.items() if kind.startswith("number")
-                 for k in keys}
+    if _another_modifier(old.tokens, new.tokens[:statement.values_from], head):
+        return None
+    # What the new values count: of those that replace an old one ("120ms under 20 concurrent
+    # requests": the 20 requests were there before, and say nothing of what 120ms is).
+    new_units = {_unit_after(after, k, new.text) for k in came_all}
     new_units.discard(None)
     for key in gone_all:
         # What the old value counts ("8 cards", "4 interview prep sessions") is what changed:
@@ -575,7 +594,122 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     return ClauseUpdate(old, new, tuple(changed), tuple(left))
 
 
+def _state_after_setting(old: Piece, new: Piece) -> ClauseUpdate | None:
+    """A value an older event set, and the value a newer clause says it has now: "increased
+    maxmemory to 512MB" is outdated by "The Redis cache now has a maxmemory setting of 1GB" when
+
+    - the older clause says a change verb, the attribute it set ("maxmemory"; "my budget
+      ceiling"; the words before the cue when none follow it) and one value of one kind after
+      "to";
+    - the newer clause says that something changed ("now", or a change verb), names the
+      attribute, and gives it one other value of that kind, after it and within three words
+      ("maxmemory setting of 1GB"; not "300MB of its maxmemory": what is used of a limit);
+    - the newer clause's subject and names are the older sentence's ("the catering budget" is
+      not "the budget"), and so are its value words ("the production cache" is not "the staging
+      cache").
+    """
+    statement = change_statement(old.tokens)
+    if statement is None or not shape(new).cued or _a_goal(old.tokens, new.tokens):
+        return None
+    set_values = values_of(old.tokens[statement.values_from:statement.values_to])
+    if len(set_values) != 1:
+        return None
+    (kind, keys), = set_values.items()
+    if not kind.startswith("number") or len(keys) != 1:
+        return None
+    (old_value,) = keys
+    attribute = _attribute_head(old.tokens[statement.cue_at + 1:statement.values_from]) \
+        or _attribute_head(old.tokens[:statement.cue_at])
+    new_values = values_of(new.tokens, new.first == 0)
+    if not attribute or not attribute <= new.keys or len(new_values.get(kind, ())) != 1:
+        return None
+    (new_value,) = new_values[kind]
+    if new_value == old_value or old_value in new.keys:
+        return None
+    sentence_keys = {key for t in tokenize(old.context or old.text) for key in t.keys}
+    if _another_modifier(old.tokens, new.tokens, attribute) or not _modifiers(new.tokens, attribute) <= sentence_keys:
+        return None  # "my graphing quiz score" is not "my quiz score ... on conic section properties"
+    if not _attribute_head(new.tokens[:subject_end(new.tokens)]) <= sentence_keys:
+        return None  # "The catering budget is now $500" is not the budget raised to $3,000
+    old_values = values_of(old.tokens, old.first == 0)
+    for other, other_keys in new_values.items():
+        if other in _NAMING_KINDS and not set(other_keys) <= sentence_keys:
+            return None  # the newer one names another thing
+        if other not in _NAMING_KINDS and not other.startswith("number") \
+                and other in old_values and not set(other_keys) & set(old_values[other]):
+            return None
+    if not _after_attribute(new.tokens, new_value, attribute):
+        return None
+    counts = _unit_after(new.tokens, new_value, new.text)
+    if counts is not None and not counts & (_unit_after(old.tokens, old_value, old.text) or frozenset()):
+        return None  # "now includes 4 vegetarian guests" counts some of the list, not the list
+    said = {key for t in new.tokens for key in t.keys}
+    left = sorted({other for other, other_keys in old_values.items() if other != kind
+                   for key in other_keys if key not in said})
+    return ClauseUpdate(old, new, (f"{kind} {old_value!r} -> {new_value!r}",), tuple(left))
+
+
+def _modifier(tokens, head: frozenset[str]) -> frozenset[str] | None:
+    """The keys of the plain word right before the first word of `head` in `tokens` ("homework"
+    of "Scott's homework completion rate"), or None (no such word: a name, a number, nothing)."""
+    for n, token in enumerate(tokens):
+        if set(token.keys) & head:
+            before = tokens[n - 1] if n else None
+            if before is None or before.kind != "word" or not before.keys or before.is_name \
+                    or set(before.keys) & head or before.text.endswith(("'s", "’s")):
+                return None
+            return frozenset(before.keys)
+    return None
+
+
+# Words that make a value a goal: "Targeting API response time under 300ms" stays the target
+# when "The average API response time is now 180ms".
+_GOAL_WORDS = frozenset("target targets targeting targeted aim aims aiming goal goals objective".split())
+
+
+def _a_goal(old_tokens, new_tokens) -> bool:
+    """Whether the older clause states a goal and the newer one speaks of no goal: an actual
+    value does not replace a target ("The response time target is now 250ms" does)."""
+    def says_goal(tokens):
+        return any(t.lower in _GOAL_WORDS for t in tokens)
+    return says_goal(old_tokens) and not says_goal(new_tokens)
+
+
+def _modifiers(tokens, head: frozenset[str]) -> frozenset[str]:
+    """The keys of the plain words right before the first word of `head` ("graphing" of "my
+    graphing quiz score"), back to the first word that is not one."""
+    for n, token in enumerate(tokens):
+        if set(token.keys) & head:
+            run: set[str] = set()
+            for before in reversed(tokens[:n]):
+                if before.kind != "word" or not before.keys or before.lower in VERBS:
+                    break
+                run.update(before.keys)
+            return frozenset(run)
+    return frozenset()
+
+
+def _another_modifier(old_tokens, new_tokens, head: frozenset[str]) -> bool:
+    """Whether the two clauses put another plain word before the same attribute: "Scott's chore
+    completion rate" is not "Scott's homework completion rate", though the head of both is
+    "completion rate". A word on one side only ("unit test coverage" / "65% test coverage") is
+    no other thing."""
+    if not head:
+        return False
+    old, new = _modifier(old_tokens, head), _modifier(new_tokens, head)
+    return old is not None and new is not None and old != new
+
+
+def _after_attribute(tokens, key: str, attribute: frozenset[str], reach: int = 3) -> bool:
+    """Whether the value `key` follows a word of the attribute within `reach` words."""
+    for n, token in enumerate(tokens):
+        if key in token.keys:
+            return any(set(t.keys) & attribute for t in tokens[max(0, n - reach):n])
+    return False
+
+
 _DETERMINERS = frozenset("the a an my our your his her their its this that these those".split())
+_PERSONS = frozenset("i we you he she they".split())
 _NP_ENDS = frozenset("with for of in on at to from by into about after before during under over".split())
 
 
@@ -584,6 +718,8 @@ def _attribute_head(tokens) -> frozenset[str]:
     with Professor Danielle" -> meeting; "The number of commits merged into ..." -> commits;
     "The API key's daily quota" -> quota. Empty when they name nothing ("I recently")."""
     words = [t for t in tokens if t.kind != "punct"]
+    if words and words[0].lower in _PERSONS:
+        return frozenset()  # "I recently adjusted my budget ceiling ...": a doer, no attribute
     n = 0
     while n < len(words) and words[n].lower in _DETERMINERS:
         n += 1
@@ -786,7 +922,8 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
 
 # Kinds of value that measure one attribute ("87% accuracy", "$40 a seat", "at 09:00"): a carried
 # clause with one of them beside a newer clause with another of the same thing says two values.
-_RIVAL_KINDS = frozenset({"number:percent", "number:money", "number:time"})
+_RIVAL_KINDS = frozenset({"number:percent", "number:money", "number:time"}
+                         | {f"number:{dimension}" for dimension in DIMENSIONS})  # "18GB free" / "26GB free"
 
 
 def _carries_a_rival(carried: Sequence[Carried] | None, newer_pieces: Sequence[Piece]) -> bool:

@@ -343,3 +343,64 @@ def test_a_verb_that_shares_a_root_with_an_environment_is_no_environment():
     from curation_pipeline.core.value_words import value_class
     assert value_class("developed") is None and value_class("staged") is None
     assert value_class("development") == value_class("staging") == "environment"
+
+
+@pytest.mark.parametrize(("older", "newer", "changed"), [
+    # An older event set a value; the newer clause says the attribute has another one now.
+    ("Identified slow Redis cache misses; increased maxmemory to 512MB to reduce evictions.",
+     "The Redis cache now has a maxmemory setting of 1GB, further reducing cache evictions.",
+     "number:data '512mb' -> '1gb'"),
+    ("Raised the budget to $3,000.", "The budget is now $3,500.", "number:money '3000' -> '3500'"),
+    ("Increased the guest list to 25 people.", "The guest list now has 28 people.", "number '25' -> '28'"),
+])
+def test_a_value_an_older_event_set_is_outdated_by_the_value_the_attribute_has_now(older, newer, changed):
+    check = compare_versions(older, newer)
+    assert check.verdict == UPDATE
+    assert [change for update in check.updates for change in update.changed] == [changed]
+    # The older memory's other statement is carried, not hidden.
+    if "Identified" in older:
+        assert "Identified slow Redis cache misses" in check.carried_text
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Raised the budget to $3,000.", "The catering budget is now $500."),  # a part of the budget
+    ("Increased the guest list to 25.", "The guest list now includes 4 vegetarian guests."),  # some of it
+    ("Increased maxmemory to 512MB.", "The Redis cache now uses 300MB of its maxmemory."),  # what is used of a limit
+    ("Increased the staging cache to 512MB.", "The production cache now has 1GB."),  # another cache
+    ("Averaging 5.5 hours nightly, aiming to increase to 7 hours by April 15.",
+     "My nightly sleep average is now 6 hours."),  # a goal, not a value set
+])
+def test_a_newer_value_of_a_part_a_use_another_thing_or_a_goal_is_no_update_of_a_value_set(older, newer):
+    assert compare_versions(older, newer).verdict != UPDATE
+
+
+def test_another_plain_word_before_the_same_attribute_is_another_thing():
+    # BEAM's 500K chats: a chore completion rate superseded the homework completion rate.
+    assert compare_versions("Scott's homework completion rate reached 92% by mid-June, reflecting consistent effort.",
+                            "Scott's chore completion rate reached 95% in July, reflecting consistent effort.").verdict != UPDATE
+    # The same attribute: an update. A word on one side only is no other thing.
+    assert compare_versions("Scott's homework completion rate reached 92% by mid-June.",
+                            "Scott's homework completion rate reached 95% in July.").verdict == UPDATE
+    assert compare_versions("Achieved 65% test coverage on the billing module.",
+                            "The unit test coverage of the billing module has increased to 78%.").verdict == UPDATE
+
+
+def test_an_actual_value_does_not_replace_a_target():
+    target = "Targeting API response time under 300ms for recommendation queries."
+    assert compare_versions(target, "The average API response time is now 180ms under 1,000 concurrent users.").verdict != UPDATE
+    # A new target does.
+    assert compare_versions(target, "The API response time target is now 250ms for recommendation queries.").verdict == UPDATE
+
+
+def test_a_value_set_for_one_quiz_is_not_replaced_by_another_quizs():
+    # BEAM's 500K chats: "my graphing quiz score" is not the quiz score on conic section properties.
+    assert compare_versions(
+        "I extended my study time to 5 hours this week, which helped increase my quiz score to 90% on conic section properties.",
+        "I increased my study time to 5 hours this week, which helped improve my graphing quiz score to 93%.").verdict != UPDATE
+
+
+def test_a_carried_statement_never_keeps_a_rival_measurement_beside_the_new_one():
+    # Carrying "18GB free" into a memory that says "26GB free" would say two free spaces.
+    check = compare_versions("Current storage at 110GB used; 18GB free, prompting cloud storage consideration.",
+                             "Current storage at 230GB used; 26GB free on the phone.")
+    assert check.verdict != UPDATE and check.carried_text is None

@@ -1,0 +1,57 @@
+"""A number written with its unit ("180ms", "512MB", "2.5x", "60 fps") is a measurement. Pure.
+
+Letters and digits together usually make a code ("S3", "exp-0412", "INV-2024-7"), and a code
+names a thing: a pair whose codes differ speaks of two things. A number glued to a unit is not
+one: "180ms" and "120ms" are two values of one response time, "512MB" and "1GB" two sizes of one
+cache. This module says which tokens are measurements and of what dimension, so that a changed
+measurement reads as a new value of the same kind and never as another thing, and "120ms" is
+never taken for the new value of "15,000 keys".
+
+The units are a closed list of abbreviations. Ambiguous ones are left out: "m" (minutes, metres
+or millions), "s" ("30s" may be a decade), "in", "c". A spelled-out unit ("5 hours", "3 days") is
+a value word of its own (value_words.py) and is not read here.
+"""
+
+from __future__ import annotations
+
+import re
+
+# unit (casefolded) -> dimension. "k" and "bn" scale a count: a plain number.
+_DIMENSIONS = {
+    "duration": "ms msec msecs sec secs min mins hr hrs h",
+    "data": "kb mb gb tb pb kib mib gib tib",
+    "rate": "kbps mbps gbps rps qps tps fps rpm req/s ops/s",
+    "frequency": "hz khz mhz ghz",
+    "mass": "mg g kg lb lbs oz",
+    "length": "mm cm km mi ft",
+    "volume": "ml",
+    "factor": "x",
+    "pixels": "px",
+    "energy": "w kw kwh wh mah",
+    "": "k bn",
+}
+UNITS = {unit: dimension for dimension, units in _DIMENSIONS.items() for unit in units.split()}
+DIMENSIONS = frozenset(dimension for dimension in _DIMENSIONS if dimension)
+
+_GLUED = re.compile(r"[-+]?\d+(?:[.,]\d+)*-?(?P<unit>[A-Za-z][A-Za-z/]*)")
+
+
+def unit_of(word: str) -> str | None:
+    """The dimension of a unit written as its own word ("ms" of "180 ms"), or None."""
+    return UNITS.get(word.casefold().rstrip("."))
+
+
+def measurement_kind(token: str) -> str | None:
+    """The value kind of a number glued to a known unit: "number:duration" for "180ms",
+    "number:data" for "1.5GB", "number" for "150k"; None for anything else ("S3", "v2", "4th")."""
+    match = _GLUED.fullmatch(token.strip())
+    if match is None:
+        return None
+    dimension = UNITS.get(match.group("unit").casefold())
+    if dimension is None:
+        return None
+    return f"number:{dimension}" if dimension else "number"
+
+
+def is_measurement(token: str) -> bool:
+    return measurement_kind(token) is not None

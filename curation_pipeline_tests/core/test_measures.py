@@ -1,0 +1,81 @@
+"""A number written with its unit is a measurement, not a code: "180ms" and "120ms" are two
+values of one response time, and a value of another dimension is never the new one."""
+
+from __future__ import annotations
+
+import pytest
+
+from curation_pipeline.core.measures import measurement_kind, unit_of
+from curation_pipeline.core.subjects import subject_keys
+from curation_pipeline.core.supersession import LOOK_ALIKE, NONE, PARTIAL, UPDATE, compare_versions
+
+
+@pytest.mark.parametrize(("token", "kind"), [
+    ("180ms", "number:duration"),
+    ("1.5GB", "number:data"),
+    ("512mb", "number:data"),
+    ("60fps", "number:rate"),
+    ("2.3x", "number:factor"),
+    ("150k", "number"),
+    # Codes, ordinals and ambiguous units stay what they were.
+    ("S3", None),
+    ("v2", None),
+    ("4th", None),
+    ("1990s", None),
+    ("30s", None),
+    ("exp-0412", None),
+    ("5m", None),
+])
+def test_a_number_glued_to_a_known_unit_is_a_measurement_and_nothing_else_is(token, kind):
+    assert measurement_kind(token) == kind
+
+
+def test_a_unit_written_apart_is_read_too():
+    assert unit_of("ms") == "duration" and unit_of("GB") == "data"
+    assert unit_of("minutes") is None  # a spelled-out unit is a value word of its own
+
+
+@pytest.mark.parametrize(("older", "newer", "changed"), [
+    # BEAM's shape: an event note, then the same measure "decreased to" a new value, with an
+    # unchanged count beside it (20 requests): the count says nothing of what 120ms measures.
+    ("Measured login API response time at 180ms under 20 concurrent requests.",
+     "The login API response time has decreased to 120ms under 20 concurrent requests.",
+     "number:duration '180ms' -> '120ms'"),
+    ("Measured login API response time at 180 ms under 20 concurrent requests.",
+     "The login API response time has decreased to 120 ms under 20 concurrent requests.",
+     "number:duration '180' -> '120'"),
+    ("The Redis cache has a maxmemory of 512MB.", "The Redis cache now has a maxmemory of 1GB.",
+     "number:data '512mb' -> '1gb'"),
+    # The doer before the cue names no attribute: the attribute is after it ("my budget ceiling").
+    ("I set a $700 budget ceiling.", "I recently adjusted my budget ceiling to $750.", "number:money '700' -> '750'"),
+])
+def test_a_measurement_replaced_by_another_of_its_dimension_is_an_update(older, newer, changed):
+    check = compare_versions(older, newer)
+    assert check.verdict == UPDATE
+    assert [change for update in check.updates for change in update.changed] == [changed]
+
+
+@pytest.mark.parametrize(("older", "newer", "verdicts"), [
+    # Another dimension is another measure, not a new value.
+    ("Measured login API response time at 180ms under 20 concurrent requests.",
+     "Redis memory usage has now reached 200MB with 15,000 keys.", {NONE}),
+    ("The cache warm-up takes 300ms.", "The cache limit was raised to 1GB.", {NONE}),
+    # Another thing's measure of the same dimension: never superseded.
+    ("The Redis cache has a maxmemory of 512MB.", "The Postgres cache now has a maxmemory of 1GB.", {LOOK_ALIKE, NONE}),
+    # Another attribute after the doer: not the budget.
+    ("I set a $700 budget for the new laptop.", "I recently adjusted my travel allowance to $750.", {NONE}),
+    # Two phrases without a verb are no frame whose object was swapped, and no update either.
+    ("The laptop has good camera and battery life.", "The laptop has good camera and battery features.", {NONE, PARTIAL}),
+])
+def test_a_measurement_of_another_dimension_thing_or_attribute_is_not_replaced(older, newer, verdicts):
+    assert compare_versions(older, newer).verdict in verdicts
+
+
+def test_a_code_with_digits_is_still_a_code():
+    check = compare_versions("Uploads are stored in bucket S3-eu.", "Uploads are now stored in bucket S4-eu.")
+    assert [change for update in check.updates for change in update.changed] == ["identifier 's3-eu' -> 's4-eu'"]
+
+
+def test_a_measurement_is_not_what_a_memory_is_about():
+    keys = subject_keys("The login API response time is 180ms on build B-17.")
+    assert "id:B-17" in keys and not any(key.startswith("id:180") for key in keys)
