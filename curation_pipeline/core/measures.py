@@ -8,7 +8,7 @@ measurement reads as a new value of the same kind and never as another thing, an
 never taken for the new value of "15,000 keys".
 
 The units are a closed list of abbreviations. Ambiguous ones are left out: "m" (minutes, metres
-or millions), "s" ("30s" may be a decade), "in", "c". A spelled-out unit ("5 hours", "3 days") is
+or millions), "s" ("30s" may be a decade), "in", "c", "g" and "k" ("4G", "4K"). A spelled-out unit ("5 hours", "3 days") is
 a value word of its own (value_words.py) and is not read here.
 """
 
@@ -16,22 +16,22 @@ from __future__ import annotations
 
 import re
 
-# unit (casefolded) -> dimension. "k" and "bn" scale a count: a plain number.
+# unit (casefolded) -> dimension. Left out as well: "g" and "k", which name things as often as
+# they measure them ("4G networks", "a 4K monitor").
 _DIMENSIONS = {
     "duration": "ms msec msecs sec secs min mins hr hrs h",
     "data": "kb mb gb tb pb kib mib gib tib",
     "rate": "kbps mbps gbps rps qps tps fps rpm req/s ops/s",
     "frequency": "hz khz mhz ghz",
-    "mass": "mg g kg lb lbs oz",
+    "mass": "mg kg lb lbs oz",
     "length": "mm cm km mi ft",
     "volume": "ml",
     "factor": "x",
     "pixels": "px",
     "energy": "w kw kwh wh mah",
-    "": "k bn",
 }
 UNITS = {unit: dimension for dimension, units in _DIMENSIONS.items() for unit in units.split()}
-DIMENSIONS = frozenset(dimension for dimension in _DIMENSIONS if dimension)
+DIMENSIONS = frozenset(_DIMENSIONS)
 
 _GLUED = re.compile(r"[-+]?\d+(?:[.,]\d+)*-?(?P<unit>[A-Za-z][A-Za-z/]*)")
 
@@ -43,14 +43,14 @@ def unit_of(word: str) -> str | None:
 
 def measurement_kind(token: str) -> str | None:
     """The value kind of a number glued to a known unit: "number:duration" for "180ms",
-    "number:data" for "1.5GB", "number" for "150k"; None for anything else ("S3", "v2", "4th")."""
+    "number:data" for "1.5GB"; None for anything else ("S3", "v2", "4th", "4G", "4K")."""
     match = _GLUED.fullmatch(token.strip())
     if match is None:
         return None
     dimension = UNITS.get(match.group("unit").casefold())
     if dimension is None:
         return None
-    return f"number:{dimension}" if dimension else "number"
+    return f"number:{dimension}"
 
 
 def is_measurement(token: str) -> bool:

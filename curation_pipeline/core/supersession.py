@@ -189,7 +189,7 @@ def _number_kind(token, following, previous) -> str:
     if text.count(".") >= 2:
         return "identifier"  # a version: "5.3.0"
     measured = measurement_kind(text)
-    if measured is not None and measured != "number":
+    if measured is not None:
         return measured  # "180ms", "1.5GB"
     if text.endswith("%"):
         return "number:percent"
@@ -203,7 +203,7 @@ def _number_kind(token, following, previous) -> str:
             re.fullmatch(r"(19|20)\d\d", text):
         return "number:date"
     dimension = unit_of(following.lower) if following is not None and following.kind == "word" else None
-    if dimension:
+    if dimension is not None:
         return f"number:{dimension}"  # "180 ms" is what "180ms" is
     return "number"
 

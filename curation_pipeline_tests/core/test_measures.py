@@ -16,7 +16,6 @@ from curation_pipeline.core.supersession import LOOK_ALIKE, NONE, PARTIAL, UPDAT
     ("512mb", "number:data"),
     ("60fps", "number:rate"),
     ("2.3x", "number:factor"),
-    ("150k", "number"),
     # Codes, ordinals and ambiguous units stay what they were.
     ("S3", None),
     ("v2", None),
@@ -25,6 +24,8 @@ from curation_pipeline.core.supersession import LOOK_ALIKE, NONE, PARTIAL, UPDAT
     ("30s", None),
     ("exp-0412", None),
     ("5m", None),
+    ("4G", None),  # a network generation
+    ("4K", None),  # a resolution
 ])
 def test_a_number_glued_to_a_known_unit_is_a_measurement_and_nothing_else_is(token, kind):
     assert measurement_kind(token) == kind
