@@ -606,7 +606,8 @@ def _state_after_setting(old: Piece, new: Piece) -> ClauseUpdate | None:
       ("maxmemory setting of 1GB"; not "300MB of its maxmemory": what is used of a limit);
     - the newer clause's subject and names are the older sentence's ("the catering budget" is
       not "the budget"), and so are its value words ("the production cache" is not "the staging
-      cache").
+      cache") and the words before the attribute ("my graphing quiz score");
+    - the older value is no goal ("aiming to increase to 7 hours": `_a_goal`).
     """
     statement = change_statement(old.tokens)
     if statement is None or not shape(new).cued or _a_goal(old.tokens, new.tokens):
@@ -649,19 +650,6 @@ def _state_after_setting(old: Piece, new: Piece) -> ClauseUpdate | None:
     return ClauseUpdate(old, new, (f"{kind} {old_value!r} -> {new_value!r}",), tuple(left))
 
 
-def _modifier(tokens, head: frozenset[str]) -> frozenset[str] | None:
-    """The keys of the plain word right before the first word of `head` in `tokens` ("homework"
-    of "Scott's homework completion rate"), or None (no such word: a name, a number, nothing)."""
-    for n, token in enumerate(tokens):
-        if set(token.keys) & head:
-            before = tokens[n - 1] if n else None
-            if before is None or before.kind != "word" or not before.keys or before.is_name \
-                    or set(before.keys) & head or before.text.endswith(("'s", "’s")):
-                return None
-            return frozenset(before.keys)
-    return None
-
-
 # Words that make a value a goal: "Targeting API response time under 300ms" stays the target
 # when "The average API response time is now 180ms".
 _GOAL_WORDS = frozenset("target targets targeting targeted aim aims aiming goal goals objective".split())
@@ -673,6 +661,19 @@ def _a_goal(old_tokens, new_tokens) -> bool:
     def says_goal(tokens):
         return any(t.lower in _GOAL_WORDS for t in tokens)
     return says_goal(old_tokens) and not says_goal(new_tokens)
+
+
+def _modifier(tokens, head: frozenset[str]) -> frozenset[str] | None:
+    """The keys of the plain word right before the first word of `head` in `tokens` ("homework"
+    of "Scott's homework completion rate"), or None (no such word: a name, a number, nothing)."""
+    for n, token in enumerate(tokens):
+        if set(token.keys) & head:
+            before = tokens[n - 1] if n else None
+            if before is None or before.kind != "word" or not before.keys or before.is_name \
+                    or set(before.keys) & head or before.text.endswith(("'s", "’s")):
+                return None
+            return frozenset(before.keys)
+    return None
 
 
 def _modifiers(tokens, head: frozenset[str]) -> frozenset[str]:
