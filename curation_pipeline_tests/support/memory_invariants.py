@@ -134,6 +134,11 @@ class _Lineage:
         for node_id, before, after in record.edits:
             self.any_change[node_id][after].add(before)
             self.content_keeping[node_id][after].add(before)  # agents only replace their own sentences
+        self.former_keepers: dict[str, set[str]] = defaultdict(set)
+        for node_id, keeper in conn.execute(
+            "SELECT node_id::text, after->>'merged_into' FROM node_revisions WHERE after->>'merged_into' IS NOT NULL"
+        ).fetchall():
+            self.former_keepers[node_id].add(keeper)
         self.omitted = {row[0] for row in conn.execute(
             "SELECT DISTINCT reason->>'absorbed_id' FROM node_revisions"
             " WHERE step = 'consolidate_duplicates' AND (reason->>'omitted_sentences')::int > 0"
@@ -186,6 +191,12 @@ def lost_sentences(conn: psycopg.Connection, record: AgentRecord) -> list[str]:
             missing = set()
             if node_id not in lineage.omitted:
                 into_keeper = (own & in_node) - lineage.held(end, nodes[end]["text"], through_undos=False)
+                # A former keeper (the merge that archived it repointed this node to its own
+                # keeper) that was summarized first keeps its full text in its revisions: what the
+                # summary cut is recorded there.
+                for keeper in lineage.former_keepers[node_id] - {end}:
+                    into_keeper -= (lineage.held(keeper, nodes[keeper]["text"], through_undos=False)
+                                    - sentences(nodes[keeper]["text"]))
                 # A merge says each fact once: a sentence the keeper says in its own words is kept.
                 missing |= into_keeper - _said(into_keeper, written, lineage.texts(end, nodes[end]["text"],
                                                                                     through_undos=False))
