@@ -231,7 +231,9 @@ def _run_cycles(url: str, namespace: str) -> list[dict]:
             step2 = steps["consolidate_duplicates"]
             if not result.success:
                 raise SystemExit(f"the cycle failed: {metadata.get('errors')}")
-            if not (step2.get("pairs_merged") or step2.get("superseded")):
+            # Pairs left for the next cycle (a cap reached, a node already taken) are work a
+            # scheduled product still does.
+            if not (step2.get("pairs_merged") or step2.get("superseded") or step2.get("pairs_left_over")):
                 break
     return cycles
 

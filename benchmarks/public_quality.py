@@ -10,7 +10,9 @@
 DATA holds the public datasets (benchmarks/public_data.py says how to get them; nothing of
 them is in this repository). Each part's memories go into a fresh embedded store, one namespace
 per conversation, embedded with the chosen embedder; the real `curate_namespace` job runs on
-each namespace until a cycle merges and supersedes nothing (at most 6 cycles). Prints, per part:
+each namespace until a cycle merges nothing, supersedes nothing and leaves no pair for the next
+cycle (the judge's cap per cycle reached, a node already taken), at most 6 cycles (`--cycles`).
+Prints, per part:
 
 - **updates superseded**: BEAM's knowledge updates (and MQuAKE's edits) whose older fact ends
   superseded, current where the newer one is (through a chain of supersessions and merges);
@@ -27,7 +29,11 @@ each namespace until a cycle merges and supersedes nothing (at most 6 cycles). P
   `current_memory` for the update's question, and an outdated value among the top 3; LoCoMo,
   recall@10 of the turns that answer each question, and the questions that went from a hit to a
   miss;
-- **time**: the first cycle of each namespace, in all, and the cycles after it.
+- **cycles**: how many ran, the pairs the judge was asked about, and the pairs still left for a
+  later cycle after the last (work a scheduled product would go on doing);
+- **time**: the first cycle of each namespace, in all, and the cycles after it. With `-v`, each
+  missed update says what the judge made of it (never judged; judged "update" and refused by
+  the texts; ...).
 
 Modes: `offline` (the LLM path off); `oracle` (a stub OpenAI-compatible server of ours on
 127.0.0.1 that judges a labelled update pair (or two links of one chain) "update", a pair with a contradicted statement
@@ -107,7 +113,7 @@ def _llm(mode: str, parts: list[public_data.Part]):
         stub.close()
 
 
-def _run_cycles(url: str, namespace: str) -> tuple[list[dict], list[float], float]:
+def _run_cycles(url: str, namespace: str, max_cycles: int) -> tuple[list[dict], list[float], float]:
     """Cycles of the real job until one merges and supersedes nothing: each cycle's step counts
     and time; then the time of one more cycle, with nothing written since the last."""
     import dagster as dg
@@ -131,7 +137,7 @@ def _run_cycles(url: str, namespace: str) -> tuple[list[dict], list[float], floa
                 raise_on_error=False)
             return result, time.perf_counter() - started
 
-        for _ in range(MAX_CYCLES):
+        for _ in range(max_cycles):
             result, took = cycle()
             times.append(took)
             with open_connection(url) as conn:
@@ -141,7 +147,9 @@ def _run_cycles(url: str, namespace: str) -> tuple[list[dict], list[float], floa
                 raise SystemExit(f"the cycle of {namespace} failed: {metadata.get('errors')}")
             cycles.append(metadata["steps"])
             step2 = metadata["steps"]["consolidate_duplicates"]
-            if not (step2.get("pairs_merged") or step2.get("superseded")):
+            # A scheduled product keeps cycling: pairs left for the next cycle (the judge's cap
+            # reached, a node taken) are work it will still do.
+            if not (step2.get("pairs_merged") or step2.get("superseded") or step2.get("pairs_left_over")):
                 break
         _, idle = cycle()
     return cycles, times, idle
@@ -282,7 +290,7 @@ def report(conn, part: public_data.Part, ids: dict, before: dict, cycles: dict, 
             lost += [c for c in uncovered([memory.text], said) if c.clause.keys]
 
     first = sum(times[ns][0] for ns in namespaces)
-    later = [sum(times[ns][k] for ns in namespaces if len(times[ns]) > k) for k in range(1, MAX_CYCLES)]
+    later = [sum(times[ns][k] for ns in namespaces if len(times[ns]) > k) for k in range(1, max(map(len, times.values())))]
     print(f"\n## {part.name}: {len(part.memories)} memories in {len(namespaces)} namespaces")
     if part.updates:
         print(f"updates superseded: {superseded} of {len(part.updates)} ({superseded / len(part.updates):.0%})")
@@ -299,6 +307,10 @@ def report(conn, part: public_data.Part, ids: dict, before: dict, cycles: dict, 
     if after["recall@10"] is not None:
         print(f"recall@10 of the evidence: {before['recall@10']:.2f} -> {after['recall@10']:.2f}; questions from hit to miss:"
               f" {len(before['hits'] - after['hits'])}, from miss to hit: {len(after['hits'] - before['hits'])}")
+    judged = sum(c["consolidate_duplicates"].get("judged", 0) or 0 for ns in namespaces for c in cycles[ns])
+    waiting = sum(cycles[ns][-1]["consolidate_duplicates"].get("pairs_left_over", 0) or 0 for ns in namespaces)
+    print(f"cycles: {max(len(cycles[ns]) for ns in namespaces)} at most; pairs judged: {judged};"
+          f" pairs still left for a later cycle after the last: {waiting}")
     print(f"time: first cycle {first:.0f} s in all; later cycles " + ", ".join(f"{t:.0f} s" for t in later if t)
           + f"; a cycle with nothing written since the last: {idle:.0f} s")
     if verbose:
@@ -308,12 +320,20 @@ def report(conn, part: public_data.Part, ids: dict, before: dict, cycles: dict, 
             print(f"  other: {nodes[older]['text']!r}\n      superseded by {nodes[successor]['text']!r}")
         for older, newer in part.updates:
             if not (_current_end(nodes, ids[older]) == _current_end(nodes, ids[newer]) and nodes[ids[older]]["superseded_by"]):
-                print(f"  missed: {nodes[ids[older]]['text']!r}\n      -> {nodes[ids[newer]]['text']!r}")
+                print(f"  missed ({_judged(conn, ids[older], ids[newer])}): {nodes[ids[older]]['text']!r}\n"
+                      f"      -> {nodes[ids[newer]]['text']!r}")
         for older, clause in hidden[:20]:
             print(f"  hidden: {clause!r} of {nodes[older]['text']!r}")
         for node_id in twice[:10] + two_values[:10]:
             print(f"  merged: {nodes[node_id]['text']!r}")
     return {"superseded": superseded, "wrong": len(wrong), "other": len(other), "hidden": len(hidden), "lost": len(lost)}
+
+
+def _judged(conn, older: str, newer: str) -> str:
+    """What the judge made of a pair: its verdicts and their outcomes, or that it never saw it."""
+    rows = conn.execute("SELECT verdict, outcome FROM pair_judgements WHERE older_id = ANY(%(p)s::uuid[]) AND newer_id = ANY(%(p)s::uuid[])"
+                        " ORDER BY created_at", {"p": [older, newer]}).fetchall()
+    return "; ".join(f"judged {verdict}, {outcome}" for verdict, outcome in rows) or "never judged"
 
 
 def _changes(conn, node_id: str) -> list[dict]:
@@ -330,6 +350,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mode", choices=("offline", "oracle"), default="offline")
     parser.add_argument("--embedder", default="all-MiniLM-L6-v2", metavar="lexical|MODEL")
     parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations of each part")
+    parser.add_argument("--cycles", type=int, default=MAX_CYCLES,
+                        help="cycles per namespace at most (it stops earlier once a cycle changes nothing and leaves nothing over)")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     splits = list(public_data.SPLITS) if args.split == "both" else [args.split]
@@ -359,7 +381,7 @@ def main(argv: list[str] | None = None) -> None:
                 before = probe(conn, part, ids, _nodes(conn, sorted({m.namespace for m in part.memories})), embedder)
             cycles, times, idle = {}, {}, {}
             for namespace in sorted({m.namespace for m in part.memories}):
-                cycles[namespace], times[namespace], idle[namespace] = _run_cycles(url, namespace)
+                cycles[namespace], times[namespace], idle[namespace] = _run_cycles(url, namespace, args.cycles)
             with open_connection(url) as conn:
                 report(conn, part, ids, before, cycles, times, embedder, args.verbose, idle=sum(idle.values()))
 

@@ -12,9 +12,9 @@ current. Carried:
 - **a statement of its own** (the first clause of its sentence, or one after a semicolon, with the
   clauses that continue it): appended as a sentence ("Estimated 3 sprints of 2 weeks each.");
 - **a continuation** of a clause the newer memory updates or says ("and is deprecated", "by phone
-  and email", "tagged by theme and date", "using Postgres 16"): added to the newer sentence that
-  updates or says that clause, before its final stop, so it stays said of the same thing ("... now
-  writes invoices ... at 03:00 UTC, and is deprecated.").
+  and email", "tagged by theme and date", "using Postgres 16", "per self-assessment"): added to
+  the newer sentence that updates or says that clause, before its final stop, so it stays said of
+  the same thing ("... now writes invoices ... at 03:00 UTC, and is deprecated.").
 
 Never carried, so the update stays partial and both memories stay current: a clause that says
 when, why or on what condition the older value held ("after the initial test run on March 27",
@@ -37,7 +37,7 @@ after before until till since because when whenever while once if unless althoug
 which who whom whose where that so whereby
 """.split())
 # A clause opening with one of these (or an -ing / -ed word) continues the one before it.
-_CONTINUING = frozenset("with by via using including for through in on at as".split())
+_CONTINUING = frozenset("with by via using including for through in on at as per across alongside".split())
 
 
 @dataclass(frozen=True)

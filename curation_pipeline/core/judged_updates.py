@@ -11,9 +11,11 @@ change, not on every word of the two texts:
   newer clause names beside its new one, in words that say it changed ("The May 9 deadline was
   extended to May 16"), counts as replaced;
 - **two things**: a change from a value that named the older clause's subject to one that names
-  the newer's ("The Seville office ..." / "The Bilbao office ..."), or of two clauses whose
+  the newer's ("The Seville office ..." / "The Bilbao office ..."), of two clauses whose
   subjects put a different word before a word they share ("The staging database backups ..." /
-  "The analytics database backups ..."), is no change of one thing;
+  "The analytics database backups ..."), or to a clause whose own subject the older sentence
+  never names ("The guest list has grown to 28 attendees" / a funeral "with 50 attendees"), is
+  no change of one thing;
 - **nothing hidden**: every other older claim is said by the newer memory (coverage), replaced
   whole by it, or carried into it (core/carry.py), as an offline update carries. A replaced claim
   that states more than the newer clause says ("8 cards built with Bootstrap 5.3.0" / "now 10
@@ -31,10 +33,12 @@ from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
 from curation_pipeline.core.change_cues import as_compared
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic
+from curation_pipeline.core.sentence_tokens import tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
-from curation_pipeline.core.subjects import VERBS, own_subject, verb_like_opening
+from curation_pipeline.core.subjects import VERBS, own_subject, subject_end, verb_like_opening
 from curation_pipeline.core.supersession import (
     Shape,
+    names_another_subject,
     object_swap,
     says_two_values,
     shape,
@@ -173,10 +177,27 @@ def _other_object(claim: Piece, piece: Piece, old: Shape, new: Shape, said: froz
     return bool((old.frame & new.frame) - own_subject(claim.tokens) - own_subject(piece.tokens))
 
 
+def _sentence_names(claim: Piece) -> frozenset[str]:
+    """The keys of the names that open the sentence a continuing clause belongs to ("Dmitri
+    Volkov" of "..., works from Tallinn"): what the clause speaks of. Empty for a clause that
+    opens its sentence or names its own subject."""
+    if claim.first == 0 or own_subject(claim.tokens):
+        return frozenset()
+    opening = [t for t in tokenize(claim.context or claim.text) if t.kind != "punct"]
+    if not opening or verb_like_opening(opening[0]):
+        return frozenset()  # "Added a case studies page ..., highlighting 5 client stories"
+    return frozenset(key for token in opening[:subject_end(opening)] if token.is_name for key in token.keys)
+
+
 def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str] = frozenset()) -> _Answer | None:
     """How the newer memory answers an older claim it does not say: the first clause that
     replaces it whole, else one that replaces it in part or speaks of another thing alike."""
     old = shape(claim)
+    names = _sentence_names(claim)
+    if names and not names & said:
+        # A clause that continues a sentence about someone the newer memory never names ("...,
+        # works from Tallinn" of Dmitri; "works on the billing squad" of Camille).
+        return _Answer(pieces[0][0], (), "another thing") if pieces else None
     found = None
     for piece, new in pieces:
         if not _same_frame(old, new):
@@ -193,7 +214,7 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
             changed = [f"value {' '.join(sorted(old.tail))!r} -> {' '.join(sorted(new.tail))!r}"]
         if not changed:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
-        if about_another or _names_two_things(claim, piece):
+        if about_another or _names_two_things(claim, piece) or names_another_subject(claim, piece):
             found = found or _Answer(piece, tuple(changed), "another thing")
         elif _left(old, new, piece, swapped):
             found = _Answer(piece, tuple(changed), "partly")

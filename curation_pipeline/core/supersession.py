@@ -525,7 +525,8 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     - the attribute that changed is the older clause's: the head noun of the words before the
       cue ("meeting"; "commits" of "the number of commits") is in it, or the noun after the new
       value is the one after the old value ("10 cards" / "8 cards"); the names and codes before
-      the cue are in the older sentence, and their value words in the older clause;
+      the cue are in the older sentence, and their value words in the older clause; a subject
+      the newer clause names ("The guest list") shares a word with the older sentence;
     - a value after the cue replaces an older value of the same kind, which the older clause
       states once or next to the attribute;
     - every other value of the older clause is said by the newer one (else the update would
@@ -539,6 +540,8 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     sentence_keys = {key for t in tokenize(old.context or old.text) for key in t.keys}
     if not {key for kind, keys in named.items() if kind in _NAMING_KINDS for key in keys} <= sentence_keys:
         return None  # the newer one names another thing
+    if names_another_subject(old, new):
+        return None  # "The guest list has grown to 28 attendees" is no funeral's 50 attendees
     old_values = values_of(old.tokens, old.first == 0)
     if any(kind in old_values and not set(keys) & set(old_values[kind])
            for kind, keys in named.items() if kind not in _NAMING_KINDS and not kind.startswith("number")):
@@ -592,6 +595,16 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     left = sorted({kind for kind, keys in old_values.items()
                    for key in keys if key not in said_anywhere and key not in gone_all and key not in historical})
     return ClauseUpdate(old, new, tuple(changed), tuple(left))
+
+
+def names_another_subject(old: Piece, new: Piece) -> bool:
+    """Whether the newer clause names a subject of its own, besides its values, none of whose
+    words the older sentence says: "The guest list has grown to 28 attendees" is not of a
+    funeral "with 50 attendees"; "The hotel rate ... was adjusted" is of "Booked hotel rooms
+    ..."; in "Tom Ridley is the new office manager" the subject is the new value."""
+    values = {key for keys in values_of(new.tokens, new.first == 0).values() for key in keys}
+    subject = own_subject(new.tokens) - values
+    return bool(subject) and not subject & {key for t in tokenize(old.context or old.text) for key in t.keys}
 
 
 def _state_after_setting(old: Piece, new: Piece) -> ClauseUpdate | None:

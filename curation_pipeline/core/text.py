@@ -12,8 +12,11 @@ Sentence splitting is deliberately simple and predictable rather than linguistic
   ``"this"``. Handling them well needs a language-specific list; splitting there is harmless for
   the merge (a fragment is compared and kept like any other sentence), so we chose predictability.
   Decimal numbers and dotted names (``3.14``, ``v1.2``) are not split since no space follows.
-* one exception: a person's initial. ``"founded by G. G. Ponnambalam."`` is one sentence (cut
-  after each "G." its fragments would be carried and compared as statements of their own), so a
+* two exceptions: a title before a name (``"Dr. Mbeki"``, ``"St. Mary's Church"``, a short
+  closed list of English titles) ends no sentence when a capitalised word that opens no sentence
+  follows (``"She lives on Oak St. The house is blue."`` still splits); and a person's initial:
+  ``"founded by G. G. Ponnambalam."`` is one sentence (cut after each "G." its fragments would
+  be carried and compared as statements of their own), so a
   lone capital and its full stop end no sentence when a capitalised word that opens no sentence
   follows; ``"He chose plan B. The rest waited."`` still splits.
 
@@ -52,7 +55,10 @@ _TRAILING_CUT_JUNK = re.compile(r"[\s,;:.!?…\-–—(\[{/。！？]+\Z")
 
 # A lone capital and its full stop, ending the text before a break: maybe a person's initial.
 _INITIAL_END = re.compile(r"(?:\A|(?P<before>\S+)\s)(?P<initial>[A-Z])\.\Z")
+# A title before a name ("Dr. Mbeki", "St. Mary's Church"), ending the text before a break.
+_TITLE_END = re.compile(r"(?:\A|\s)(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Mt|Ft|Sgt|Capt|Rev|Gen|Col|Lt)\.\Z")
 _NEXT_WORD = re.compile(r"[A-Za-z]{2,}")  # a name, not one more initial
+_TITLED_NAME = re.compile(r"[A-Z][A-Za-z'’\-]*")  # "Mbeki", "O'Neil"
 _MORE_INITIALS = re.compile(r"(?:[A-Z]\.[ \t]+)*")
 # Capitalised words that open sentences: after "Plan B." one of these starts a new one.
 _SENTENCE_OPENERS = frozenset("""
@@ -79,8 +85,13 @@ def _after_initial(sentence: str, text: str, gap: re.Match) -> bool:
     sentence follows, after more initials ("G. G. Ponnambalam") or after an initial that opens
     the sentence or follows a capitalised word ("John F. Kennedy", "G. Ponnambalam founded it").
     "... plan B. The rest", "... vitamin D. Zinc" and "A. B. C." break."""
+    if "\n" in gap.group():
+        return False
+    if _TITLE_END.search(sentence[-8:]):
+        word = _TITLED_NAME.match(text, gap.end())
+        return word is not None and word.group().lower() not in _SENTENCE_OPENERS
     initial = _INITIAL_END.search(sentence[-60:])
-    if initial is None or "\n" in gap.group():
+    if initial is None:
         return False
     more = _MORE_INITIALS.match(text, gap.end())  # "G. " of "G. G. Ponnambalam"
     word = _NEXT_WORD.match(text, more.end())

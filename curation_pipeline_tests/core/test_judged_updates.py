@@ -56,6 +56,11 @@ def test_a_reworded_update_is_taken(older, newer):
      "The scheduled Zoom call with the design lead was moved to May 5 at 11 AM.",
      "The scheduled Zoom call with the design lead was moved to May 5 at 11 AM. Accepted the partner intro.",
      "scheduled a Zoom call with the design lead for May 4 at 3 PM"),
+    # A phrase opened by "per" says how the value is known: it continues the newer sentence.
+    ("The self-trust rating improved to 55%, per self-assessment.",
+     "The self-trust rating has now reached 60%.",
+     "The self-trust rating has now reached 60%, per self-assessment.",
+     "The self-trust rating improved to 55%"),
 ])
 def test_an_older_statement_the_newer_memory_does_not_say_is_carried_into_it(older, newer, carried, replaced):
     taken = judged_update(older, newer)
@@ -97,6 +102,15 @@ def test_an_older_statement_the_newer_memory_does_not_say_is_carried_into_it(old
     ("The backlog has 40 tickets after the cleanup on May 2.", "The backlog now has 55 tickets.", "uncarriable"),
     # The newer memory moves the day and does not say the time: is it still at 02:00?
     ("The maintenance window is Sunday at 02:00.", "The maintenance window moved to Saturday.", "entangled"),
+    # A count of the same unit, of a thing the older memory never names (BEAM's 500K chats: a
+    # guest list's attendees are not those of a funeral).
+    ("Attended uncle’s funeral at St. Mary’s Church on March 5, 2024, with 50 attendees.",
+     "The guest list has grown slightly to 28 confirmed attendees as of May 4.", "two things"),
+    # A clause that continues a sentence about one person, against one about another: an
+    # always-"update" judge got "works from Tallinn" replaced by Camille's "works on the billing
+    # squad", and Dmitri's other clauses carried into Camille's sentence.
+    ("Dmitri Volkov leads the Keystone data platform team, works from Tallinn, and is off every other Friday.",
+     "Camille Roux joined in March 2025, works on the billing squad, and mentors two juniors.", "two things"),
 ])
 def test_a_judges_update_the_texts_do_not_bear_out_is_refused(older, newer, why):
     taken = judged_update(older, newer)

@@ -299,6 +299,63 @@ def test_pairs_the_words_are_unsure_of_go_to_the_judge_whatever_their_cosine():
     assert offline.supersessions.is_empty() and offline.merges.plan.is_empty() and offline.to_judge.is_empty()
 
 
+def test_a_pair_the_words_are_unsure_of_goes_to_the_judge_even_above_the_merge_threshold():
+    # Two scores of one quiz, worded alike (a cosine of 0.924 with all-MiniLM-L6-v2): the words
+    # read a look-alike, which is never merged, so only the judge can say it is an update.
+    look_alike = ("Completed 7 sigma notation problems, scored 6/7 correct identifying bounds and indices.",
+                  "After another practice session, scored 7/7 correct identifying bounds and indices in sigma"
+                  " notation problems.")
+    # Counter-example: a restatement above the threshold is merged by the merge rules, unjudged.
+    restated = ("The staging database runs Postgres 16.", "The staging database runs on Postgres 16.")
+    assert compare_versions(*look_alike).verdict == LOOK_ALIKE
+    nodes = _nodes(("a", look_alike[0], 30), ("b", look_alike[1], 2), ("c", restated[0], 30), ("d", restated[1], 2))
+    decisions = _decide(nodes, _pairs((0, 1, 0.95), (2, 3, 0.95)), judge_cap=5)
+    assert decisions.to_judge["older_id"].to_list() == ["a"]
+    assert sorted(decisions.merges.plan.select("keeper_id", "absorbed_id").row(0)) == ["c", "d"]
+    outcome = apply_verdicts(nodes, decisions.to_judge, {("a", "b"): "update"}, merge_cap=5, supersede_cap=5,
+                             max_chars=2000)
+    assert outcome.supersessions.select("older_id", "newer_id").rows() == [("a", "b")]
+    # Without the LLM the look-alike stays as it is: neither merged nor superseded.
+    offline = _decide(nodes, _pairs((0, 1, 0.95)), judge_cap=0)
+    assert offline.supersessions.is_empty() and offline.merges.plan.is_empty() and offline.to_judge.is_empty()
+
+
+def test_the_judges_budget_goes_first_to_the_pairs_likeliest_to_be_updates():
+    # A look-alike far below the band, and a pair of the band the words see nothing in: with
+    # room for one verdict, the look-alike is asked about, the other waits for the next cycle.
+    look_alike = ("Tomas Ruiz plays the position of left back.", "Tomas Ruiz plays the position of goalkeeper.")
+    plain = ("Priya likes hiking on weekends.", "The quarterly report is due at the end of June.")
+    assert compare_versions(*plain).verdict == NONE
+    nodes = _nodes(("a", look_alike[0], 30), ("b", look_alike[1], 2), ("c", plain[0], 30), ("d", plain[1], 2))
+    pairs = _pairs((2, 3, 0.9), (0, 1, 0.65))
+    one = _decide(nodes, pairs, judge_cap=1)
+    assert one.to_judge["older_id"].to_list() == ["a"] and one.left_over == 1
+    # Counter-example: with room for both, both are asked about, most similar first.
+    assert _decide(nodes, pairs, judge_cap=5).to_judge["older_id"].to_list() == ["a", "c"]
+
+
+def test_a_memory_that_says_something_changed_is_judged_against_its_most_similar_older_memories_only():
+    newer = ("n", "The team offsite was moved to the Lakeside Lodge after the storm.", 1)
+    older = [(f"o{k}", f"Priya shared note {k} on the quarterly hiring plans.", 30 + k) for k in range(5)]
+    nodes = _nodes(*older, newer)
+    below = _pairs(*[(k, 5, 0.70 - k / 100) for k in range(5)])
+    judged: list[str] = []
+    for _cycle in range(5):  # one decision per memory a cycle; a pair judged is not asked again
+        vetoed = pl.DataFrame([sorted((o, "n")) for o in judged], schema={"low_id": pl.String, "high_id": pl.String},
+                              orient="row")
+        judged += _decide(nodes, below, judge_cap=20, vetoed=vetoed).to_judge["older_id"].to_list()
+    # Below the band: its three most similar older memories are asked about, not all five.
+    assert judged == ["o0", "o1", "o2"]
+    # Counter-example: in the band every pair is asked about, across cycles.
+    inside = _pairs(*[(k, 5, 0.85 - k / 100) for k in range(5)])
+    judged = []
+    for _cycle in range(5):
+        vetoed = pl.DataFrame([sorted((o, "n")) for o in judged], schema={"low_id": pl.String, "high_id": pl.String},
+                              orient="row")
+        judged += _decide(nodes, inside, judge_cap=20, vetoed=vetoed).to_judge["older_id"].to_list()
+    assert judged == ["o0", "o1", "o2", "o3", "o4"]
+
+
 def test_a_pair_whose_newer_memory_says_something_changed_goes_to_the_judge_whatever_its_cosine():
     # The words see no update (the old date names the deadline in the newer memory), but the
     # newer one says a deadline was extended: which memory it changes is the judge's question.
@@ -404,3 +461,13 @@ def test_a_carried_statement_never_keeps_a_rival_measurement_beside_the_new_one(
     check = compare_versions("Current storage at 110GB used; 18GB free, prompting cloud storage consideration.",
                              "Current storage at 230GB used; 26GB free on the phone.")
     assert check.verdict != UPDATE and check.carried_text is None
+
+
+def test_a_count_of_the_same_unit_about_a_thing_the_older_memory_never_names_is_no_update():
+    # BEAM's 500K chats: a funeral's 50 attendees were superseded by a guest list of 28 attendees
+    # (another event's), and the funeral carried into the guest list's memory.
+    funeral = "Attended uncle’s funeral at St. Mary’s Church on March 5, 2024, with 50 attendees."
+    assert compare_versions(funeral, "The guest list has grown slightly to 28 confirmed attendees as of May 4.").verdict != UPDATE
+    # Counter-example: the newer memory names the older one's thing (its guest list).
+    assert compare_versions("Finalized the guest list of 25 attendees for the May 20 party.",
+                            "The guest list has grown to 28 attendees.").verdict == UPDATE

@@ -47,6 +47,18 @@ def test_a_persons_initials_end_no_sentence() -> None:
         "John F. Kennedy was shot.", "J. R. R. Tolkien wrote it."]
 
 
+def test_a_title_before_a_name_ends_no_sentence() -> None:
+    # Cut after "Dr.", a supersession carried "Created an emergency contact list including Dr."
+    # into the newer memory: a statement with its name cut off.
+    assert split_sentences("Created an emergency contact list including Dr. Mbeki. Shared it.") == [
+        "Created an emergency contact list including Dr. Mbeki.", "Shared it."]
+    assert split_sentences("Attended the service at St. Mary's Church on March 5. Mr. O'Neil spoke.") == [
+        "Attended the service at St. Mary's Church on March 5.", "Mr. O'Neil spoke."]
+    # Counter-examples: a street, or a title, that ends a sentence before one that opens another.
+    assert split_sentences("She lives on Oak St. The house is blue.") == ["She lives on Oak St.", "The house is blue."]
+    assert split_sentences("Ask the Dr. Then rest.") == ["Ask the Dr.", "Then rest."]
+
+
 def test_a_lone_capital_at_a_sentences_end_still_ends_it() -> None:
     # Counter-examples: a capital that names a plan, a vitamin or a grade, then a new sentence.
     assert split_sentences("He chose plan B. The rest waited.") == ["He chose plan B.", "The rest waited."]

@@ -19,7 +19,8 @@ pair once:
    memory (step 6b links "related" pairs). A pair whose words found a changed value without
    being sure (partial, look-alike), or whose newer memory says something changed ("... was
    moved to April 22": change_cues.says_it_changed), goes to the judge whatever its cosine
-   (above the candidate floor): its "update" is taken
+   (above the candidate floor, and above the merge threshold too, where the words would never
+   merge it): its "update" is taken
    when the words bear it out and nothing would be hidden (core/judged_updates.py), its "same"
    never for a partial one. The texts must bear a verdict out: a look-alike pair
    (supersession.LOOK_ALIKE: the same kind of statement about two things) is judged in the band,
@@ -73,6 +74,9 @@ JUDGE_SCHEMA = pl.Schema({
     "older_created_at": pl.Datetime("us", "UTC"), "newer_created_at": pl.Datetime("us", "UTC"),
 })
 SAME, UPDATE_VERDICT, RELATED, DISTINCT = "same", "update", "related", "distinct"
+# A newer memory that says something changed, and nothing else sends it to the judge, is asked
+# about against this many of its most similar older memories per cycle at most.
+ANNOUNCED_PAIRS_PER_MEMORY = 3
 VERDICTS = (SAME, UPDATE_VERDICT, RELATED, DISTINCT)
 OFFLINE, JUDGE = "offline", "judge"
 
@@ -97,6 +101,19 @@ def _ordered(nodes: pl.DataFrame, pairs: pl.DataFrame) -> list[dict]:
     ranked = with_pair_ids(pairs, ids).sort(["similarity", "low_id", "high_id"], descending=[True, False, False])
     return [{"similarity": sim, "a": rows[i], "b": rows[j]}
             for i, j, sim in zip(ranked["i"], ranked["j"], ranked["similarity"])]
+
+
+def _nearest_older(nodes: pl.DataFrame, pairs: pl.DataFrame, k: int) -> frozenset[frozenset[str]]:
+    """The pairs ({id, id}) of each newer memory (by `created_at`) with its `k` most similar
+    older ones among `pairs`."""
+    ids, created = nodes["id"].to_list(), nodes["created_at"].to_list()
+    partners: dict[str, list[tuple[float, str, str]]] = {}
+    for i, j, similarity in pairs.select("i", "j", "similarity").iter_rows():
+        if created[i] is None or created[j] is None or created[i] == created[j]:
+            continue
+        newer = ids[i] if created[i] > created[j] else ids[j]
+        partners.setdefault(newer, []).append((-similarity, ids[i], ids[j]))
+    return frozenset(frozenset((a, b)) for found in partners.values() for _, a, b in sorted(found)[:k])
 
 
 def _older_newer(a: dict, b: dict) -> tuple[dict, dict] | None:
@@ -128,6 +145,8 @@ def decide_pairs(
     subject and the memory written just before it (core/context_updates.py), read together
     first, and judged whatever their cosine."""
     pairs = pairs.cast(dict(PAIR_SCHEMA))
+    # Before the pairs already judged leave the frame, so that the bound holds across cycles.
+    nearest = _nearest_older(nodes, pairs, ANNOUNCED_PAIRS_PER_MEMORY) if judge_cap > 0 else frozenset()
     if vetoed is not None and vetoed.height:
         pairs = with_pair_ids(pairs, nodes["id"]).join(vetoed, on=["low_id", "high_id"], how="anti").select(pairs.columns)
     ordered = _ordered(nodes, pairs)
@@ -141,17 +160,26 @@ def decide_pairs(
     reserved: set[str] = set()  # in a pair above the merge threshold: merged, not judged
     judged_anyway = by_subject | by_context  # whatever their cosine
     announces = _announcing(judge_cap)
-    to_judge, merge_pairs = [], []
-    for pair, check in zip(ordered, checks):
+    candidates, merge_pairs = [], []  # candidates: (priority, order in `ordered`, older, newer, similarity)
+    for number, (pair, check) in enumerate(zip(ordered, checks)):
         a, b, similarity = pair["a"], pair["b"], pair["similarity"]
         if check is _APART or (check is not None and check.verdict == UPDATE):
             continue  # decided above
         # The words found a changed value but cannot be sure (partial, look-alike), or the newer
         # memory says something changed without the words seeing of what: the judge's question
         # whatever the cosine, as are pairs found by subject or context.
-        unsure = check is not None and (check.verdict in (PARTIAL, LOOK_ALIKE) or announces(pair))
-        judge_it = judge_cap > 0 and similarity <= merge_threshold and (
-            similarity > judge_band_low or unsure or frozenset((a["id"], b["id"])) in judged_anyway)
+        # Above the merge threshold too: such a pair is never merged, so only the judge can
+        # tell an update from two things alike ("scored 6/7" / "scored 7/7" on one quiz).
+        flagged = check is not None and check.verdict in (PARTIAL, LOOK_ALIKE)
+        found = frozenset((a["id"], b["id"])) in judged_anyway
+        in_band = judge_band_low < similarity <= merge_threshold
+        announcing = check is not None and not (flagged or found) and announces(pair)
+        if announcing and not in_band:
+            # Outside the band only its most similar older memories: a newer memory that says
+            # something changed is not asked about against every memory above the floor.
+            announcing = frozenset((a["id"], b["id"])) in nearest
+        unsure = flagged or announcing
+        judge_it = judge_cap > 0 and (unsure or similarity <= merge_threshold and (in_band or found))
         if check is not None and check.verdict == PARTIAL and not judge_it:
             continue  # counted when checked; never merged
         acts = similarity > merge_threshold or judge_it
@@ -162,20 +190,35 @@ def decide_pairs(
         if check is not None and check.verdict == LOOK_ALIKE and not judge_it:
             tally.look_alikes += 1  # never merged; in the band the judge's verdict is checked (apply_verdicts)
             continue
-        if similarity > merge_threshold:
+        if similarity > merge_threshold and not judge_it:
             merge_pairs.append(pair)  # the merge rules (pinned, cap, disjoint) decide below
             reserved |= {a["id"], b["id"]}
             continue
         order = _older_newer(a, b)
-        if order is not None and judge_it and not {a["id"], b["id"]} & reserved:
-            if len(to_judge) < judge_cap:
-                older, newer = order
-                to_judge.append({"older_id": older["id"], "newer_id": newer["id"], "similarity": similarity,
-                                 "older_text": older["pointer_summary"], "newer_text": newer["pointer_summary"],
-                                 "older_created_at": older["created_at"], "newer_created_at": newer["created_at"]})
-                taken |= {a["id"], b["id"]}
-            else:
-                tally.left_over += 1
+        if order is not None and judge_it:
+            # The judge's budget goes first where an update is likeliest: pairs whose words found
+            # a changed value, then pairs found by subject or context, then the rest (the band,
+            # newer memories that say something changed); most similar first within each.
+            priority = 0 if flagged else 1 if found else 2
+            candidates.append((priority, number, *order, similarity))
+    # A memory takes part in one pair a cycle, its most similar one; when more pairs are left
+    # than the judge may be asked about, the likeliest updates go first.
+    free = []
+    for candidate in candidates:
+        ids = {candidate[2]["id"], candidate[3]["id"]}
+        if ids & (taken | reserved):
+            tally.left_over += 1  # it waits for the next cycle, which searches it again
+        else:
+            free.append(candidate)
+            taken |= ids
+    ranked = sorted(free, key=lambda c: c[:2])
+    chosen, waiting = ranked[:judge_cap], ranked[judge_cap:]
+    tally.left_over += len(waiting)
+    taken -= {c[side]["id"] for c in waiting for side in (2, 3)}  # undecided: free for a merge
+    to_judge = [{"older_id": older["id"], "newer_id": newer["id"], "similarity": similarity,
+                 "older_text": older["pointer_summary"], "newer_text": newer["pointer_summary"],
+                 "older_created_at": older["created_at"], "newer_created_at": newer["created_at"]}
+                for _priority, _number, older, newer, similarity in chosen]
     merges = _merges(nodes, merge_pairs, taken, cap=merge_cap, max_chars=max_chars, semantic=semantic)
     return PairDecisions(
         supersessions=pl.DataFrame(superseded, schema=SUPERSESSION_SCHEMA),
