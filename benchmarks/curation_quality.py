@@ -15,8 +15,9 @@ created_at}, `memory_type`, and for updates a `question`) and, for the oracle, t
 one-wording merge of each restatement (benchmarks/curation_merges.jsonl). Every pair's two
 memories go into ONE namespace of a fresh embedded store (no two pairs share a subject, so
 anything done across two pairs is a mistake, counted as "crossed"), embedded with the chosen
-embedder, and the real `curate_namespace` job runs on it until a cycle merges and supersedes
-nothing (at most 6 cycles; caps raised so that the cycles are about judgement, not caps).
+embedder, and the real `curate_namespace` job runs on it until a cycle merges nothing,
+supersedes nothing and leaves no pair for the next cycle (at most 6 cycles; caps raised so that
+the cycles are about judgement, not caps; a memory still takes part in one pair a cycle).
 
 Prints, per kind and per update shape: merged, superseded, linked (a `shares_concept_with`
 edge), untouched, crossed; then
