@@ -16,9 +16,9 @@ Sentence splitting is deliberately simple and predictable rather than linguistic
   closed list of English titles) ends no sentence when a capitalised word that opens no sentence
   follows (``"She lives on Oak St. The house is blue."`` still splits); and a person's initial:
   ``"founded by G. G. Ponnambalam."`` is one sentence (cut after each "G." its fragments would
-  be carried and compared as statements of their own), so a
-  lone capital and its full stop end no sentence when a capitalised word that opens no sentence
-  follows; ``"He chose plan B. The rest waited."`` still splits.
+  be carried and compared as statements of their own), so a lone capital and its full stop end
+  no sentence when a capitalised word that opens no sentence follows; ``"He chose plan B. The
+  rest waited."`` still splits.
 
 The reference curator merged two memories by appending ``"<text> [merged: <other text>]"``, and
 merged entries were merged again, so markers can nest. :func:`strip_merge_markers` flattens them
@@ -81,10 +81,11 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _after_initial(sentence: str, text: str, gap: re.Match) -> bool:
-    """Whether a break comes after a person's initial: a capitalised word that opens no
-    sentence follows, after more initials ("G. G. Ponnambalam") or after an initial that opens
-    the sentence or follows a capitalised word ("John F. Kennedy", "G. Ponnambalam founded it").
-    "... plan B. The rest", "... vitamin D. Zinc" and "A. B. C." break."""
+    """Whether a break comes after a title before a name ("Dr. Mbeki") or a person's initial: a
+    capitalised word that opens no sentence follows, after the title, after more initials ("G. G.
+    Ponnambalam") or after an initial that opens the sentence or follows a capitalised word
+    ("John F. Kennedy", "G. Ponnambalam founded it"). "... plan B. The rest", "... vitamin D.
+    Zinc", "... Oak St. The house" and "A. B. C." break."""
     if "\n" in gap.group():
         return False
     if _TITLE_END.search(sentence[-8:]):

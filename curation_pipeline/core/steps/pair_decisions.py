@@ -74,9 +74,6 @@ JUDGE_SCHEMA = pl.Schema({
     "older_created_at": pl.Datetime("us", "UTC"), "newer_created_at": pl.Datetime("us", "UTC"),
 })
 SAME, UPDATE_VERDICT, RELATED, DISTINCT = "same", "update", "related", "distinct"
-# A newer memory that says something changed, and nothing else sends it to the judge, is asked
-# about against this many of its most similar older memories per cycle at most.
-ANNOUNCED_PAIRS_PER_MEMORY = 3
 VERDICTS = (SAME, UPDATE_VERDICT, RELATED, DISTINCT)
 OFFLINE, JUDGE = "offline", "judge"
 
@@ -101,19 +98,6 @@ def _ordered(nodes: pl.DataFrame, pairs: pl.DataFrame) -> list[dict]:
     ranked = with_pair_ids(pairs, ids).sort(["similarity", "low_id", "high_id"], descending=[True, False, False])
     return [{"similarity": sim, "a": rows[i], "b": rows[j]}
             for i, j, sim in zip(ranked["i"], ranked["j"], ranked["similarity"])]
-
-
-def _nearest_older(nodes: pl.DataFrame, pairs: pl.DataFrame, k: int) -> frozenset[frozenset[str]]:
-    """The pairs ({id, id}) of each newer memory (by `created_at`) with its `k` most similar
-    older ones among `pairs`."""
-    ids, created = nodes["id"].to_list(), nodes["created_at"].to_list()
-    partners: dict[str, list[tuple[float, str, str]]] = {}
-    for i, j, similarity in pairs.select("i", "j", "similarity").iter_rows():
-        if created[i] is None or created[j] is None or created[i] == created[j]:
-            continue
-        newer = ids[i] if created[i] > created[j] else ids[j]
-        partners.setdefault(newer, []).append((-similarity, ids[i], ids[j]))
-    return frozenset(frozenset((a, b)) for found in partners.values() for _, a, b in sorted(found)[:k])
 
 
 def _older_newer(a: dict, b: dict) -> tuple[dict, dict] | None:
@@ -145,8 +129,6 @@ def decide_pairs(
     subject and the memory written just before it (core/context_updates.py), read together
     first, and judged whatever their cosine."""
     pairs = pairs.cast(dict(PAIR_SCHEMA))
-    # Before the pairs already judged leave the frame, so that the bound holds across cycles.
-    nearest = _nearest_older(nodes, pairs, ANNOUNCED_PAIRS_PER_MEMORY) if judge_cap > 0 else frozenset()
     if vetoed is not None and vetoed.height:
         pairs = with_pair_ids(pairs, nodes["id"]).join(vetoed, on=["low_id", "high_id"], how="anti").select(pairs.columns)
     ordered = _ordered(nodes, pairs)
@@ -173,12 +155,7 @@ def decide_pairs(
         flagged = check is not None and check.verdict in (PARTIAL, LOOK_ALIKE)
         found = frozenset((a["id"], b["id"])) in judged_anyway
         in_band = judge_band_low < similarity <= merge_threshold
-        announcing = check is not None and not (flagged or found) and announces(pair)
-        if announcing and not in_band:
-            # Outside the band only its most similar older memories: a newer memory that says
-            # something changed is not asked about against every memory above the floor.
-            announcing = frozenset((a["id"], b["id"])) in nearest
-        unsure = flagged or announcing
+        unsure = flagged or (check is not None and announces(pair))
         judge_it = judge_cap > 0 and (unsure or similarity <= merge_threshold and (in_band or found))
         if check is not None and check.verdict == PARTIAL and not judge_it:
             continue  # counted when checked; never merged
