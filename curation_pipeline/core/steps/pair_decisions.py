@@ -19,13 +19,16 @@ pair once:
    memory (step 6b links "related" pairs). A pair whose words found a changed value without
    being sure (partial, look-alike), or whose newer memory says something changed ("... was
    moved to April 22": change_cues.says_it_changed), goes to the judge whatever its cosine
-   (above the candidate floor, and above the merge threshold too, where the words would never
-   merge it): its "update" is taken
+   (above the candidate floor; one the words are unsure of above the merge threshold too, where
+   they would never merge it): its "update" is taken
    when the words bear it out and nothing would be hidden (core/judged_updates.py), its "same"
    never for a partial one. The texts must bear a verdict out: a look-alike pair
    (supersession.LOOK_ALIKE: the same kind of statement about two things) is judged in the band,
    and its verdict is taken only where the words allow it (apply_verdicts): never "same" for two
    texts that each name a fact the other lacks, never "update" for two that speak of two things.
+
+When more pairs are free than `judge_cap`, the judge is asked first about the pairs whose words
+found a changed value, then those found by subject or context, then the rest.
 
 A node takes part in at most one decision per cycle (no transitive merges, no chains of
 supersessions within a cycle): pairs are taken most similar first, and a pair one of whose
@@ -150,13 +153,14 @@ def decide_pairs(
         # The words found a changed value but cannot be sure (partial, look-alike), or the newer
         # memory says something changed without the words seeing of what: the judge's question
         # whatever the cosine, as are pairs found by subject or context.
-        # Above the merge threshold too: such a pair is never merged, so only the judge can
-        # tell an update from two things alike ("scored 6/7" / "scored 7/7" on one quiz).
         flagged = check is not None and check.verdict in (PARTIAL, LOOK_ALIKE)
         found = frozenset((a["id"], b["id"])) in judged_anyway
-        in_band = judge_band_low < similarity <= merge_threshold
-        unsure = flagged or (check is not None and announces(pair))
-        judge_it = judge_cap > 0 and (unsure or similarity <= merge_threshold and (in_band or found))
+        announcing = check is not None and announces(pair)
+        # Above the merge threshold only the pairs the words are unsure of: never merged, only
+        # the judge can tell an update from two things alike ("scored 6/7" / "scored 7/7" on one
+        # quiz); the others are merged by the merge rules.
+        judge_it = judge_cap > 0 and (flagged or similarity <= merge_threshold and (
+            similarity > judge_band_low or found or announcing))
         if check is not None and check.verdict == PARTIAL and not judge_it:
             continue  # counted when checked; never merged
         acts = similarity > merge_threshold or judge_it
