@@ -114,8 +114,9 @@ def _llm(mode: str, parts: list[public_data.Part]):
 
 
 def _run_cycles(url: str, namespace: str, max_cycles: int) -> tuple[list[dict], list[float], float]:
-    """Cycles of the real job until one merges and supersedes nothing: each cycle's step counts
-    and time; then the time of one more cycle, with nothing written since the last."""
+    """Cycles of the real job until one merges nothing, supersedes nothing and leaves no pair
+    over (at most `max_cycles`): each cycle's step counts and time; then the time of one more
+    cycle, with nothing written since the last."""
     import dagster as dg
 
     from curation_pipeline.core.partition_keys import partition_key
