@@ -8,8 +8,8 @@ measurement reads as a new value of the same kind and never as another thing, an
 never taken for the new value of "15,000 keys".
 
 The units are a closed list of abbreviations. Ambiguous ones are left out: "m" (minutes, metres
-or millions), "s" ("30s" may be a decade), "in", "c", "g" and "k" ("4G", "4K"). A spelled-out unit ("5 hours", "3 days") is
-a value word of its own (value_words.py) and is not read here.
+or millions), "s" ("30s" may be a decade), "in", "c", "g" and "k" ("4G", "4K"). A spelled-out
+unit ("5 hours", "3 days") is a value word of its own (value_words.py) and is not read here.
 """
 
 from __future__ import annotations

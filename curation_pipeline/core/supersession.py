@@ -540,7 +540,8 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     sentence_keys = {key for t in tokenize(old.context or old.text) for key in t.keys}
     if not {key for kind, keys in named.items() if kind in _NAMING_KINDS for key in keys} <= sentence_keys:
         return None  # the newer one names another thing
-    if names_another_subject(old, new):
+    subject = _subject_besides_values(new)
+    if subject and not subject & sentence_keys:
         return None  # "The guest list has grown to 28 attendees" is no funeral's 50 attendees
     old_values = values_of(old.tokens, old.first == 0)
     if any(kind in old_values and not set(keys) & set(old_values[kind])
@@ -602,9 +603,14 @@ def names_another_subject(old: Piece, new: Piece) -> bool:
     words the older sentence says: "The guest list has grown to 28 attendees" is not of a
     funeral "with 50 attendees"; "The hotel rate ... was adjusted" is of "Booked hotel rooms
     ..."; in "Tom Ridley is the new office manager" the subject is the new value."""
-    values = {key for keys in values_of(new.tokens, new.first == 0).values() for key in keys}
-    subject = own_subject(new.tokens) - values
+    subject = _subject_besides_values(new)
     return bool(subject) and not subject & {key for t in tokenize(old.context or old.text) for key in t.keys}
+
+
+def _subject_besides_values(piece: Piece) -> frozenset[str]:
+    """The keys of a clause's own subject that are none of its values."""
+    values = {key for keys in values_of(piece.tokens, piece.first == 0).values() for key in keys}
+    return own_subject(piece.tokens) - values
 
 
 def _state_after_setting(old: Piece, new: Piece) -> ClauseUpdate | None:
