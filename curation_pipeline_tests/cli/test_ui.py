@@ -42,12 +42,25 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _command_line(process: psutil.Process) -> str:
+    """A child's command line, or "" once it has ended: a process listed a moment ago may have
+    exited (a zombie until its parent reaps it) before it is read."""
+    try:
+        return " ".join(process.cmdline())
+    except psutil.NoSuchProcess:  # ZombieProcess is one
+        return ""
+
+
+def _left_running(processes: list[psutil.Process]) -> list[str]:
+    return [line for line in map(_command_line, processes) if line]
+
+
 def _wait_until_serving(ui: subprocess.Popen, port: int) -> list[psutil.Process]:
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         assert ui.poll() is None, "curation-pipeline ui exited while starting"
         processes = psutil.Process(ui.pid).children(recursive=True)
-        command_lines = [" ".join(p.cmdline()) for p in processes if p.is_running()]
+        command_lines = _left_running(processes)
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/server_info", timeout=2) as answer:
                 serving = answer.status == 200
@@ -80,7 +93,7 @@ def test_ui_serves_webserver_and_daemon_and_stops_without_orphans(
     )
     try:
         started = _wait_until_serving(ui, port)
-        names = " ".join(" ".join(p.cmdline()) for p in started if p.is_running())
+        names = " ".join(_left_running(started))
         assert "dagster_webserver" in names and "dagster._daemon" in names
         # The first page opens no "Join the Dagster community" dialog (what the page asks).
         request = urllib.request.Request(f"http://127.0.0.1:{port}/graphql", data=json.dumps(
@@ -92,8 +105,7 @@ def test_ui_serves_webserver_and_daemon_and_stops_without_orphans(
         code = ui.wait(timeout=STOP_TIMEOUT_S)
 
         assert code == 0
-        left = [p for p in started if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-        assert left == [], f"orphans: {[' '.join(p.cmdline()) for p in left]}"
+        assert _left_running(started) == [], "orphans"
     finally:
         if ui.poll() is None:
             os.killpg(ui.pid, signal.SIGKILL)
@@ -141,8 +153,7 @@ def test_ui_with_workers_runs_the_namespaces_on_its_workers_and_stops_them_all(t
 
         ui.send_signal(signal.SIGTERM)
         assert ui.wait(timeout=STOP_TIMEOUT_S) == 0
-        left = [p for p in started if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-        assert left == [], f"orphans: {[' '.join(p.cmdline()) for p in left]}"
+        assert _left_running(started) == [], "orphans"
     finally:
         if ui.poll() is None:
             os.killpg(ui.pid, signal.SIGKILL)
@@ -154,7 +165,7 @@ def test_ui_with_workers_runs_the_namespaces_on_its_workers_and_stops_them_all(t
 
 
 def _workers_of(ui: subprocess.Popen) -> list[psutil.Process]:
-    return [p for p in psutil.Process(ui.pid).children() if "worker" in p.cmdline()]
+    return [p for p in psutil.Process(ui.pid).children() if "worker" in _command_line(p).split()]
 
 
 def _pools_of(ui: subprocess.Popen) -> set[int]:
