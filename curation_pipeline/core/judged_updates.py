@@ -18,9 +18,13 @@ change, not on every word of the two texts:
   no change of one thing;
 - **nothing hidden**: every other older claim is said by the newer memory (coverage), replaced
   whole by it, or carried into it (core/carry.py), as an offline update carries. A replaced claim
-  that states more than the newer clause says ("8 cards built with Bootstrap 5.3.0" / "now 10
-  cards") is **entangled**: superseding would hide the rest, carrying it would say both counts.
-  What cannot be carried (when or why the older value held) refuses the verdict too.
+  that states more than the newer clause says is carried as the older sentence without its
+  replaced values, when they cut cleanly (core/value_cut.py: "Set a $2,500 spending cap for the
+  offsite, mostly for catering" / "We raised the offsite spending cap to $3,000" carries "Set a
+  spending cap for the offsite, mostly for catering."); otherwise it is **entangled** ("8 cards
+  built with Bootstrap 5.3.0" / "now 10 cards"): superseding would hide the rest, carrying it
+  would say both counts. What cannot be carried (when or why the older value held) refuses the
+  verdict too.
 
 When the verdict is refused the pair is linked (step 6b), never superseded: when unsure, link.
 """
@@ -40,6 +44,7 @@ from curation_pipeline.core.supersession import (
     Shape,
     names_another_subject,
     object_swap,
+    rest_carried,
     says_two_values,
     shape,
     text_claims,
@@ -226,6 +231,7 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
 def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> JudgedUpdate:
     """Whether `newer` (the later memory) may supersede `older` on a judge's "update"."""
     written = newer  # carrying extends the newer memory as the agent wrote it
+    older_sentences = text_clauses(without_vocative(without_speaker(older)))
     claims = text_claims(without_vocative(without_speaker(older)))
     sentences = text_clauses(as_compared(without_vocative(without_speaker(newer))))
     pieces = [(p, shape(p)) for s in sentences for p in s.pieces() if p.keys]
@@ -233,21 +239,30 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
     hosts: dict[int, Piece] = {}
     left: list[int] = []
     changes: list[dict] = []
+    replaced: dict[int, tuple[Piece, Piece]] = {}  # claim -> the newer clause that gives its new value
     partly = another = False
     for n, (claim, said) in enumerate(zip(claims, KeptText(sentences, semantic).cover_all(claims))):
         if said.covered:
             hosts[n] = said.by
             continue
         answer = _answer(claim, pieces, said_words)
+        if answer is not None and answer.kind in ("whole", "partly"):
+            replaced[n] = (claim, answer.piece)
+            changes.append({"old": claim.text, "new": answer.piece.text, "changed": list(answer.changed)})
         if answer is not None and answer.kind == "whole":
             hosts[n] = answer.piece
-            changes.append({"old": claim.text, "new": answer.piece.text, "changed": list(answer.changed)})
             continue
         partly |= answer is not None and answer.kind == "partly"
         another |= answer is not None and answer.kind == "another thing"
         left.append(n)
     if partly:
-        return JudgedUpdate(False, ENTANGLED)
+        # An update of part of a claim: the newer memory carries the older sentence without the
+        # replaced values ("I set a budget ceiling for the new phone, ..."), if they cut cleanly.
+        sentence = rest_carried(older_sentences, claims, replaced, set(hosts) - set(replaced), written,
+                                [piece for piece, _ in pieces])
+        if sentence is None:
+            return JudgedUpdate(False, ENTANGLED)
+        return JudgedUpdate(True, "", tuple(changes), sentence, carry_into(written, sentence))
     if not changes:
         return JudgedUpdate(False, TWO_THINGS if another else NO_CHANGE)
     carried = carried_clauses(claims, left, hosts)

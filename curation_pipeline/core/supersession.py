@@ -926,12 +926,10 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     if entangled and not any(_asks(older_clauses[n]) for n in left):
         # An update of part of a one-sentence memory: the newer one carries the sentence without
         # the phrases of its replaced values (value_cut.py), if each can be cut cleanly.
-        rest = _rest_of_sentence(older_sentences, older_clauses, found, set(said_by))
-        if rest is not None:
-            sentence = (Carried(as_sentence(rest)),)
-            text = carry_into(written, sentence)
-            if not says_two_values(text) and not _carries_a_rival(sentence, newer_pieces):
-                return VersionCheck(UPDATE, updates, (), carried=sentence, carried_text=text)
+        replaced = {n: (update.old, update.new) for n, update in found.items() if update is not None}
+        sentence = rest_carried(older_sentences, older_clauses, replaced, set(said_by), written, newer_pieces)
+        if sentence is not None:
+            return VersionCheck(UPDATE, updates, (), carried=sentence, carried_text=carry_into(written, sentence))
     if entangled or carried is None or any(_asks(older_clauses[n]) for n in left) \
             or _carries_a_rival(carried, newer_pieces):
         # A question is never carried: written into the newer memory it would read as a statement.
@@ -961,23 +959,30 @@ def _carries_a_rival(carried: Sequence[Carried] | None, newer_pieces: Sequence[P
     return False
 
 
-def _rest_of_sentence(sentences, claims: Sequence[Piece], found: dict, said: set[int]) -> str | None:
-    """The older memory's one sentence without the phrases of the values its updated claims
-    replaced; None when it has more sentences, when the newer memory restates a claim (carried,
-    it would be said twice), or when a phrase cannot be cut cleanly."""
+def rest_carried(sentences, claims: Sequence[Piece], replaced: dict[int, tuple[Piece, Piece]], said: set[int],
+                 newer: str, newer_pieces: Sequence[Piece]) -> tuple[Carried] | None:
+    """What the newer memory carries of an older one it updates in part: the older memory's one
+    sentence without the phrases of the values its updated claims replaced (`replaced`: claim
+    index -> (older piece, newer piece)); None when it has more sentences, when the newer memory
+    restates a claim (`said`: carried, it would be said twice), when a phrase cannot be cut
+    cleanly (value_cut.py), or when the newer memory with it would say two values of one thing."""
     if len(sentences) != 1 or said:
         return None
     rest = sentences[0].text
     for n, claim in enumerate(claims):
-        update = found.get(n)
-        if update is None:
+        if n not in replaced:
             continue
-        old, new = shape(update.old), shape(update.new)
+        old, new = (shape(piece) for piece in replaced[n])
         gone = {value for kind in set(old.values) & set(new.values) if new.values[kind] - old.values[kind]
                 for value in old.values[kind] - new.values[kind]}  # replaced, not only dropped
-        said = {key for token in update.new.tokens for key in token.keys}
-        rest = without_value(rest, claim, gone, said) if rest is not None else None
-    return rest if rest and any(t.keys for t in tokenize(rest)) else None
+        named = {key for token in replaced[n][1].tokens for key in token.keys}
+        rest = without_value(rest, claim, gone, named) if rest is not None else None
+    if not rest or not any(t.keys for t in tokenize(rest)):
+        return None
+    sentence = (Carried(as_sentence(rest)),)
+    if says_two_values(carry_into(newer, sentence)) or _carries_a_rival(sentence, newer_pieces):
+        return None
+    return sentence
 
 
 def _asks(clause: Piece) -> bool:

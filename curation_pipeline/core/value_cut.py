@@ -15,7 +15,13 @@ and the outdated 8 is no longer current. A value is cut only with the phrase it 
   "now includes 10 cards"): "with 10 probability questions" against "12 probability problems"
   may be another count, and "from 800ms to 300ms" says nothing of what it measures;
 - the phrase holds no value that was not replaced, and does not end on one ("at 3 PM Lisbon
-  time"): such a sentence is not cut, and the update stays partial.
+  time"): such a sentence is not cut, and the update stays partial;
+- a value with its own unit or sign that stands before the noun it measures, after an article
+  or possessive and at most one plain word ("set a $700 budget ceiling", "a strict $1,250 max
+  budget"), goes alone, when the newer clause names that noun too ("adjusted my budget ceiling to
+  $750"): "a budget ceiling" stays said. A bare count measures the word after it ("a 6 person
+  table" is no "person table"), and a value that is the verb's own object ("has 8 cards") is no
+  such phrase: neither is cut.
 """
 
 from __future__ import annotations
@@ -69,6 +75,47 @@ def _phrase(tokens: list[Token], gone: Collection[str]) -> tuple[int, int] | Non
     return start, end
 
 
+# What opens a noun phrase a value may stand in before its noun: "a $700 budget ceiling".
+_ARTICLES = frozenset("a an the my our your his her their its".split())
+
+
+def _modifier(tokens: list[Token], gone: Collection[str]) -> tuple[int, int, int] | None:
+    """(start, end) of a replaced value that stands before its noun in a noun phrase, and the
+    end of the words it measures; None when it does not (see the module docstring)."""
+    at = [n for n, token in enumerate(tokens) if set(token.keys) & set(gone)]
+    if len(at) != 1:
+        return None
+    first = at[0]
+    if not re.search(r"[^\d.,]", tokens[first].text):
+        return None  # a bare count measures the word after it: "a 6 person table", not "a table"
+    before = first - 1
+    if before >= 1 and tokens[before].lower not in _ARTICLES and _counted(tokens[before]):
+        before -= 1  # "a strict $1,250 max budget"
+    if before < 0 or tokens[before].lower not in _ARTICLES:
+        return None
+    end = first + 1
+    while end < len(tokens) and (_counted(tokens[end]) or _naming_participle(tokens, end)):
+        end += 1
+    return first, first + 1, end
+
+
+def _naming_participle(tokens: list[Token], n: int) -> bool:
+    """A word in -ing or -ed that names a kind of the noun right after it ("a $2,500 spending
+    cap"), not a participle that opens a phrase ("..., prioritizing camera")."""
+    token = tokens[n]
+    return (token.kind == "word" and not _valued(token) and token.lower not in _PREPOSITIONS | _LINKS | VERBS
+            and n + 1 < len(tokens) and _counted(tokens[n + 1]))
+
+
+def _article_for(text: str, at: int) -> str:
+    """The text with an "a"/"an" that ends right before `at` agreeing with the word after it."""
+    found = re.search(r"\b([Aa])n?\s+$", text[:at])
+    if found is None:
+        return text
+    article = found.group(1) + ("n" if re.match(r"\s*[aeiouAEIOU]", text[at:]) else "")
+    return text[:found.start()] + article + " " + text[at:].lstrip()
+
+
 def _tidy(text: str) -> str:
     text = re.sub(r"\s+", " ", text)
     text = re.sub(r"\s+([,.;:!?])", r"\1", text)
@@ -83,7 +130,7 @@ def without_value(sentence: str, claim: Piece, gone: Collection[str], said: Coll
     tokens = [t for t in claim.tokens if t.kind != "punct" or t.text not in ",;"]
     span = _phrase(tokens, gone)
     if span is None:
-        return None
+        return _without_modifier(sentence, tokens, gone, said)
     start, end = span
     counted = [token for token in tokens[start:end] if _counted(token) and token.keys]
     if not counted or counted[-1].keys[0] not in said:
@@ -98,3 +145,23 @@ def without_value(sentence: str, claim: Piece, gone: Collection[str], said: Coll
         cut_from = found.start() + len(tokens[start].text)
         cut_to += link.end()
     return _tidy(sentence[:cut_from] + " " + sentence[cut_to:])
+
+
+def _without_modifier(sentence: str, tokens: list[Token], gone: Collection[str], said: Collection[str]) -> str | None:
+    """`sentence` without a replaced value that stands before its noun ("a $700 budget ceiling"
+    -> "a budget ceiling"), or None (see the module docstring)."""
+    span = _modifier(tokens, gone)
+    if span is None:
+        return None
+    start, end, measured_end = span
+    counted = [token for token in tokens[end:measured_end] if token.keys]
+    if not counted or counted[-1].keys[0] not in said:
+        return None  # the newer clause must name what the value measures
+    found = re.search(r"\W*".join(re.escape(token.text) for token in tokens[start:measured_end]), sentence)
+    if found is None:
+        return None
+    value = re.match(re.escape(tokens[start].text) + r"\s*", sentence[found.start():])
+    if value is None:
+        return None
+    cut = sentence[:found.start()] + sentence[found.start() + value.end():]
+    return _tidy(_article_for(cut, found.start()))

@@ -147,11 +147,13 @@ def _node_id(key: bytes) -> str:
 
 
 def with_subject_pairs(conn: psycopg.Connection, scope: Scope, search: PairSearch, found: pl.DataFrame) -> PairSearch:
-    """The search with the pairs a shared subject found (store/subject_index.py) that its cosine
-    did not: their rows are loaded (as the search's, in the same transaction), the pairs indexed
-    like the others and named in `by_subject`."""
-    widened, new = _with_pairs(conn, scope, search, found)
-    return dataclasses.replace(widened, by_subject=search.by_subject | new)
+    """The search with the pairs a shared subject found (store/subject_index.py): those its
+    cosine did not find are loaded (as the search's, in the same transaction) and indexed like
+    the others; all of them are named in `by_subject`, also those the cosine found too (a pair
+    just below the judge band that shares its subject is still the judge's question)."""
+    widened, _ = _with_pairs(conn, scope, search, found)
+    return dataclasses.replace(widened, by_subject=search.by_subject | {
+        frozenset((a, b)) for a, b in zip(found["low_id"].to_list(), found["high_id"].to_list())})
 
 
 def with_context_pairs(conn: psycopg.Connection, scope: Scope, search: PairSearch, found: pl.DataFrame) -> PairSearch:

@@ -61,6 +61,13 @@ def test_a_reworded_update_is_taken(older, newer):
      "The self-trust rating has now reached 60%.",
      "The self-trust rating has now reached 60%, per self-assessment.",
      "The self-trust rating improved to 55%"),
+    # The replaced value stands before the noun it measures, in a claim that says more: the
+    # older sentence is carried without it (core/value_cut.py), the event and its purpose kept.
+    ("Set a $2,500 spending cap for the Lisbon offsite, mostly for catering and the venue.",
+     "We raised the offsite spending cap to $3,000 after two more people signed up.",
+     "We raised the offsite spending cap to $3,000 after two more people signed up. "
+     "Set a spending cap for the Lisbon offsite, mostly for catering and the venue.",
+     "Set a $2,500 spending cap for the Lisbon offsite"),
 ])
 def test_an_older_statement_the_newer_memory_does_not_say_is_carried_into_it(older, newer, carried, replaced):
     taken = judged_update(older, newer)
@@ -91,6 +98,10 @@ def test_an_older_statement_the_newer_memory_does_not_say_is_carried_into_it(old
     # The updated clause says more than its value, which the newer memory does not say: superseding
     # would hide Bootstrap, carrying the clause would say 8 and 10 cards side by side.
     ("The gallery has 8 cards built with Bootstrap 5.3.0.", "The gallery now includes 10 cards.", "entangled"),
+    # A bare count before its noun measures the word after it ("2,500 euro"): not cut, so the
+    # claim stays entangled.
+    ("Set a 2,500 euro spending cap for the Lisbon offsite, mostly for catering and the venue.",
+     "We raised the offsite spending cap to 3,000 euros after two more people signed up.", "entangled"),
     # Another object, but no verb in common ("seats" / "has"), or an old object the newer memory
     # still says elsewhere ("room for 12 people"): another statement, not a new value. (What an
     # always-"update" judge got through when any other object counted.)

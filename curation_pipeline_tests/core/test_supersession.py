@@ -334,6 +334,24 @@ def test_the_judges_budget_goes_first_to_the_pairs_likeliest_to_be_updates():
     assert _decide(nodes, pairs, judge_cap=5).to_judge["older_id"].to_list() == ["a", "c"]
 
 
+def test_a_memory_is_asked_about_first_with_the_memory_that_shares_its_subject():
+    # "Gerald Ford ... center" is more alike "Babe Ruth ... center" than its own update; asked
+    # about the look-alike first, it would wait a cycle for every look-alike before its update.
+    gerald, babe, update = ("Gerald Ford plays the position of center.", "Babe Ruth plays the position of center.",
+                            "Gerald Ford plays the position of starting pitcher.")
+    nodes = _nodes(("a", gerald, 30), ("b", babe, 20), ("c", update, 2))
+    decisions = _decide(nodes, _pairs((0, 1, 0.9), (0, 2, 0.8)), judge_cap=5)
+    assert decisions.to_judge.select("older_id", "newer_id").rows() == [("a", "c")] and decisions.left_over == 1
+    # Counter-example: with no subject shared, the most similar pair goes first, as before.
+    other = _nodes(("a", gerald, 30), ("b", babe, 20), ("c", "Our striker plays the position of starting pitcher.", 2))
+    assert _decide(other, _pairs((0, 1, 0.9), (0, 2, 0.8)), judge_cap=5).to_judge.select(
+        "older_id", "newer_id").rows() == [("a", "b")]
+    # With room for one verdict, of two pairs of the band the one that shares its subject goes first.
+    plain = _nodes(("d", "Priya likes hiking on weekends.", 30), ("e", "The quarterly report is due at the end of June.", 2))
+    both = pl.concat([nodes.filter(pl.col("id") != "b"), plain])
+    assert _decide(both, _pairs((2, 3, 0.9), (0, 1, 0.8)), judge_cap=1).to_judge["older_id"].to_list() == ["a"]
+
+
 def test_a_pair_whose_newer_memory_says_something_changed_goes_to_the_judge_whatever_its_cosine():
     # The words see no update (the old date names the deadline in the newer memory), but the
     # newer one says a deadline was extended: which memory it changes is the judge's question.

@@ -22,6 +22,12 @@ from curation_pipeline.core.supersession import UPDATE, compare_versions
     ("Pushed the Lumen release to GitHub with 150 commits and 12 merged branches.",
      "The number of commits in the Lumen release has grown to 165.",
      "The number of commits in the Lumen release has grown to 165. Pushed the Lumen release to GitHub with 12 merged branches."),
+    # A value with its sign or unit before the noun it measures goes alone; "a" agrees with
+    # the word that follows it, and the older event keeps its date.
+    ("Ordered a 2TB drive for the backup server from Newegg on May 3.", "The backup server drive was upgraded to 4TB.",
+     "The backup server drive was upgraded to 4TB. Ordered a drive for the backup server from Newegg on May 3."),
+    ("Bought a $1,200 espresso machine for the office from Acme on May 3.", "The office espresso machine now costs $1,350.",
+     "The office espresso machine now costs $1,350. Bought an espresso machine for the office from Acme on May 3."),
 ])
 def test_the_newer_memory_carries_the_older_sentence_without_its_replaced_value(older, newer, carried):
     check = compare_versions(older, newer)
@@ -40,6 +46,8 @@ def test_the_newer_memory_carries_the_older_sentence_without_its_replaced_value(
      "I have now increased my practice to 12 probability problems."),
     # The phrase says nothing of what it measures.
     ("Tuned the checkout API, from 800ms to 300ms by caching the cart.", "The checkout API now takes about 250ms."),
+    # A bare count before its noun measures the word after it: "a 2 TB drive" is no "TB drive".
+    ("Ordered a 2 TB drive for the backup server from Newegg on May 3.", "The backup server now uses a 4 TB drive."),
     # Two sentences: which of them to carry is not this rule's to decide.
     ("Added the project gallery with 8 cards using Bootstrap 5.3.0. Omar reviewed it.", "The gallery now includes 10 cards."),
 ])

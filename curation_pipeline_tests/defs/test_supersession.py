@@ -217,6 +217,31 @@ def test_a_judges_update_of_a_reworded_memory_supersedes_it_and_carries_what_it_
     assert fetch_node(db, older)["pointer_summary"] == older_text  # the older memory keeps its words
 
 
+def test_a_pair_that_shares_its_subject_is_judged_below_the_band_however_the_cosine_found_it(
+        db, instance, judge_env, monkeypatch):
+    # Both the cosine (lexically 0.80) and the subject index ("Gerald Ford") find the pair; the
+    # words cannot tell a new position from a second one, the judge can. Counter-example: a pair
+    # as alike (0.77) about two subjects is no question for the judge below its band.
+    monkeypatch.setenv("CURATOR_JUDGE_BAND_LOW", "0.9")
+    same_subject = ("Gerald Ford plays the position of center.", "Gerald Ford plays the position of starting pitcher.")
+    two_subjects = ("Our keeper plays the position of center.", "Our striker plays the position of center.")
+    older, newer = insert(db, node(text=same_subject[0], created_at=NOW - timedelta(days=9)),
+                          node(text=same_subject[1], created_at=NOW - timedelta(days=4)))
+    keeper, striker = insert(db, node(text=two_subjects[0], created_at=NOW - timedelta(days=9)),
+                             node(text=two_subjects[1], created_at=NOW - timedelta(days=4)))
+    seen: list = []
+    stub = StubLLMServer(_judging({frozenset(same_subject): "update", frozenset(two_subjects): "update"}, seen))
+    try:
+        judge_env(stub.url)
+        result = run_cycle(instance, op_selection=["consolidate_duplicates"])
+    finally:
+        stub.close()
+    assert result.success
+    assert [{entry["text"] for entry in entries} for entries in seen] == [set(same_subject)]
+    assert str(fetch_node(db, older)["superseded_by"]) == newer
+    assert fetch_node(db, keeper)["superseded_by"] is None and fetch_node(db, striker)["superseded_by"] is None
+
+
 # A knowledge-update stream as public ones write it: one template per relation, a new value later.
 STREAM = [
     ("Eddie Marsh died in the city of Leeds.", "Eddie Marsh died in the city of York."),  # once-only

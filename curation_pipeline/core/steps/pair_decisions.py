@@ -27,8 +27,11 @@ pair once:
    and its verdict is taken only where the words allow it (apply_verdicts): never "same" for two
    texts that each name a fact the other lacks, never "update" for two that speak of two things.
 
-When more pairs are free than `judge_cap`, the judge is asked first about the pairs whose words
-found a changed value, then those found by subject or context, then the rest.
+A memory goes to the judge with the memory that shares the most of its subject
+(core/subjects.py) first, then with the most similar. When more pairs are free than `judge_cap`,
+the judge is asked first about the pairs whose words found a changed value, then those that share
+a subject (store/subject_index.py) or are read in context, then the rest; within each, those
+sharing more of their subject first.
 
 A node takes part in at most one decision per cycle (no transitive merges, no chains of
 supersessions within a cycle): pairs are taken most similar first, and a pair one of whose
@@ -55,6 +58,7 @@ from curation_pipeline.core.steps.consolidate import (
     select_merges,
 )
 from curation_pipeline.core.steps.similarity import PAIR_SCHEMA, with_pair_ids
+from curation_pipeline.core.subjects import subject_keys
 from curation_pipeline.core.supersession import (
     LOOK_ALIKE,
     NONE,
@@ -127,7 +131,7 @@ def decide_pairs(
 ) -> PairDecisions:
     """Decide this cycle's pairs (PAIR_SCHEMA rows indexing `nodes`, the step's node columns
     with `created_at`): see the module docstring. `judge_cap` 0: no judge (the LLM is off).
-    `by_subject`: pairs found by a shared subject, not by their cosine ({id, id} each), which the
+    `by_subject`: pairs that share a subject (store/subject_index.py; {id, id} each), which the
     judge is asked about whatever their cosine. `by_context`: pairs of a memory that names no
     subject and the memory written just before it (core/context_updates.py), read together
     first, and judged whatever their cosine."""
@@ -152,7 +156,7 @@ def decide_pairs(
             continue  # decided above
         # The words found a changed value but cannot be sure (partial, look-alike), or the newer
         # memory says something changed without the words seeing of what: the judge's question
-        # whatever the cosine, as are pairs found by subject or context.
+        # whatever the cosine, as are pairs that share a subject or are read in context.
         flagged = check is not None and check.verdict in (PARTIAL, LOOK_ALIKE)
         found = frozenset((a["id"], b["id"])) in judged_anyway
         announcing = check is not None and announces(pair)
@@ -178,12 +182,18 @@ def decide_pairs(
         order = _older_newer(a, b)
         if order is not None and judge_it:
             # The judge's budget goes first where an update is likeliest: pairs whose words found
-            # a changed value, then pairs found by subject or context, then the rest (the band,
-            # newer memories that say something changed); most similar first within each.
+            # a changed value, then pairs that share a subject or are read in context, then the
+            # rest (the band, newer memories that say something changed); within each, those
+            # sharing more subject keys first, then the most similar.
             priority = 0 if flagged else 1 if found else 2
             candidates.append((priority, number, *order, similarity))
-    # A memory takes part in one pair a cycle, its most similar one; when more pairs are left
-    # than the judge may be asked about, the likeliest updates go first.
+    # A memory takes part in one pair a cycle: the one that shares the most of what it is about
+    # (core/subjects.py), then its most similar. "Gerald Ford plays the position of center" is
+    # more alike "Babe Ruth plays the position of center" than "Gerald Ford plays the position of
+    # starting pitcher", and would be asked about every look-alike before its own update. When
+    # more pairs are left than the judge may be asked about, the likeliest updates go first.
+    shared = _shared_subjects()
+    candidates.sort(key=lambda c: (-shared(c[2], c[3]), c[1]))
     free = []
     for candidate in candidates:
         ids = {candidate[2]["id"], candidate[3]["id"]}
@@ -192,7 +202,7 @@ def decide_pairs(
         else:
             free.append(candidate)
             taken |= ids
-    ranked = sorted(free, key=lambda c: c[:2])
+    ranked = sorted(free, key=lambda c: (c[0], -shared(c[2], c[3]), c[1]))
     chosen, waiting = ranked[:judge_cap], ranked[judge_cap:]
     tally.left_over += len(waiting)
     taken -= {c[side]["id"] for c in waiting for side in (2, 3)}  # undecided: free for a merge
@@ -209,6 +219,19 @@ def decide_pairs(
         left_over=tally.left_over + merges.left_over, speakers_apart=tally.speakers_apart,
         too_long=tally.too_long,
     )
+
+
+def _shared_subjects():
+    """How many subject keys two memories share (core/subjects.subject_keys: names, possessive
+    owners, head nouns), each text read once."""
+    keys: dict[str, frozenset[str]] = {}
+
+    def shared(a: dict, b: dict) -> int:
+        for node in (a, b):
+            if node["id"] not in keys:
+                keys[node["id"]] = subject_keys(node["pointer_summary"] or "")
+        return len(keys[a["id"]] & keys[b["id"]])
+    return shared
 
 
 def _announcing(judge_cap: int):
