@@ -18,7 +18,7 @@ and the outdated 8 is no longer current. A value is cut only with the phrase it 
   time"): such a sentence is not cut, and the update stays partial;
 - a value with its own unit or sign that stands before the noun it measures, after an article
   or possessive and at most one plain word ("set a $700 budget ceiling", "a strict $1,250 max
-  budget"), goes alone, when the newer clause names that noun too ("adjusted my budget ceiling to
+  budget") or right after a verb of something done ("Achieved 65% test coverage"), goes alone, when the newer clause names that noun too ("adjusted my budget ceiling to
   $750"): "a budget ceiling" stays said. A bare count measures the word after it ("a 6 person
   table" is no "person table"), and a value that is the verb's own object ("has 8 cards") is no
   such phrase: neither is cut.
@@ -31,7 +31,7 @@ from collections.abc import Collection
 
 from curation_pipeline.core.clauses import Piece
 from curation_pipeline.core.sentence_tokens import Token
-from curation_pipeline.core.subjects import VERBS
+from curation_pipeline.core.subjects import VERBS, verb_like_opening
 from curation_pipeline.core.value_words import value_class
 
 _PREPOSITIONS = frozenset("with of at for to by on in from".split())
@@ -89,14 +89,23 @@ def _modifier(tokens: list[Token], gone: Collection[str]) -> tuple[int, int, int
     if not re.search(r"[^\d.,]", tokens[first].text):
         return None  # a bare count measures the word after it: "a 6 person table", not "a table"
     before = first - 1
-    if before >= 1 and tokens[before].lower not in _ARTICLES and _counted(tokens[before]):
-        before -= 1  # "a strict $1,250 max budget"
-    if before < 0 or tokens[before].lower not in _ARTICLES:
-        return None
+    if before >= 0 and _action(tokens[before]):
+        pass  # "Achieved 65% test coverage": the verb's object is the noun, the value measures it
+    else:
+        if before >= 1 and tokens[before].lower not in _ARTICLES and _counted(tokens[before]):
+            before -= 1  # "a strict $1,250 max budget"
+        if before < 0 or tokens[before].lower not in _ARTICLES:
+            return None
     end = first + 1
     while end < len(tokens) and (_counted(tokens[end]) or _naming_participle(tokens, end)):
         end += 1
     return first, first + 1, end
+
+
+def _action(token: Token) -> bool:
+    """A verb of something done ("Achieved", "set", "paid"), not "has" or "is" and not a
+    participle in -ing that opens a phrase."""
+    return verb_like_opening(token) and not token.lower.endswith("ing")
 
 
 def _naming_participle(tokens: list[Token], n: int) -> bool:

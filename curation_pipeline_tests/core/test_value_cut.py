@@ -28,6 +28,10 @@ from curation_pipeline.core.supersession import UPDATE, compare_versions
      "The backup server drive was upgraded to 4TB. Ordered a drive for the backup server from Newegg on May 3."),
     ("Bought a $1,200 espresso machine for the office from Acme on May 3.", "The office espresso machine now costs $1,350.",
      "The office espresso machine now costs $1,350. Bought an espresso machine for the office from Acme on May 3."),
+    # Right after a verb of something done, the value measures the noun after it.
+    ("Reached 40% test coverage on the billing service after the March refactor.",
+     "Test coverage on the billing service is now 55%.",
+     "Test coverage on the billing service is now 55%. Reached test coverage on the billing service after the March refactor."),
 ])
 def test_the_newer_memory_carries_the_older_sentence_without_its_replaced_value(older, newer, carried):
     check = compare_versions(older, newer)
@@ -48,6 +52,8 @@ def test_the_newer_memory_carries_the_older_sentence_without_its_replaced_value(
     ("Tuned the checkout API, from 800ms to 300ms by caching the cart.", "The checkout API now takes about 250ms."),
     # A bare count before its noun measures the word after it: "a 2 TB drive" is no "TB drive".
     ("Ordered a 2 TB drive for the backup server from Newegg on May 3.", "The backup server now uses a 4 TB drive."),
+    # After "has", a value with its unit is what the thing has: "has memory" would say nothing.
+    ("The build box has 16GB memory for the CI jobs, with swap off.", "The build box memory is now 32GB."),
     # Two sentences: which of them to carry is not this rule's to decide.
     ("Added the project gallery with 8 cards using Bootstrap 5.3.0. Omar reviewed it.", "The gallery now includes 10 cards."),
 ])
