@@ -259,7 +259,7 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
         # An update of part of a claim: the newer memory carries the older sentence without the
         # replaced values ("I set a budget ceiling for the new phone, ..."), if they cut cleanly.
         sentence = rest_carried(older_sentences, claims, replaced, set(hosts) - set(replaced), written,
-                                [piece for piece, _ in pieces])
+                                [piece for piece, _ in pieces], judged=True)
         if sentence is None:
             return JudgedUpdate(False, ENTANGLED)
         return JudgedUpdate(True, "", tuple(changes), sentence, carry_into(written, sentence))

@@ -960,12 +960,13 @@ def _carries_a_rival(carried: Sequence[Carried] | None, newer_pieces: Sequence[P
 
 
 def rest_carried(sentences, claims: Sequence[Piece], replaced: dict[int, tuple[Piece, Piece]], said: set[int],
-                 newer: str, newer_pieces: Sequence[Piece]) -> tuple[Carried] | None:
+                 newer: str, newer_pieces: Sequence[Piece], *, judged: bool = False) -> tuple[Carried] | None:
     """What the newer memory carries of an older one it updates in part: the older memory's one
     sentence without the phrases of the values its updated claims replaced (`replaced`: claim
     index -> (older piece, newer piece)); None when it has more sentences, when the newer memory
     restates a claim (`said`: carried, it would be said twice), when a phrase cannot be cut
-    cleanly (value_cut.py), or when the newer memory with it would say two values of one thing."""
+    cleanly (value_cut.py; `judged`: a judge said "update", and a value before its noun may be
+    cut too), or when the newer memory with it would say two values of one thing."""
     if len(sentences) != 1 or said:
         return None
     rest = sentences[0].text
@@ -976,7 +977,7 @@ def rest_carried(sentences, claims: Sequence[Piece], replaced: dict[int, tuple[P
         gone = {value for kind in set(old.values) & set(new.values) if new.values[kind] - old.values[kind]
                 for value in old.values[kind] - new.values[kind]}  # replaced, not only dropped
         named = {key for token in replaced[n][1].tokens for key in token.keys}
-        rest = without_value(rest, claim, gone, named) if rest is not None else None
+        rest = without_value(rest, claim, gone, named, modifiers=judged) if rest is not None else None
     if not rest or not any(t.keys for t in tokenize(rest)):
         return None
     sentence = (Carried(as_sentence(rest)),)

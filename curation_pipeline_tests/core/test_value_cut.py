@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from curation_pipeline.core.supersession import UPDATE, compare_versions
+from curation_pipeline.core.judged_updates import ENTANGLED, judged_update
+from curation_pipeline.core.supersession import PARTIAL, UPDATE, compare_versions
 
 
 @pytest.mark.parametrize(("older", "newer", "carried"), [
@@ -22,16 +23,6 @@ from curation_pipeline.core.supersession import UPDATE, compare_versions
     ("Pushed the Lumen release to GitHub with 150 commits and 12 merged branches.",
      "The number of commits in the Lumen release has grown to 165.",
      "The number of commits in the Lumen release has grown to 165. Pushed the Lumen release to GitHub with 12 merged branches."),
-    # A value with its sign or unit before the noun it measures goes alone; "a" agrees with
-    # the word that follows it, and the older event keeps its date.
-    ("Ordered a 2TB drive for the backup server from Newegg on May 3.", "The backup server drive was upgraded to 4TB.",
-     "The backup server drive was upgraded to 4TB. Ordered a drive for the backup server from Newegg on May 3."),
-    ("Bought a $1,200 espresso machine for the office from Acme on May 3.", "The office espresso machine now costs $1,350.",
-     "The office espresso machine now costs $1,350. Bought an espresso machine for the office from Acme on May 3."),
-    # Right after a verb of something done, the value measures the noun after it.
-    ("Reached 40% test coverage on the billing service after the March refactor.",
-     "Test coverage on the billing service is now 55%.",
-     "Test coverage on the billing service is now 55%. Reached test coverage on the billing service after the March refactor."),
 ])
 def test_the_newer_memory_carries_the_older_sentence_without_its_replaced_value(older, newer, carried):
     check = compare_versions(older, newer)
@@ -50,10 +41,6 @@ def test_the_newer_memory_carries_the_older_sentence_without_its_replaced_value(
      "I have now increased my practice to 12 probability problems."),
     # The phrase says nothing of what it measures.
     ("Tuned the checkout API, from 800ms to 300ms by caching the cart.", "The checkout API now takes about 250ms."),
-    # A bare count before its noun measures the word after it: "a 2 TB drive" is no "TB drive".
-    ("Ordered a 2 TB drive for the backup server from Newegg on May 3.", "The backup server now uses a 4 TB drive."),
-    # After "has", a value with its unit is what the thing has: "has memory" would say nothing.
-    ("The build box has 16GB memory for the CI jobs, with swap off.", "The build box memory is now 32GB."),
     # Two sentences: which of them to carry is not this rule's to decide.
     ("Added the project gallery with 8 cards using Bootstrap 5.3.0. Omar reviewed it.", "The gallery now includes 10 cards."),
 ])
@@ -66,3 +53,40 @@ def test_a_link_word_goes_with_the_value_only_before_another_count():
                              "The number of commits in the Lumen release has grown to 165.")
     assert check.verdict == UPDATE
     assert check.carried_text.endswith(" Pushed the Lumen release to GitHub and Omar signed it off.")
+
+
+@pytest.mark.parametrize(("older", "newer", "carried"), [
+    # A value with its sign or unit before the noun it measures goes alone; "a" agrees with
+    # the word that follows it, and the older event keeps its date.
+    ("Ordered a 2TB drive for the backup server from Newegg on May 3.", "The backup server drive was upgraded to 4TB.",
+     "The backup server drive was upgraded to 4TB. Ordered a drive for the backup server from Newegg on May 3."),
+    ("Bought a $1,200 espresso machine for the office from Acme on May 3.", "The office espresso machine now costs $1,350.",
+     "The office espresso machine now costs $1,350. Bought an espresso machine for the office from Acme on May 3."),
+    # Right after a verb of something done, the value measures the noun after it.
+    ("Reached 40% test coverage on the billing service after the March refactor.",
+     "Test coverage on the billing service is now 55%.",
+     "Test coverage on the billing service is now 55%. Reached test coverage on the billing service after the March refactor."),
+])
+def test_a_judges_update_carries_the_older_sentence_without_a_value_before_its_noun(older, newer, carried):
+    judged = judged_update(older, newer)
+    assert judged.taken and judged.carried_text == carried
+    # Offline the words alone leave such a pair partial (below): the judge has read it.
+    assert compare_versions(older, newer).verdict == PARTIAL
+
+
+@pytest.mark.parametrize("older, newer", [
+    # A bare count before its noun measures the word after it: "a 2 TB drive" is no "TB drive".
+    ("Ordered a 2 TB drive for the backup server from Newegg on May 3.", "The backup server now uses a 4 TB drive."),
+    # After "has", a value with its unit is what the thing has: "has memory" would say nothing.
+    ("The build box has 16GB memory for the CI jobs, with swap off.", "The build box memory is now 32GB."),
+])
+def test_a_value_that_does_not_stand_before_its_noun_is_not_cut_for_the_judge_either(older, newer):
+    assert judged_update(older, newer).refused == ENTANGLED
+
+
+def test_offline_a_value_before_its_noun_is_never_cut():
+    # The words alone take the accuracy of one quiz for an update of another's (BEAM's
+    # development chats, in other words); cut, the older quiz's value would leave current memory.
+    older, newer = ("Retained 80% accuracy on the vocabulary quiz after 3 hours of study.",
+                    "After another week of practice, improved accuracy to 100% on grammar drills.")
+    assert compare_versions(older, newer).verdict != UPDATE
