@@ -84,8 +84,8 @@ _ARTICLES = frozenset("a an the my our your his her their its".split())
 
 
 def _modifier(tokens: list[Token], gone: Collection[str]) -> tuple[int, int, int] | None:
-    """(start, end) of a replaced value that stands before its noun in a noun phrase, and the
-    end of the words it measures; None when it does not (see the module docstring)."""
+    """(start, end, measured end): the replaced value that stands before its noun in a noun
+    phrase, and the end of the words it measures; None when it does not (see the docstring)."""
     at = [n for n, token in enumerate(tokens) if set(token.keys) & set(gone)]
     if len(at) != 1:
         return None
@@ -93,9 +93,9 @@ def _modifier(tokens: list[Token], gone: Collection[str]) -> tuple[int, int, int
     if not re.search(r"[^\d.,]", tokens[first].text):
         return None  # a bare count measures the word after it: "a 6 person table", not "a table"
     before = first - 1
-    if before >= 0 and _action(tokens[before]):
-        pass  # "Achieved 65% test coverage": the verb's object is the noun, the value measures it
-    else:
+    # Right after a verb of something done the noun is its object and the value measures it
+    # ("Achieved 65% test coverage"); else the value opens a noun phrase with its article.
+    if before < 0 or not _action(tokens[before]):
         if before >= 1 and tokens[before].lower not in _ARTICLES and _counted(tokens[before]):
             before -= 1  # "a strict $1,250 max budget"
         if before < 0 or tokens[before].lower not in _ARTICLES:
