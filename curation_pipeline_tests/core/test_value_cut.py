@@ -80,7 +80,7 @@ def test_a_judges_update_carries_the_older_sentence_without_a_value_before_its_n
     # After "has", a value with its unit is what the thing has: "has memory" would say nothing.
     ("The build box has 16GB memory for the CI jobs, with swap off.", "The build box memory is now 32GB."),
 ])
-def test_a_value_that_does_not_stand_before_its_noun_is_not_cut_for_the_judge_either(older, newer):
+def test_a_bare_count_or_a_value_after_has_is_not_cut_for_the_judge_either(older, newer):
     assert judged_update(older, newer).refused == ENTANGLED
 
 
