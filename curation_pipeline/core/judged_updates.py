@@ -231,8 +231,9 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
 def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> JudgedUpdate:
     """Whether `newer` (the later memory) may supersede `older` on a judge's "update"."""
     written = newer  # carrying extends the newer memory as the agent wrote it
-    older_sentences = text_clauses(without_vocative(without_speaker(older)))
-    claims = text_claims(without_vocative(without_speaker(older)))
+    older = without_vocative(without_speaker(older))
+    older_sentences = text_clauses(older)  # cached: text_claims reads the same sentences
+    claims = text_claims(older)
     sentences = text_clauses(as_compared(without_vocative(without_speaker(newer))))
     pieces = [(p, shape(p)) for s in sentences for p in s.pieces() if p.keys]
     said_words = frozenset(key for s in sentences for key in s.whole().keys)
