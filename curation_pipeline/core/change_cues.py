@@ -214,12 +214,20 @@ def _changed_to(tokens: Sequence[Token]) -> bool:
                for n, word in enumerate(words))
 
 
+def adjective_use(tokens: Sequence[Token], n: int) -> bool:
+    """Whether the change word at `n` describes a new thing rather than says one changed: right
+    after "a" or "an" ("Apologized for a delayed response to Rachael's text": no response was
+    delayed to a new value; "the updated budget" does speak of the one that changed)."""
+    return n > 0 and tokens[n - 1].lower in ("a", "an")
+
+
 def change_statement(tokens: Sequence[Token]) -> ChangeStatement | None:
     """The change statement of a clause, or None (see the module docstring): a change verb with
-    "to" and a value after it, or "now" / "reached" before a value."""
+    "to" and a value after it, or "now" / "reached" before a value. A change word after "a" or
+    "an" is an adjective (`adjective_use`), no change verb."""
     words = _words(tokens)
     for n, word in enumerate(words):
-        if word in CHANGE_VERBS:
+        if word in CHANGE_VERBS and not adjective_use(tokens, n):
             to = next((m for m in range(n + 1, min(len(words), n + 1 + _TO_REACH)) if words[m] in _TO_WORDS), None)
             if to is not None:
                 start, end = _target(tokens, to + 1)

@@ -53,9 +53,12 @@ need want build fix ship test write read review update remove create open close
 
 def verb_like_opening(token: Token) -> bool:
     """Whether a capitalised word that opens a sentence is a verb rather than a name: a past or
-    present participle ("Scheduled", "Targeting"), or a common verb ("Set", "Added")."""
+    present participle ("Scheduled", "Targeting"), a common verb ("Set", "Added"), or a past
+    form that does not end in -ed ("Held sprint retrospective ...", "Paid $480 ..."), but for
+    those that are also first names ("Rose", "Drew")."""
     lower = token.lower
-    return lower in _OPENING_VERBS or (len(lower) > 4 and lower.endswith(("ed", "ing")))
+    return lower in _OPENING_VERBS or (len(lower) > 4 and lower.endswith(("ed", "ing"))) \
+        or (lower in _IRREGULAR_PAST and lower not in _ALSO_NAMES)
 
 
 def subject_end(tokens: Sequence[Token]) -> int:
@@ -248,6 +251,7 @@ began brought chose drew drove ate fell felt flew forgot grew hit kept knew lent
 rode rose said sat shot showed slept spoke stood stole struck swam taught thought threw told understood
 woke wore drank sang rang
 """.split())
+_ALSO_NAMES = frozenset({"rose", "drew"})
 _SUBORDINATORS = frozenset("""
 after before until till since because when whenever while once if unless although though whereas
 """.split())

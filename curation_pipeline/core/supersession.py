@@ -20,7 +20,9 @@ out of `current_memory`). This module decides, per pair (older by `created_at`, 
   a value word (value_words.py: weekday, unit of time, channel, status, ...), or the polarity of
   the clause (an added or removed "not", "no longer");
 - a value is **replaced** when both clauses have values of that kind and they differ; a value
-  only one side has is added detail, not a change. A change of polarity is a change.
+  only one side has is added detail, not a change. A change of polarity is a change, except
+  where a denial gives no newer value (denials.py: two denials, or a denial of the past against
+  the event, unless the newer clause says it changed).
 
 The pair is an **update** when at least one older clause is updated and every other one is
 restated: the newer memory says everything the older said, with some values changed. An update
@@ -49,6 +51,7 @@ from curation_pipeline.core.change_cues import (
     NOW_WORDS,
     ONCE_ONLY_VERBS,
     RESIDENCE_VERBS,
+    adjective_use,
     as_compared,
     change_statement,
     move_statement,
@@ -58,6 +61,7 @@ from curation_pipeline.core.change_cues import (
 )
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
+from curation_pipeline.core.denials import no_newer_value
 from curation_pipeline.core.meaning_markers import NEGATION
 from curation_pipeline.core.measures import DIMENSIONS, is_measurement, measurement_kind, unit_of
 from curation_pipeline.core.sentence_tokens import root, tokenize
@@ -275,7 +279,7 @@ def _shape(piece: Piece) -> Shape:
         if kind in _NAMING_KINDS and (n < end_of_subject or of_which or n in records):
             subject.update((kind, key) for key in token.keys)
     negated = sum(1 for m in piece.markers if m.category == NEGATION)
-    cued = any(t.lower in _CHANGE_CUES for t in tokens)
+    cued = any(t.lower in _CHANGE_CUES and not adjective_use(tokens, n) for n, t in enumerate(tokens))
     return Shape(frozenset(frame), values, frozenset(subject), negated, tail_keys(tokens), frozenset(head),
                  _functional(tokens, end_of_subject, cued), cued)
 
@@ -402,20 +406,22 @@ def _opening_key(sentence: str) -> frozenset[str]:
     return frozenset(first.keys)
 
 
-def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
+def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> ClauseUpdate | None:
     old_shape = shape(old)
     if not old_shape.identity:
         return None
-    newer = [new for new in newer if not _of_another_thing(old, new)]
+    newer = [new for new in newer
+             if not _of_another_thing(old, new) and not no_newer_value(old, new, corrected=corrected)]
     for new in newer:
         new_shape = shape(new)
         if new_shape.identity == old_shape.identity and _stands_alone(old) and _stands_alone(new) \
-                and (new_shape.cued or not (past_event(old) or past_event(new))
+                and (not (past_event(old) or past_event(new)) or _event_cued(new)
                      or _once_only(old) and _once_only(new)):
             # Two past events of one kind with other numbers are two events ("Completed 5 coin
-            # toss problems" / "Completed 8 ..."), not a new value, unless a cue says so or the
-            # event happens once (a birth, a death); and a clause that continues another ("4
-            # correct", "and Canadian markets") is read only with it.
+            # toss problems" / "Completed 8 ..."; "Held sprint retrospective May 18" / "... July
+            # 3"), not a new value, unless a cue says so or the event happens once (a birth, a
+            # death); and a clause that continues another ("4 correct", "and Canadian markets")
+            # is read only with it.
             changed, about_another = value_changes(old_shape, new_shape)
             if changed and not about_another and not _unsure(changed, cued=new_shape.cued):
                 return ClauseUpdate(old, new, tuple(changed), tuple(values_left(old_shape, new_shape)))
@@ -433,6 +439,17 @@ def _update_of(old: Piece, newer: Sequence[Piece]) -> ClauseUpdate | None:
     events = [update for new in newer for find in (_event_update, _stop_update, _move_update, _state_after_setting)
               if (update := find(old, new)) is not None]
     return min(events, key=lambda update: len(update.left)) if events else None
+
+
+def _event_cued(piece: Piece) -> bool:
+    """Whether a clause that tells an event says that a value changed: a cue other than the
+    note's own opening verb. "Updated crisis plan on November 5" is one more update of the plan,
+    as "Updated crisis plan on August 20" was: two events; "Raised the budget to $3,000" and "I
+    extended my rest day ... to two full days" say a new value."""
+    tokens = [t for t in piece.tokens if t.kind != "punct"]
+    return change_statement(piece.tokens) is not None or any(
+        t.lower in _CHANGE_CUES and not adjective_use(tokens, n) and not (n == 0 and piece.first == 0)
+        for n, t in enumerate(tokens))
 
 
 def _once_only(piece: Piece) -> bool:
@@ -877,7 +894,9 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     # Compared without who says it and whom it addresses ("Wow, Caroline!"), without "Update:"
     # and the values the newer one names as old.
     older = without_vocative(without_speaker(older))
-    newer = as_compared(without_vocative(without_speaker(newer)))
+    newer = without_vocative(without_speaker(newer))
+    corrected = as_compared(newer) != newer  # "Correction: ...", "(previously X)": it says it changed
+    newer = as_compared(newer)
     if _too_long(older) or _too_long(newer):
         # Clause by clause, two long lists cost the product of their clauses (two 8.7 KB comma
         # lists took two minutes): such a pair is not judged an update, and says why.
@@ -889,7 +908,7 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     said = KeptText(newer_sentences)
     # A clause the newer text says in its own words is restated, not updated.
     restated = {n: said.cover(clause, lexical_only=True) for n, clause in enumerate(older_clauses)}
-    found = {n: None if restated[n].covered else _update_of(clause, newer_pieces)
+    found = {n: None if restated[n].covered else _update_of(clause, newer_pieces, corrected)
              for n, clause in enumerate(older_clauses)}
     updates = tuple(update for update in found.values() if update is not None)
     if updates and (says_two_values(older) or says_two_values(newer)):

@@ -467,3 +467,32 @@ def test_a_count_of_the_same_unit_about_a_thing_the_older_memory_never_names_is_
     # Counter-example: the newer memory names the older one's thing (its guest list).
     assert compare_versions("Finalized the guest list of 25 attendees for the May 20 party.",
                             "The guest list has grown to 28 attendees.").verdict == UPDATE
+
+
+# Two past events of one kind on other dates are two events, when nothing but the event's own
+# verb could be read as a cue: a past form that does not end in -ed opens the note ("Held",
+# "Paid"), the change verb is the note's own opening verb ("Updated ..."), or a change word is an
+# adjective after "a" ("for a delayed reply").
+TWO_EVENTS = [
+    ("Held design review June 12, 2024, flagged slow builds.", "Held design review June 26, 2024, approved the cache plan."),
+    ("Paid $90 for the June gym fees on June 2.", "Paid $90 for the June gym fees on June 9."),
+    ("Updated the onboarding checklist on August 20.", "Updated the onboarding checklist on November 5."),
+    ("Apologized to Omar for a delayed reply on June 12.", "Apologized to Omar for a delayed reply on June 26."),
+]
+# Counter-examples: the newer event says a new value ("moved to", "Raised ... to", "extended ... to").
+EVENTS_THAT_SAY_A_NEW_VALUE = [
+    ("Scheduled the vendor demo for March 3 at 10 AM.", "The vendor demo was moved to March 5 at 10 AM."),
+    ("Raised the catering budget to $2,500.", "Raised the catering budget to $3,000."),
+    ("I extended my leave to 3 days.", "I extended my leave to 5 days."),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), TWO_EVENTS)
+def test_two_events_of_one_kind_on_other_dates_are_two_events(older, newer):
+    check = compare_versions(older, newer)
+    assert check.verdict != UPDATE and check.updates == ()
+
+
+@pytest.mark.parametrize(("older", "newer"), EVENTS_THAT_SAY_A_NEW_VALUE)
+def test_an_event_that_says_a_new_value_is_still_an_update(older, newer):
+    assert compare_versions(older, newer).verdict == UPDATE

@@ -1,0 +1,68 @@
+"""Denials (core/denials.py): two denials, and a denial of the past against the event, are no
+newer value of each other; each entry with counter-examples that stay updates."""
+
+from __future__ import annotations
+
+import pytest
+
+from curation_pipeline.core.clauses import text_clauses
+from curation_pipeline.core.denials import denies_the_past
+from curation_pipeline.core.supersession import UPDATE, compare_versions
+
+# (entry, older, newer): the words alone must not supersede the older memory.
+NO_NEWER_VALUE = [
+    ("two denials, another name", "I have never used a GPU.", "I have never used Alpine Linux."),
+    ("two denials, another code", "The Cascade API does not accept v1 tokens.",
+     "The Cascade API does not accept v2 tokens."),
+    ("the event, then its denial", "Increased my savings contributions in April.",
+     "I have never increased my savings contributions."),
+    ("the event, then its denial", "I moved my standup to Tuesdays in June.", "I have never moved my standup."),
+    ("a denial, then the event in a change verb", "I have never changed my router password.",
+     "Changed my router password on May 2."),
+]
+
+# (entry, older, newer): alike, and still an update.
+STILL_UPDATES = [
+    ("a state turned, no denial of the past", "The Lisbon office is open on Sundays.",
+     "The Lisbon office is not open on Sundays."),
+    ("a state turned the other way", "Kira Sorensen is not a member of the architecture board.",
+     "Kira Sorensen is a member of the architecture board."),
+    ("two denials, the newer says it changed", "The gym does not open before 6:00.",
+     "The gym now does not open before 7:00."),
+    ("a denial of the past, the newer says it changed", "The Lisbon office has not opened on Sundays.",
+     "The Lisbon office opens on Sundays now."),
+    ("a denial that waits for the event", "The Tarn router firmware has not been updated yet.",
+     "The Tarn router firmware was updated to 2.1 on May 3."),
+]
+
+
+@pytest.mark.parametrize(("entry", "older", "newer"), NO_NEWER_VALUE, ids=[c[0] for c in NO_NEWER_VALUE])
+def test_a_denial_is_no_newer_value_for_the_words_alone(entry, older, newer):
+    check = compare_versions(older, newer)
+    assert check.verdict != UPDATE and check.updates == ()  # not even part of an update
+
+
+@pytest.mark.parametrize(("entry", "older", "newer"), STILL_UPDATES, ids=[c[0] for c in STILL_UPDATES])
+def test_a_state_that_turned_or_a_change_said_is_still_an_update(entry, older, newer):
+    assert compare_versions(older, newer).verdict == UPDATE
+
+
+def test_a_marked_correction_of_the_event_is_not_refused_as_a_denial():
+    # "Correction:" says the older memory was wrong; without it the pair is only linked.
+    marked = compare_versions("Raised the team's on-call pay in March.", "Correction: we never raised the team's on-call pay.")
+    plain = compare_versions("Raised the team's on-call pay in March.", "We never raised the team's on-call pay.")
+    assert [u.changed for u in marked.updates] == [("polarity",)]
+    assert plain.updates == ()
+
+
+@pytest.mark.parametrize(("text", "denies"), [
+    ("I have never used a GPU.", True),
+    ("We didn't ship the beta to Helix Labs.", True),
+    ("Noor has not visited Lyon.", True),
+    ("The Lisbon office is not open on Sundays.", False),  # a state, not the past
+    ("The firmware has not been updated yet.", False),  # waits for the event
+    ("Noor has visited Lyon twice.", False),
+])
+def test_a_denial_of_the_past_is_never_didnt_or_have_not(text, denies):
+    [piece] = [p for s in text_clauses(text) for p in s.pieces()]
+    assert denies_the_past(piece) is denies
