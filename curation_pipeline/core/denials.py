@@ -1,8 +1,9 @@
 """Denials: clauses that say something is not so, and why they are no newer value. Pure.
 
 A value replaces another when both cannot hold at once. Two shapes of denial break that, and
-each is linked (step 6b), never superseded offline, unless the newer clause says the change
-("now", "no longer", "anymore", or a memory opened by "Correction:"):
+each is linked (step 6b), never superseded, offline or on a judge's "update" (judged_updates.py),
+unless the newer clause says the change ("now", "no longer", "anymore", or a memory opened by
+"Correction:"):
 
 - **two denials**: "I have never used a GPU." / "I have never used Alpine Linux." deny two
   things, and both hold; "The API does not accept v1 tokens." / "... v2 tokens." the same. A

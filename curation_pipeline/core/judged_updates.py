@@ -37,6 +37,7 @@ from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
 from curation_pipeline.core.change_cues import as_compared
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic
+from curation_pipeline.core.denials import no_newer_value
 from curation_pipeline.core.sentence_tokens import tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import VERBS, own_subject, subject_end, verb_like_opening
@@ -194,9 +195,11 @@ def _sentence_names(claim: Piece) -> frozenset[str]:
     return frozenset(key for token in opening[:subject_end(opening)] if token.is_name for key in token.keys)
 
 
-def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str] = frozenset()) -> _Answer | None:
+def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str] = frozenset(),
+            corrected: bool = False) -> _Answer | None:
     """How the newer memory answers an older claim it does not say: the first clause that
-    replaces it whole, else one that replaces it in part or speaks of another thing alike."""
+    replaces it whole, else one that replaces it in part or speaks of another thing alike. Two
+    denials, or a denial of the past against the event, replace nothing (denials.py)."""
     old = shape(claim)
     names = _sentence_names(claim)
     if names and not names & said:
@@ -205,7 +208,7 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
         return _Answer(pieces[0][0], (), "another thing") if pieces else None
     found = None
     for piece, new in pieces:
-        if not _same_frame(old, new):
+        if not _same_frame(old, new) or no_newer_value(claim, piece, corrected=corrected):
             continue
         changed, about_another = _replaced(old, new)
         if _counted_period(claim) != _counted_period(piece):
@@ -234,7 +237,9 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
     older = without_vocative(without_speaker(older))
     older_sentences = text_clauses(older)  # cached: text_claims reads the same sentences
     claims = text_claims(older)
-    sentences = text_clauses(as_compared(without_vocative(without_speaker(newer))))
+    newer = without_vocative(without_speaker(newer))
+    corrected = as_compared(newer) != newer  # "Correction: ...": a denial may correct the event
+    sentences = text_clauses(as_compared(newer))
     pieces = [(p, shape(p)) for s in sentences for p in s.pieces() if p.keys]
     said_words = frozenset(key for s in sentences for key in s.whole().keys)
     hosts: dict[int, Piece] = {}
@@ -246,7 +251,7 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
         if said.covered:
             hosts[n] = said.by
             continue
-        answer = _answer(claim, pieces, said_words)
+        answer = _answer(claim, pieces, said_words, corrected)
         if answer is not None and answer.kind in ("whole", "partly"):
             replaced[n] = (claim, answer.piece)
             changes.append({"old": claim.text, "new": answer.piece.text, "changed": list(answer.changed)})

@@ -7,6 +7,7 @@ import pytest
 
 from curation_pipeline.core.clauses import text_clauses
 from curation_pipeline.core.denials import denies_the_past
+from curation_pipeline.core.judged_updates import judged_update
 from curation_pipeline.core.supersession import UPDATE, compare_versions
 
 # (entry, older, newer): the words alone must not supersede the older memory.
@@ -66,3 +67,13 @@ def test_a_marked_correction_of_the_event_is_not_refused_as_a_denial():
 def test_a_denial_of_the_past_is_never_didnt_or_have_not(text, denies):
     [piece] = [p for s in text_clauses(text) for p in s.pieces()]
     assert denies_the_past(piece) is denies
+
+
+@pytest.mark.parametrize(("entry", "older", "newer"), NO_NEWER_VALUE, ids=[c[0] for c in NO_NEWER_VALUE])
+def test_a_judges_update_of_a_denial_is_refused_by_the_texts(entry, older, newer):
+    # A judge (an LLM) may call such a pair an update; the texts give no reason for it.
+    assert not judged_update(older, newer).taken
+
+
+def test_a_judges_update_of_a_state_that_turned_is_taken():
+    assert judged_update("The Lisbon office is open on Sundays.", "The Lisbon office is not open on Sundays.").taken
