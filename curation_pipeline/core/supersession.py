@@ -344,6 +344,29 @@ def object_swap(old: Shape, new: Shape) -> bool:
 _ONE_MOMENT = frozenset({"number:date", "month", "number:time"})
 
 
+# Words before a date that say when a measure was taken ("since March 3", "as of May 15"), not
+# what was measured.
+_MEASURED_ON = frozenset({"since", "of", "on", "in", "by", "through"})
+_DATE_KINDS = frozenset({"number:date", "month"})
+
+
+def _dates_say_when(tokens) -> bool:
+    """Whether every date of a clause stands after a word that says when ("as of May 15",
+    "since March 3"): "The deadline is April 1" has a date for its value."""
+    dates = [n for n, t in enumerate(tokens) if t.lower.rstrip(".") in MONTH_WORDS]
+    return bool(dates) and all(n > 0 and tokens[n - 1].lower in _MEASURED_ON for n in dates)
+
+
+def _measured_when(update: ClauseUpdate) -> bool:
+    """Whether an update gives a new measure taken at a new date, said by a cue ("Self-trust
+    rating improved from 40% to 55% since March 3" / "The self-trust rating has now reached 60%
+    as of May 15"): the date says when, so only the measure is a second value of the thing."""
+    kinds = _kinds(update.changed)
+    measures = kinds - _DATE_KINDS
+    return bool(kinds & _DATE_KINDS) and bool(measures) and all(kind.split(":")[0] == "number" for kind in measures) \
+        and _dates_say_when(update.old.tokens) and _dates_say_when(update.new.tokens)
+
+
 def _kinds(changed: Sequence[str]) -> set[str]:
     return {change.split(" ", 1)[0] for change in changed}
 
@@ -914,7 +937,8 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     if updates and (says_two_values(older) or says_two_values(newer)):
         return VersionCheck(LOOK_ALIKE)
     changes = [change for update in updates for change in update.changed]
-    if updates and _unsure(changes, cued=_kinds(changes) <= _ONE_MOMENT and all(shape(u.new).cued for u in updates)):
+    if updates and _unsure(changes, cued=all(shape(u.new).cued for u in updates) and (
+            _kinds(changes) <= _ONE_MOMENT or all(_measured_when(u) for u in updates))):
         # A name or code changed with other values across the clauses: another thing described
         # alike ("sweep exp-7598 ... 72 hours" / "sweep exp-7139 ... 24 hours"); or two kinds of
         # value at once, unless a date and a time said to have moved ("The gym now opens at 8:00
@@ -938,7 +962,9 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     for n, covered in zip(rest, kept.cover_all([older_clauses[n] for n in rest])):
         if covered.covered:
             said_by[n] = covered.by
-    entangled = tuple(update.old for update in updates if update.left)
+    # The date an outdated measure was taken at is when it held, not a fact left unsaid.
+    entangled = tuple(update.old for update in updates
+                      if update.left and not (_measured_when(update) and set(update.left) <= _DATE_KINDS))
     left = [n for n in rest if n not in said_by]
     hosts = {n: found[n].new if found[n] is not None else said_by.get(n) for n in range(len(older_clauses))}
     carried = carried_clauses(older_clauses, left, hosts)

@@ -496,3 +496,17 @@ def test_two_events_of_one_kind_on_other_dates_are_two_events(older, newer):
 @pytest.mark.parametrize(("older", "newer"), EVENTS_THAT_SAY_A_NEW_VALUE)
 def test_an_event_that_says_a_new_value_is_still_an_update(older, newer):
     assert compare_versions(older, newer).verdict == UPDATE
+
+
+def test_a_new_measure_said_to_be_taken_at_a_new_date_is_one_update():
+    # The dates say when each measure was taken ("as of", "on", "since"): one new value, not
+    # two kinds of value changing at once; the older date is when the older value held.
+    for older, newer in [("Dana's weight was 82 kg as of March 3.", "Dana's weight is now 79 kg as of May 15."),
+                         ("The Corvid repo had 120 stars on March 3.", "The Corvid repo now has 150 stars on May 15.")]:
+        check = compare_versions(older, newer)
+        assert check.verdict == UPDATE and check.carried_text is None, (older, newer)
+    # Counter-examples: a date that is the value itself ("is April 1") with another value
+    # beside it, and two events without a cue, stay undecided.
+    assert compare_versions("The launch deadline is April 1, with a $500 budget.",
+                            "The launch deadline is now April 5, with a $600 budget.").verdict != UPDATE
+    assert compare_versions("Paid $480 for therapy on May 1.", "Paid $520 for therapy on June 1.").verdict != UPDATE
