@@ -46,7 +46,9 @@ def denies_the_past(piece: Piece) -> bool:
     the beta", "has not visited Lyon". "is not open on Sundays" denies a state, not the past;
     "has not been updated yet" waits for the event."""
     words = _words(piece)
-    return "yet" not in words and any(word in _PAST_DENIALS or (word in _PAST_AUXILIARIES and following == "not")
+    if "yet" in words:
+        return False
+    return any(word in _PAST_DENIALS or (word in _PAST_AUXILIARIES and following == "not")
                for word, following in zip(words, [*words[1:], ""]))
 
 

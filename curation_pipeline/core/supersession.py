@@ -358,9 +358,9 @@ def _dates_say_when(tokens) -> bool:
 
 
 def _measured_when(update: ClauseUpdate) -> bool:
-    """Whether an update gives a new measure taken at a new date, said by a cue ("Self-trust
-    rating improved from 40% to 55% since March 3" / "The self-trust rating has now reached 60%
-    as of May 15"): the date says when, so only the measure is a second value of the thing."""
+    """Whether an update gives a new measure taken at a new date ("Dana's weight was 82 kg as of
+    March 3" / "Dana's weight is now 79 kg as of May 15"): the dates say when, so the measure is
+    the only value of the thing that changed."""
     kinds = _kinds(update.changed)
     measures = kinds - _DATE_KINDS
     return bool(kinds & _DATE_KINDS) and bool(measures) and all(kind.split(":")[0] == "number" for kind in measures) \
