@@ -52,7 +52,7 @@ bumped grown grew grow rose risen dropped fell fallen renamed promoted upgraded 
 relocated migrated transferred expanded improved climbed revised amended
 """.split())
 # After a change verb, within this many words: the word that introduces the new value.
-_TO_WORDS = frozenset({"to", "for", "at", "into"})
+_TO_WORDS = frozenset({"to", "for", "at", "into", "until"})
 _TO_REACH = 4
 # "now", "reached": the value that follows is the current one.
 NOW_WORDS = frozenset({"now", "currently", "reached", "reaching", "reaches"})
@@ -218,7 +218,9 @@ def adjective_use(tokens: Sequence[Token], n: int) -> bool:
     """Whether the change word at `n` describes a new thing rather than says one changed: right
     after "a" or "an" ("Apologized for a delayed response to Rachael's text": no response was
     delayed to a new value; "the updated budget" does speak of the one that changed)."""
-    return n > 0 and tokens[n - 1].lower in ("a", "an")
+    if n == 0 or tokens[n - 1].lower not in ("a", "an"):
+        return False
+    return tokens[n - 1].text != "A" or n == 1  # "Plan A moved to June 3": a name's letter
 
 
 def change_statement(tokens: Sequence[Token]) -> ChangeStatement | None:

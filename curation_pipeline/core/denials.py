@@ -1,20 +1,26 @@
 """Denials: clauses that say something is not so, and why they are no newer value. Pure.
 
 A value replaces another when both cannot hold at once. Two shapes of denial break that, and
-each is linked (step 6b), never superseded, offline or on a judge's "update" (judged_updates.py),
-unless the newer clause says the change ("now", "no longer", "anymore", or a memory opened by
-"Correction:"):
+each is linked (step 6b), never superseded, offline or on a judge's "update" (judged_updates.py):
 
 - **two denials**: "I have never used a GPU." / "I have never used Alpine Linux." deny two
-  things, and both hold; "The API does not accept v1 tokens." / "... v2 tokens." the same. A
-  denial with another value is no new value of the denial.
-- **a denial of the past against the event**: "Attended the Kyoto design workshop in May." /
-  "I have never attended a design workshop.", or the other way round. "Never", "didn't" and
-  "haven't" speak of all past time, and the past does not change: the two contradict each other,
-  and which one is true is for the user to say, not for the later date. (A state can change:
-  "The Lisbon office is open on Sundays." / "The Lisbon office is not open on Sundays." is no
-  denial of the past, and is still read as a change of polarity. Nor is "The firmware has not
-  been updated yet.": "yet" waits for the event, and "... was updated to 2.1" is its news.)
+  things, and both hold; "The API does not accept v1 tokens." / "... v2 tokens." the same; and
+  "I no longer use Docker." / "I no longer use Podman.": the newer denial says Podman changed,
+  not Docker. A denial with another value is no new value of the denial. A denial is a verb's:
+  "not", "n't", "never", "no longer". "due May 3 without the appendix" / "due May 10 without
+  the appendix" is a new date, and "without" no denial of it.
+- **a denial of the past against the event**: "Increased my savings contributions in April." /
+  "I have never increased my savings contributions.", or the other way round. "Never" with a
+  verb of the past ("have never attended", "never used") speaks of all past time, and the past
+  does not change: the two contradict each other, and which one is true is for the user to say,
+  not for the later date. Unless the newer clause says the change ("I have never used Docker."
+  / "I now use Docker for every project."). What is not so *yet* is no such denial: "Omar has not
+  paid the May invoice." / "Omar paid the May invoice on June 3." is its news, and "The gym never
+  opens on Sundays." a habit, a state that may change ("The gym opens on Sundays from 9:00.").
+
+A newer memory that says it corrects the older (an opener of change_cues.CORRECTION_OPENERS:
+"Correction:", "Update:", "Actually,", ...; or a value it names as the old one, "instead of X")
+is read as a correction, and neither rule applies.
 
 Tests and counter-examples: curation_pipeline_tests/core/test_denials.py.
 """
@@ -23,13 +29,13 @@ from __future__ import annotations
 
 from curation_pipeline.core.clauses import Piece
 from curation_pipeline.core.meaning_markers import NEGATION
+from curation_pipeline.core.subjects import past_form
 
-# Words that deny over all past time ("I have never ...", "We didn't ..."), and the auxiliaries
-# that do so before "not" ("did not", "have not").
-_PAST_DENIALS = frozenset({"never", "didn't", "didnt", "haven't", "havent", "hasn't", "hasnt", "hadn't", "hadnt"})
-_PAST_AUXILIARIES = frozenset({"did", "have", "has", "had"})
-# Words of a newer clause that say the change itself: then a denial is a new state ("I no longer
-# use Docker", "I don't drink coffee anymore", "The gym now doesn't open before 7:00").
+# Negation words that deny the verb; "without", "no", "none" deny a thing ("with no checked
+# bags", "without the appendix"), which a new value of the clause leaves as it was.
+_VERB_DENIALS = frozenset({"not", "never", "no longer"})
+_PERFECT = frozenset({"have", "has", "had", "'ve", "'d"})
+# Words of a newer clause that say the change itself ("I now use Docker").
 _CHANGE_SAID = frozenset({"now", "currently", "longer", "anymore", "nowadays"})
 
 
@@ -38,18 +44,19 @@ def _words(piece: Piece) -> list[str]:
 
 
 def denies(piece: Piece) -> bool:
-    return any(marker.category == NEGATION for marker in piece.markers)
+    """Whether the clause denies its verb: "does not accept", "hasn't paid", "never used", "no
+    longer use"; not "without the appendix", "no checked bags"."""
+    return any(marker.category == NEGATION and (marker.word.lower() in _VERB_DENIALS or marker.word.lower().endswith("n't"))
+               for marker in piece.markers)
 
 
 def denies_the_past(piece: Piece) -> bool:
-    """Whether the clause denies over all past time: "I have never used a GPU", "We didn't ship
-    the beta", "has not visited Lyon". "is not open on Sundays" denies a state, not the past;
-    "has not been updated yet" waits for the event."""
+    """Whether the clause denies over all past time: "never" after "have" or before a verb of the
+    past ("I have never used a GPU", "Mira never attended the workshop"). "has not paid" is not
+    yet; "never opens on Sundays" is a habit."""
     words = _words(piece)
-    if "yet" in words:
-        return False
-    return any(word in _PAST_DENIALS or (word in _PAST_AUXILIARIES and following == "not")
-               for word, following in zip(words, [*words[1:], ""]))
+    return any(word == "never" and (before in _PERFECT or past_form(after))
+               for before, word, after in zip(["", *words], words, [*words[1:], ""]))
 
 
 def says_the_change(piece: Piece) -> bool:
@@ -58,10 +65,10 @@ def says_the_change(piece: Piece) -> bool:
 
 def no_newer_value(old: Piece, new: Piece, *, corrected: bool = False) -> bool:
     """Whether `new` cannot be a newer value of `old` for the words alone: two denials, or a
-    denial of the past against the event (module docstring), and `new` does not say that
-    something changed (`corrected`: the newer memory opened with "Correction:" or the like)."""
-    if corrected or says_the_change(new):
+    denial of the past against the event that `new` does not say changed (module docstring).
+    `corrected`: the newer memory says it corrects the older one."""
+    if corrected:
         return False
     if denies(old) and denies(new):
         return True
-    return denies(old) != denies(new) and (denies_the_past(old) or denies_the_past(new))
+    return denies(old) != denies(new) and (denies_the_past(old) or denies_the_past(new)) and not says_the_change(new)

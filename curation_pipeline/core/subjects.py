@@ -55,7 +55,7 @@ def verb_like_opening(token: Token) -> bool:
     """Whether a capitalised word that opens a sentence is a verb rather than a name: a past or
     present participle ("Scheduled", "Targeting"), a common verb ("Set", "Added"), or a past
     form that does not end in -ed ("Held sprint retrospective ...", "Paid $480 ..."), but for
-    those that are also first names ("Rose", "Drew")."""
+    those that are also first names ("Rose", "Drew", "Sang", "Won", "Ran")."""
     lower = token.lower
     return lower in _OPENING_VERBS or (len(lower) > 4 and lower.endswith(("ed", "ing"))) \
         or (lower in _IRREGULAR_PAST and lower not in _ALSO_NAMES)
@@ -251,14 +251,14 @@ began brought chose drew drove ate fell felt flew forgot grew hit kept knew lent
 rode rose said sat shot showed slept spoke stood stole struck swam taught thought threw told understood
 woke wore drank sang rang
 """.split())
-_ALSO_NAMES = frozenset({"rose", "drew"})
+_ALSO_NAMES = frozenset({"rose", "drew", "sang", "won", "ran"})
 _SUBORDINATORS = frozenset("""
 after before until till since because when whenever while once if unless although though whereas
 """.split())
 _HAVE_BE = frozenset("is are am be been has have 's 're".split())
 
 
-def _past_form(word: str) -> bool:
+def past_form(word: str) -> bool:
     return word in _IRREGULAR_PAST or (len(word) > 4 and word.endswith("ed"))
 
 
@@ -279,14 +279,14 @@ def past_event(piece) -> bool:
     if opening.endswith("ing") and len(opening) > 4 and not words[0].is_name:
         return True
     if piece.first == 0 or words is not piece.tokens:
-        if _past_form(opening) and not words[0].is_name or (words[0].is_name and verb_like_opening(words[0])
-                                                              and _past_form(opening)):
+        if past_form(opening) and not words[0].is_name or (words[0].is_name and verb_like_opening(words[0])
+                                                              and past_form(opening)):
             return True
     end = subject_end(words)
     for n in range(max(end, 1), min(len(words), end + 3)):
         word = words[n].lower
         if word in _HAVE_BE or word in ("will", "would", "can", "should", "must", "may"):
             return False
-        if _past_form(word) and words[n].kind == "word":
+        if past_form(word) and words[n].kind == "word":
             return True
     return False

@@ -351,10 +351,14 @@ _DATE_KINDS = frozenset({"number:date", "month"})
 
 
 def _dates_say_when(tokens) -> bool:
-    """Whether every date of a clause stands after a word that says when ("as of May 15",
-    "since March 3"): "The deadline is April 1" has a date for its value."""
+    """Whether every date of a clause stands after the value it dates and a word that says when
+    ("79 kg as of May 15", "120 stars on March 3"): "The deadline is April 1" has a date for its
+    value, and "The workshop on May 3 has 12 signups" a date that says which workshop."""
     dates = [n for n, t in enumerate(tokens) if t.lower.rstrip(".") in MONTH_WORDS]
-    return bool(dates) and all(n > 0 and tokens[n - 1].lower in _MEASURED_ON for n in dates)
+    measured = next((n for n, t in enumerate(tokens)
+                     if t.kind == "number" and n - 1 not in dates and n + 1 not in dates), None)
+    return bool(dates) and measured is not None and all(
+        n > measured and tokens[n - 1].lower in _MEASURED_ON for n in dates)
 
 
 def _measured_when(update: ClauseUpdate) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from curation_pipeline.core.clauses import text_clauses
-from curation_pipeline.core.denials import denies_the_past
+from curation_pipeline.core.denials import denies, denies_the_past
 from curation_pipeline.core.judged_updates import judged_update
 from curation_pipeline.core.supersession import UPDATE, compare_versions
 
@@ -15,6 +15,8 @@ NO_NEWER_VALUE = [
     ("two denials, another name", "I have never used a GPU.", "I have never used Alpine Linux."),
     ("two denials, another code", "The Cascade API does not accept v1 tokens.",
      "The Cascade API does not accept v2 tokens."),
+    ("two denials, the newer says no longer", "I no longer use Docker.", "I no longer use Podman."),
+    ("two denials, the newer says now", "The gym does not open before 6:00.", "The gym now does not open before 7:00."),
     ("the event, then its denial", "Increased my savings contributions in April.",
      "I have never increased my savings contributions."),
     ("the event, then its denial", "I moved my standup to Tuesdays in June.", "I have never moved my standup."),
@@ -28,12 +30,16 @@ STILL_UPDATES = [
      "The Lisbon office is not open on Sundays."),
     ("a state turned the other way", "Kira Sorensen is not a member of the architecture board.",
      "Kira Sorensen is a member of the architecture board."),
-    ("two denials, the newer says it changed", "The gym does not open before 6:00.",
-     "The gym now does not open before 7:00."),
     ("a denial of the past, the newer says it changed", "The Lisbon office has not opened on Sundays.",
      "The Lisbon office opens on Sundays now."),
-    ("a denial that waits for the event", "The Tarn router firmware has not been updated yet.",
+    ("not yet, said", "The Tarn router firmware has not been updated yet.",
      "The Tarn router firmware was updated to 2.1 on May 3."),
+    ("not yet, unsaid", "Omar has not paid the May invoice.", "Omar paid the May invoice on June 3."),
+    ("never, a habit", "The gym never opens on Sundays.", "The gym opens on Sundays from 9:00."),
+    ("without: a thing denied, not the verb", "The report is due May 3 without the appendix.",
+     "The report is due May 10 without the appendix."),
+    ("no: a thing denied, not the verb", "Kai's flight lands at 18:40 with no checked bags.",
+     "Kai's flight lands at 20:15 with no checked bags."),
 ]
 
 
@@ -56,17 +62,20 @@ def test_a_marked_correction_of_the_event_is_not_refused_as_a_denial():
     assert plain.updates == ()
 
 
-@pytest.mark.parametrize(("text", "denies"), [
-    ("I have never used a GPU.", True),
-    ("We didn't ship the beta to Helix Labs.", True),
-    ("Noor has not visited Lyon.", True),
-    ("The Lisbon office is not open on Sundays.", False),  # a state, not the past
-    ("The firmware has not been updated yet.", False),  # waits for the event
-    ("Noor has visited Lyon twice.", False),
+@pytest.mark.parametrize(("text", "over_the_past", "a_denial"), [
+    ("I have never used a GPU.", True, True),
+    ("Mira never attended the Kyoto workshop.", True, True),
+    ("The gym never opens on Sundays.", False, True),  # a habit
+    ("Noor has not visited Lyon.", False, True),  # not yet
+    ("We didn't ship the beta to Helix Labs.", False, True),
+    ("The Lisbon office is not open on Sundays.", False, True),  # a state
+    ("The report is due May 3 without the appendix.", False, False),  # a thing denied
+    ("Noor has visited Lyon twice.", False, False),
 ])
-def test_a_denial_of_the_past_is_never_didnt_or_have_not(text, denies):
+def test_a_denial_of_the_past_is_never_with_a_verb_of_the_past(text, over_the_past, a_denial):
     [piece] = [p for s in text_clauses(text) for p in s.pieces()]
-    assert denies_the_past(piece) is denies
+    assert denies_the_past(piece) is over_the_past
+    assert denies(piece) is a_denial
 
 
 @pytest.mark.parametrize(("entry", "older", "newer"), NO_NEWER_VALUE, ids=[c[0] for c in NO_NEWER_VALUE])

@@ -484,6 +484,10 @@ EVENTS_THAT_SAY_A_NEW_VALUE = [
     ("Scheduled the vendor demo for March 3 at 10 AM.", "The vendor demo was moved to March 5 at 10 AM."),
     ("Raised the catering budget to $2,500.", "Raised the catering budget to $3,000."),
     ("I extended my leave to 3 days.", "I extended my leave to 5 days."),
+    ("Postponed the product launch until May 3.", "Postponed the product launch until May 20."),
+    # "A" of a name is no article: "moved" is the change verb here.
+    ("Plan A moved to June 3.", "Plan A moved to June 10."),
+    ("Tier A increased to $50 a month.", "Tier A increased to $65 a month."),
 ]
 
 
@@ -510,3 +514,12 @@ def test_a_new_measure_said_to_be_taken_at_a_new_date_is_one_update():
     assert compare_versions("The launch deadline is April 1, with a $500 budget.",
                             "The launch deadline is now April 5, with a $600 budget.").verdict != UPDATE
     assert compare_versions("Paid $480 for therapy on May 1.", "Paid $520 for therapy on June 1.").verdict != UPDATE
+    # A date before the measure says which thing: another workshop, another flight.
+    assert compare_versions("The workshop on May 3 has 12 signups.",
+                            "The workshop on May 10 now has 15 signups.").verdict != UPDATE
+    assert compare_versions("The flight on June 3 costs $420.", "The flight on June 10 now costs $380.").verdict != UPDATE
+
+
+def test_a_past_form_that_is_also_a_first_name_opens_no_note_as_its_verb():
+    # "Sang" and "Ran" are two people here: one's salary is no new value of the other's.
+    assert compare_versions("Sang Park's salary is $90,000.", "Ran Park's salary is now $95,000.").verdict != UPDATE
