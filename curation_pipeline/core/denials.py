@@ -45,8 +45,11 @@ def _words(piece: Piece) -> list[str]:
 
 def denies(piece: Piece) -> bool:
     """Whether the clause denies its verb: "does not accept", "hasn't paid", "never used", "no
-    longer use"; not "without the appendix", "no checked bags"."""
-    return any(marker.category == NEGATION and (marker.word.lower() in _VERB_DENIALS or marker.word.lower().endswith("n't"))
+    longer use"; not "without the appendix", "no checked bags", nor a word of a name ("Jake and
+    the Never Land Pirates was created in ...": a capital inside the clause)."""
+    named = {t.lower for n, t in enumerate(piece.tokens) if n > 0 and t.text[:1].isupper()}
+    return any(marker.category == NEGATION and marker.word.lower() not in named
+               and (marker.word.lower() in _VERB_DENIALS or marker.word.lower().endswith("n't"))
                for marker in piece.markers)
 
 
