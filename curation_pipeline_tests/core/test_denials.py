@@ -71,7 +71,7 @@ def test_a_marked_correction_of_the_event_is_not_refused_as_a_denial():
     ("The Lisbon office is not open on Sundays.", False, True),  # a state
     ("The report is due May 3 without the appendix.", False, False),  # a thing denied
     ("Noor has visited Lyon twice.", False, False),
-    ("Jake and the Never Land Pirates was created in Canada.", False, False),  # a word of a name
+    ("The Never Land Pirates show was created in Canada.", False, False),  # a word of a name
 ])
 def test_a_denial_of_the_past_is_never_with_a_verb_of_the_past(text, over_the_past, a_denial):
     [piece] = [p for s in text_clauses(text) for p in s.pieces()]
