@@ -364,7 +364,11 @@ def _dates_say_when(tokens) -> bool:
 def _measured_when(update: ClauseUpdate) -> bool:
     """Whether an update gives a new measure taken at a new date ("Dana's weight was 82 kg as of
     March 3" / "Dana's weight is now 79 kg as of May 15"): the dates say when, so the measure is
-    the only value of the thing that changed."""
+    the only value of the thing that changed. The newer clause must say the new value ("now",
+    "reached", "decreased to"): "Completed 6 new woodworking projects in November" counts
+    another month's projects, not a new count of September's 4."""
+    if change_statement(update.new.tokens) is None:
+        return False
     kinds = _kinds(update.changed)
     measures = kinds - _DATE_KINDS
     return bool(kinds & _DATE_KINDS) and bool(measures) and all(kind.split(":")[0] == "number" for kind in measures) \

@@ -514,6 +514,9 @@ def test_a_new_measure_said_to_be_taken_at_a_new_date_is_one_update():
     assert compare_versions("The launch deadline is April 1, with a $500 budget.",
                             "The launch deadline is now April 5, with a $600 budget.").verdict != UPDATE
     assert compare_versions("Paid $480 for therapy on May 1.", "Paid $520 for therapy on June 1.").verdict != UPDATE
+    # Counts of two periods, no new value said: two events.
+    assert compare_versions("Completed 4 new pottery pieces in September.",
+                            "Completed 6 new pottery pieces in November.").verdict != UPDATE
     # A date before the measure says which thing: another workshop, another flight.
     assert compare_versions("The workshop on May 3 has 12 signups.",
                             "The workshop on May 10 now has 15 signups.").verdict != UPDATE
