@@ -11,9 +11,11 @@ that the new one replaces. When unsure, nothing is superseded.
 
 The entries:
 
-- **change verbs** followed, within a few words, by "to", "for" or "at" and a value ("moved to",
-  "was extended to", "increased from 5 to 7", "has grown to", "was cut to", "was renamed to",
-  "was promoted to"): the value after "to" is the new one, a value after "from" the old one;
+- **change verbs** followed, within a few words, by "to", "for", "at" or "until" and a value
+  ("moved to", "was extended to", "increased from 5 to 7", "has grown to", "was cut to", "was
+  renamed to", "was promoted to", "postponed ... until May 20"): the value after "to" is the new
+  one, a value after "from" the old one. After "a" or "an" a change word is an adjective ("a
+  delayed reply") and says nothing changed;
 - **"now"** before a value ("now includes 10 cards", "now averaging around 250ms", "aiming now for
   April 5", "now reaching 95%"); and "reached" / "reaching" a value;
 - **"no longer"**, "not ... anymore": the statement is no longer true (its polarity changed:
