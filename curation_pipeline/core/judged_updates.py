@@ -31,6 +31,7 @@ When the verdict is refused the pair is linked (step 6b), never superseded: when
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
@@ -43,6 +44,7 @@ from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import VERBS, own_subject, subject_end, verb_like_opening
 from curation_pipeline.core.supersession import (
     Shape,
+    functional_swap,
     names_another_subject,
     object_swap,
     rest_carried,
@@ -51,6 +53,7 @@ from curation_pipeline.core.supersession import (
     text_claims,
     values_left,
 )
+from curation_pipeline.core.value_cut import counted_words
 from curation_pipeline.core.value_words import value_class
 
 NO_CHANGE, TWO_THINGS, ENTANGLED, UNCARRIABLE, TWO_VALUES = (
@@ -74,6 +77,10 @@ class _Answer:
 
 
 def _same_frame(old: Shape, new: Shape) -> bool:
+    """Half of the smaller frame shared; or, for two clauses with no frame word at all, one
+    named subject ("Marta Kowal is from Poland." / "... is from Canada.")."""
+    if not old.frame and not new.frame:
+        return bool(old.subject) and old.subject == new.subject
     return 2 * len(old.frame & new.frame) >= min(len(old.frame), len(new.frame)) > 0
 
 
@@ -92,6 +99,13 @@ def _replaced(old: Shape, new: Shape) -> tuple[list[str], bool]:
         gone, came = old.values[kind] - new.values[kind], new.values[kind] - old.values[kind]
         if came and (gone or new.cued):
             changed.append(f"{kind} {', '.join(sorted(old.values[kind]))!r} -> {', '.join(sorted(new.values[kind]))!r}")
+    if not changed:
+        # A name against a word of a closed class that is written as a name ("is a Polish
+        # citizen" / "a Canadian citizen", "the Civic party" / "the Green party"): one value.
+        mine, theirs = _proper_values(old), _proper_values(new)
+        gone, came = mine - theirs, theirs - mine
+        if gone and came and not gone & {value for _, value in old.subject}:
+            changed.append(f"name {', '.join(sorted(mine))!r} -> {', '.join(sorted(theirs))!r}")
     if (old.negated > 0) != (new.negated > 0):
         statuses = [change for change in changed if change.startswith("status ")]
         if statuses:  # "is closed on holidays" / "does not open on holidays": both turn, one meaning
@@ -106,6 +120,14 @@ def _replaced(old: Shape, new: Shape) -> tuple[list[str], bool]:
         and {(kind, v) for v in new.values[kind] - old.values[kind]} & new.subject
         for kind in set(old.values) & set(new.values))
     return changed, about_another
+
+
+_PROPER_KINDS = ("name", "language", "colour")
+
+
+def _proper_values(shape_: Shape) -> set[str]:
+    """The values of kinds written with a capital: names, languages, colours as names."""
+    return {value for kind in _PROPER_KINDS for value in shape_.values.get(kind, ())}
 
 
 # A clause that opens with one of these, or with a name, names its subject ("The staging database
@@ -152,6 +174,33 @@ def _names_two_things(old: Piece, new: Piece) -> bool:
     return False
 
 
+def _kind_words(piece: Piece) -> list[tuple[str, str]]:
+    """(noun, the plain word before it) for each noun that ends a noun phrase and that another
+    plain word names a kind of: "marketing budget", "page load time" (of "time", not of "load":
+    "initial test suite" and "unit test coverage" are not two tests). Verbs and their past
+    forms ("raised budget", "improved accuracy") say what was done, not which thing."""
+    tokens = [t for t in piece.tokens if t.kind != "punct"]
+
+    def plain(n: int) -> bool:
+        token = tokens[n] if n < len(tokens) else None
+        return (token is not None and token.kind == "word" and bool(token.keys) and not token.is_name
+                and token.lower not in VERBS and not token.lower.endswith("ed")
+                and value_class(token.lower, token.keys[0]) is None)
+    return [(tokens[n].keys[0], tokens[n - 1].keys[0]) for n in range(1, len(tokens))
+            if plain(n - 1) and plain(n) and not plain(n + 1)]
+
+
+def _another_kind_of(old: Piece, new: Piece) -> bool:
+    """Whether the two clauses name one noun after a different word, neither of which the
+    other clause has: "a $900 marketing budget" / "the travel budget" are two budgets; "a
+    strict $1,250 max budget" / "the budget allocation" may be one."""
+    old_keys = {key for token in old.tokens for key in token.keys}
+    new_keys = {key for token in new.tokens for key in token.keys}
+    theirs = _kind_words(new)
+    return any(word == other and kind != other_kind and kind not in new_keys and other_kind not in old_keys
+               for word, kind in _kind_words(old) for other, other_kind in theirs)
+
+
 _COUNT_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve couple few several".split())
 
 
@@ -163,13 +212,59 @@ def _counted_period(piece: Piece) -> bool:
                for before, after in zip(tokens, tokens[1:]))
 
 
+def _nouns_counted(piece: Piece, values: set[str]) -> list[frozenset[str]]:
+    tokens = [t for t in piece.tokens if t.kind != "punct"]
+    return [counted_words(tokens, n) for n, t in enumerate(tokens) if t.kind == "number" and set(t.keys) & values]
+
+
+def _counts_other_things(claim: Piece, piece: Piece, old: Shape, new: Shape) -> bool:
+    """Whether the count the newer clause gave counts another noun than the one it would replace:
+    "The wedding venue holds 120 guests" / "We have now invited 110 people" are two counts;
+    "invited 95 people" / "invited 110 people" one. A count that names no noun after it ("a
+    guest list of 25 for ...") is not told apart."""
+    gone = set(old.values.get("number", ())) - set(new.values.get("number", ()))
+    came = set(new.values.get("number", ())) - set(old.values.get("number", ()))
+    mine, theirs = _nouns_counted(claim, gone), _nouns_counted(piece, came)
+    if not mine or not theirs or not all(mine) or not all(theirs):
+        return False
+    return not frozenset().union(*mine) & frozenset().union(*theirs)
+
+
+def _object_keys(piece: Piece) -> frozenset[str]:
+    """The keys after a verb in -s or -ed that follows a named subject, which the closed list of
+    VERBS does not know ("Marta Kowal works for Siemens": "siemen"; "... worked in the city of
+    Gdansk"); empty when there is none."""
+    tokens = [t for t in piece.tokens if t.kind != "punct"]
+    end = subject_end(tokens)
+    verb = tokens[end].lower if 0 < end < len(tokens) else ""
+    if not (tokens[end - 1].is_name and tokens[end].text.islower() and len(verb) > 3
+            and (verb.endswith("ed") or verb.endswith("s") and not verb.endswith(("ss", "us", "is")))):
+        return frozenset()
+    return frozenset(key for token in tokens[end + 1:] for key in token.keys)
+
+
+def _objects_of_one_subject(claim: Piece, piece: Piece, old: Shape, new: Shape) -> bool:
+    """Whether the values the words took for each clause's subject, and that changed, are the
+    objects of one verb of one named subject: "Marta Kowal works for Siemens" / "... works for
+    Bosch" (the words read "for Siemens" as naming the subject, as in "Budget for Monarch
+    Retail: $343,000"). The judge has read the pair; offline such a pair stays unsure."""
+    mine, theirs = _object_keys(claim), _object_keys(piece)
+    if not (mine and theirs) or old.subject - {(k, v) for k, v in old.subject if v in mine} \
+            != new.subject - {(k, v) for k, v in new.subject if v in theirs}:
+        return False
+    return True
+
+
 def _left(old: Shape, new: Shape, piece: Piece, swapped: bool = False) -> list[str]:
     """The kinds of value the older claim states that the newer clause leaves unsaid: not
     stated as values of that kind, nor anywhere in its words ("scheduled a Zoom call" / "The
     scheduled Zoom call was moved": the status is said, as a word of the thing's name), nor
     in the object another one replaced ("left fielder" / "shooting guard")."""
     words = {key for token in piece.tokens for key in token.keys} | (old.tail if swapped else set())
-    return [kind for kind in values_left(old, new) if not set(old.values[kind]) <= words]
+    # A language or colour written as a name is stated by a name in its place ("a Polish
+    # citizen" / "a Canadian citizen").
+    proper = _PROPER_KINDS if _proper_values(new) else ()
+    return [kind for kind in values_left(old, new) if not set(old.values[kind]) <= words and kind not in proper]
 
 
 def _other_object(claim: Piece, piece: Piece, old: Shape, new: Shape, said: frozenset[str]) -> bool:
@@ -181,6 +276,40 @@ def _other_object(claim: Piece, piece: Piece, old: Shape, new: Shape, said: froz
     if not object_swap(old, new) or _replaced(new, old)[0] or (old.tail - new.tail) & elsewhere:
         return False
     return bool((old.frame & new.frame) - own_subject(claim.tokens) - own_subject(piece.tokens))
+
+
+def _other_ending(claim: Piece, piece: Piece, said: frozenset[str]) -> bool:
+    """Whether the newer clause says the older one's words, from its named subject through its
+    verb and on, and then ends in other words only: "Marta Kowal holds the position of mayor of
+    Gdansk" / "... of minister of finance". The older ending must be said nowhere else in the
+    newer memory ("... position of mayor of Gdansk, and of minister of finance")."""
+    mine = [t for t in claim.tokens if t.kind != "punct"]
+    theirs = [t for t in piece.tokens if t.kind != "punct"]
+    if not mine or not mine[0].is_name or verb_like_opening(mine[0]):
+        return False
+    same = 0
+    while same < min(len(mine), len(theirs)) and mine[same].lower == theirs[same].lower:
+        same += 1
+    end = subject_end(mine)
+    old_end = {key for t in mine[same:] for key in t.keys}
+    new_end = {key for t in theirs[same:] for key in t.keys}
+    elsewhere = said - {key for token in piece.tokens for key in token.keys}
+    shared_frame = any(t.keys and not t.is_name for t in mine[end:same])  # "holds", "position"
+    return bool(0 < end < same and shared_frame and old_end and new_end and not old_end & new_end
+                and not old_end & elsewhere)
+
+
+def _continued_names(piece: Piece) -> frozenset[str]:
+    """The names of the sentence a clause continues, outside the clause itself ("Managed by Alma
+    Whitcombe, the Peregrine release train ..." of "and has its code freeze on Wednesdays"):
+    what the clause speaks of. Empty for a clause that opens its sentence or names its own
+    subject."""
+    if piece.first == 0 or own_subject(piece.tokens):
+        return frozenset()
+    tokens = [t for t in tokenize(piece.context or piece.text) if t.kind != "punct"]
+    own = {key for token in piece.tokens for key in token.keys}
+    return frozenset(key for n, token in enumerate(tokens) if token.is_name and not (n == 0 and verb_like_opening(token))
+                     for key in token.keys) - own
 
 
 def _sentence_names(claim: Piece) -> frozenset[str]:
@@ -195,8 +324,45 @@ def _sentence_names(claim: Piece) -> frozenset[str]:
     return frozenset(key for token in opening[:subject_end(opening)] if token.is_name for key in token.keys)
 
 
+# How far below the embedder's calibrated "says the same" threshold (coverage.py) a clause may be
+# and still speak of the same thing in other words ("My therapist appointments are every other
+# Monday ..." / "Dr. Lee moved my therapy sessions to ...": 0.82 for all-MiniLM-L6-v2, which
+# "says the same" at 0.80; "The book club meets at Maria's house ..." / "... now meets at the
+# library ...": 0.74).
+_FRAME_MARGIN = 0.1
+
+
+def _same_thing(claim: Piece, piece: Piece, old: Shape, new: Shape, semantic: Semantic | None) -> bool:
+    """Whether two clauses speak of one thing: their frames (the words), or, in other words,
+    the embedder (within _FRAME_MARGIN of its threshold) when one value of a kind both state
+    was replaced; two things named apart are still told apart after this (_answer)."""
+    if _same_frame(old, new):
+        return True
+    if semantic is None or not _replaced(old, new)[0] or not _names_agree(claim, piece, old, new):
+        return False
+    return semantic.similarity(claim.text, piece.text) >= semantic.threshold - _FRAME_MARGIN
+
+
+def _names_agree(claim: Piece, piece: Piece, old: Shape, new: Shape) -> bool:
+    """Whether the sentences of two clauses name the same things, but for the values that
+    changed: "... the Peregrine release train ... freezes code on Wednesdays" is not "The
+    Sequoia deploy freeze begins ... on Fridays", however alike in meaning. A capital that
+    opens a sentence ("Standup now starts ...") names nothing the other sentence says in
+    lower case; and a new value must be new to the older sentence ("would rather be contacted
+    by email than by phone" / "prefers email to phone calls" replaces nothing)."""
+    def keys(piece_: Piece) -> tuple[set[str], set[str]]:
+        tokens = tokenize(piece_.context or piece_.text)
+        return ({key for t in tokens if t.is_name for key in t.keys}, {key for t in tokens for key in t.keys})
+    (old_names, old_words), (new_names, new_words) = keys(claim), keys(piece)
+    changed = {v for kind in set(old.values) | set(new.values)
+               for v in set(old.values.get(kind, ())) ^ set(new.values.get(kind, ()))}
+    came = {v for kind, values in new.values.items() for v in set(values) - set(old.values.get(kind, ()))}
+    return not (old_names - new_words - changed) and not (new_names - old_words - changed) and not came & old_words
+
+
 def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str] = frozenset(),
-            corrected: bool = False) -> _Answer | None:
+            corrected: bool = False, semantic: Semantic | None = None,
+            older_said: frozenset[str] | None = None) -> _Answer | None:
     """How the newer memory answers an older claim it does not say: the first clause that
     replaces it whole, else one that replaces it in part or speaks of another thing alike. Two
     denials, or a denial of the past against the event, replace nothing (denials.py)."""
@@ -208,13 +374,26 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
         return _Answer(pieces[0][0], (), "another thing") if pieces else None
     found = None
     for piece, new in pieces:
-        if not _same_frame(old, new) or no_newer_value(claim, piece, corrected=corrected):
+        if not _same_thing(claim, piece, old, new, semantic) or no_newer_value(claim, piece, corrected=corrected):
+            continue
+        theirs = _continued_names(piece)
+        if older_said is not None and theirs and not theirs & older_said:
+            # A newer clause that continues a sentence about something the older memory never
+            # names ("..., freezes code on Wednesdays" of the Peregrine release train, against
+            # "The Sequoia deploy freeze begins ... on Fridays").
+            found = found or _Answer(piece, (), "another thing")
             continue
         changed, about_another = _replaced(old, new)
+        if about_another and _objects_of_one_subject(claim, piece, old, new):
+            about_another = False
+        if any(change.startswith("number ") for change in changed) and _counts_other_things(claim, piece, old, new):
+            changed = [change for change in changed if not change.startswith("number ")]
         if _counted_period(claim) != _counted_period(piece):
             # "every two weeks" / "fortnightly": a count folded into the unit, one period
             changed = [change for change in changed if not change.startswith("time unit ")]
-        swapped = not changed and _other_object(claim, piece, old, new, said)
+        swapped = not changed and (_other_object(claim, piece, old, new, said)
+                                   or functional_swap(claim, piece) is not None
+                                   or _other_ending(claim, piece, said))
         if swapped:
             # The same words of the same subject with another object at their end ("plays the
             # position of forward" / "... of pitcher"): which of the two objects holds is what
@@ -222,7 +401,8 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
             changed = [f"value {' '.join(sorted(old.tail))!r} -> {' '.join(sorted(new.tail))!r}"]
         if not changed:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
-        if about_another or _names_two_things(claim, piece) or names_another_subject(claim, piece):
+        if about_another or _names_two_things(claim, piece) or _another_kind_of(claim, piece) \
+                or names_another_subject(claim, piece):
             found = found or _Answer(piece, tuple(changed), "another thing")
         elif _left(old, new, piece, swapped):
             found = _Answer(piece, tuple(changed), "partly")
@@ -231,12 +411,22 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
     return found
 
 
+def _said_fewer_times(claim: Piece, by: Piece | None) -> bool:
+    """Whether a word of the claim stands in the clause that says it fewer times than in the
+    claim: the words alone cover "the sport of handball" by "handball ... the sport of baseball"."""
+    if by is None:
+        return False
+    mine, theirs = Counter(k for t in claim.tokens for k in t.keys), Counter(k for t in by.tokens for k in t.keys)
+    return any(count > theirs[key] for key, count in mine.items())
+
+
 def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> JudgedUpdate:
     """Whether `newer` (the later memory) may supersede `older` on a judge's "update"."""
     written = newer  # carrying extends the newer memory as the agent wrote it
     older = without_vocative(without_speaker(older))
     older_sentences = text_clauses(older)  # cached: text_claims reads the same sentences
     claims = text_claims(older)
+    older_words = frozenset(key for s in older_sentences for key in s.whole().keys)
     newer = without_vocative(without_speaker(newer))
     corrected = as_compared(newer) != newer  # "Correction: ...": a denial may correct the event
     sentences = text_clauses(as_compared(newer))
@@ -248,10 +438,18 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
     replaced: dict[int, tuple[Piece, Piece]] = {}  # claim -> the newer clause that gives its new value
     partly = another = False
     for n, (claim, said) in enumerate(zip(claims, KeptText(sentences, semantic).cover_all(claims))):
+        answer = None
         if said.covered:
-            hosts[n] = said.by
-            continue
-        answer = _answer(claim, pieces, said_words, corrected)
+            if not _said_fewer_times(claim, said.by):
+                hosts[n] = said.by
+                continue
+            # Said with one of its words fewer times: "handball ... is associated with the sport
+            # of handball" / "... of baseball". Replaced if a clause gives it a new value.
+            answer = _answer(claim, pieces, said_words, corrected, semantic, older_words)
+            if answer is None or answer.kind != "whole":
+                hosts[n] = said.by
+                continue
+        answer = answer or _answer(claim, pieces, said_words, corrected, semantic, older_words)
         if answer is not None and answer.kind in ("whole", "partly"):
             replaced[n] = (claim, answer.piece)
             changes.append({"old": claim.text, "new": answer.piece.text, "changed": list(answer.changed)})

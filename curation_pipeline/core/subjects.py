@@ -127,11 +127,21 @@ def naming_numbers(tokens: Sequence[Token]) -> set[int]:
             continue  # "booked for June 4", "the deadline of April 1": a date, not a name
         if token.text.endswith("%") or _verb_form(before):
             continue  # "Achieved 65% coverage", "highlighting 5 mentees": how many, not which
+        if n == 1 and verb_like_opening(before) and _counts_a_noun(tokens, n):
+            continue  # "Targeting 1,200 words per week", "Averaging 5.5 hours": how many
         in_subject = n < end
         after_of = n >= 2 and tokens[n - 2].lower in ("for", "of")
         if in_subject or after_of:
             found.add(n)
     return found
+
+
+def _counts_a_noun(tokens: Sequence[Token], n: int) -> bool:
+    """Whether the number at n is followed by a noun it counts: a lowercase word that is no
+    verb ("1,200 words", "5.5 hours"), not "Building 4 is closed"."""
+    following = tokens[n + 1] if n + 1 < len(tokens) else None
+    return following is not None and following.kind == "word" and following.text[:1].islower() \
+        and following.lower not in VERBS
 
 
 # Month names: a number after one is a day of a date.

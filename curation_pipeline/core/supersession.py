@@ -106,7 +106,8 @@ _DOERS = frozenset("i we you they he she who to still now also".split())
 _OWNERS = frozenset("my our your his her their its the this these those".split())
 # Adverbs that say how sure or how much, not what: "I definitely will" and "It definitely isn't"
 # have no frame in common (LoCoMo: two small-talk turns read as a change of polarity).
-_FILLERS = frozenset("definitely really actually just totally absolutely probably certainly literally very".split())
+_FILLERS = frozenset("""definitely really actually just totally absolutely probably certainly literally very
+recently slightly further""".split())
 # Kinds that name a thing rather than measure it: a change of one of these together with
 # another value describes another thing.
 _NAMING_KINDS = frozenset({"identifier", "name"})
@@ -185,6 +186,8 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
     return None
 
 
+_SPELLED_PERIODS = frozenset("""second seconds minute minutes hour hours day days night nights week weeks
+fortnight fortnights month months quarter quarters year years decade decades""".split())
 _MONEY_WORDS = frozenset("dollars dollar euros euro usd eur gbp pounds k".split())
 
 
@@ -209,6 +212,8 @@ def _number_kind(token, following, previous) -> str:
     dimension = unit_of(following.lower) if following is not None and following.kind == "word" else None
     if dimension is not None:
         return f"number:{dimension}"  # "180 ms" is what "180ms" is
+    if following is not None and following.lower in _SPELLED_PERIODS:
+        return "number:duration"  # "over 2 weeks", "5.5 hours": a length of time, not "12 problems"
     return "number"
 
 
@@ -315,7 +320,12 @@ def value_changes(old: Shape, new: Shape) -> tuple[list[str], bool]:
         came = new.values[kind] - old.values[kind]
         changed.append(f"{kind} {', '.join(sorted(old.values[kind]))!r} -> {', '.join(sorted(new.values[kind]))!r}")
         touched = {(kind, value) for value in (*gone, *came)}
-        about_another |= bool(touched & (old.subject | new.subject))
+        # A value both subjects name, in a clause that names an attribute, is no other thing:
+        # "The official language of Slovak Socialist Republic is Slovak" / "... is German"
+        # drops one "Slovak", not the subject's. Without a word of an attribute ("P(A), P(B|A)"
+        # / "P(4,2)") the values are all there is to tell two things apart.
+        named = old.subject ^ new.subject if old.frame & new.frame else old.subject | new.subject
+        about_another |= bool(touched & named)
     if (old.negated > 0) != (new.negated > 0):
         changed.append("polarity")
     return changed, about_another
@@ -456,20 +466,33 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
             changed, about_another = value_changes(old_shape, new_shape)
             if changed and not about_another and not _unsure(changed, cued=new_shape.cued):
                 return ClauseUpdate(old, new, tuple(changed), tuple(values_left(old_shape, new_shape)))
-        # One attribute with another stated value, whether or not the two values are of a kind
-        # the words know ("... is French" / "... is Persian": a language, then a name).
-        if new_shape.functional and (old_shape.functional or new_shape.cued and _functional(
-                old.tokens, subject_end(old.tokens), cued=True)) and object_swap(old_shape, new_shape) \
-                and not value_changes(old_shape, new_shape)[0]:
-            change = f"value {' '.join(sorted(old_shape.tail))!r} -> {' '.join(sorted(new_shape.tail))!r}"
-            # The replaced value itself is not left unsaid, whatever its kind.
-            left = [kind for kind in values_left(old_shape, new_shape) if not set(old_shape.values[kind]) <= old_shape.tail]
-            return ClauseUpdate(old, new, (change,), tuple(left))
+        swap = functional_swap(old, new)
+        if swap is not None:
+            return swap
     # Of the newer clauses that say the change, the one that leaves the fewest of the older
     # clause's values unsaid ("... increased to 5 between April 25 and May 1, 2024").
     events = [update for new in newer for find in (_event_update, _stop_update, _move_update, _state_after_setting)
               if (update := find(old, new)) is not None]
     return min(events, key=lambda update: len(update.left)) if events else None
+
+
+def functional_swap(old: Piece, new: Piece) -> ClauseUpdate | None:
+    """One attribute with another stated value, whether or not the two values are of a kind the
+    words know ("The official language of France is French" / "... is Persian": a language,
+    then a name; "The author of James Bond is Ian Fleming" / "... is various authors"). No
+    older value but the stated one may be gone: a value changed before it is another attribute
+    or thing."""
+    old_shape, new_shape = shape(old), shape(new)
+    if not (new_shape.functional and (old_shape.functional or new_shape.cued and _functional(
+            old.tokens, subject_end(old.tokens), cued=True)) and object_swap(old_shape, new_shape)):
+        return None
+    stated = old_shape.tail | new_shape.tail
+    if any(set(values) - set(new_shape.values.get(kind, ())) - stated for kind, values in old_shape.values.items()):
+        return None
+    change = f"value {' '.join(sorted(old_shape.tail))!r} -> {' '.join(sorted(new_shape.tail))!r}"
+    # The replaced value itself is not left unsaid, whatever its kind.
+    left = [kind for kind in values_left(old_shape, new_shape) if not set(old_shape.values[kind]) <= old_shape.tail]
+    return ClauseUpdate(old, new, (change,), tuple(left))
 
 
 def _event_cued(piece: Piece) -> bool:

@@ -13,7 +13,10 @@ and the outdated 8 is no longer current. A value is cut only with the phrase it 
   stays for what follows;
 - the phrase names what the value counts, and the newer clause names it too ("with 8 cards" /
   "now includes 10 cards"): "with 10 probability questions" against "12 probability problems"
-  may be another count, and "from 800ms to 300ms" says nothing of what it measures;
+  may be another count, and "from 800ms to 300ms" says nothing of what it measures. "of" and a
+  value with its own unit right after a noun measure that noun ("response time of 220ms"),
+  which the newer clause must name; a bare number after "of" counts something unsaid. What a
+  value counts ends at a preposition ("220ms under 1,000 users", "budget after reviewing");
 - the phrase holds no value that was not replaced, and does not end on one ("at 3 PM Lisbon
   time"): such a sentence is not cut, and the update stays partial;
 - for a judge's "update" only (core/judged_updates.py): a value with its own unit or sign that
@@ -34,7 +37,7 @@ import re
 from collections.abc import Collection
 
 from curation_pipeline.core.clauses import Piece
-from curation_pipeline.core.sentence_tokens import Token
+from curation_pipeline.core.sentence_tokens import Token, root
 from curation_pipeline.core.subjects import VERBS, verb_like_opening
 from curation_pipeline.core.value_words import value_class
 
@@ -42,6 +45,9 @@ _PREPOSITIONS = frozenset("with of at for to by on in from".split())
 # Words that may stand between the preposition and its value: "with about 8 cards".
 _APPROXIMATE = frozenset("about around roughly nearly almost over under some approximately".split())
 _LINKS = frozenset("and or but".split())
+# Words that end what a value counts, as a preposition does: "220ms under 1,000 users", "a $1,250
+# max budget after reviewing prices".
+_PHRASE_ENDS = _PREPOSITIONS | frozenset("under over per within after before during since until via than".split())
 
 
 def _valued(token: Token) -> bool:
@@ -54,8 +60,22 @@ def _valued(token: Token) -> bool:
 def _counted(token: Token) -> bool:
     """A plain word after a value that says what it counts ("cards", "open seats")."""
     lower = token.lower
-    return (token.kind == "word" and not _valued(token) and lower not in _PREPOSITIONS | _LINKS | VERBS
+    return (token.kind == "word" and not _valued(token) and lower not in _PHRASE_ENDS | _LINKS | VERBS
             and not (len(lower) > 4 and lower.endswith(("ing", "ed"))))
+
+
+def counted_words(tokens: list[Token], n: int) -> frozenset[str]:
+    """The keys of the plain words right after a value, which name what it counts ("120
+    guests", "12 conditional probability problems"); empty for "a guest list of 25 for ..."."""
+    def noun(token: Token) -> bool:  # any plain word: "guests" is also a value word ("guest" access)
+        lower = token.lower
+        return (token.kind == "word" and bool(token.keys) and not token.is_name and not any(ch.isdigit() for ch in lower)
+                and lower not in _PHRASE_ENDS | _LINKS | VERBS and not (len(lower) > 4 and lower.endswith(("ing", "ed"))))
+    end = n + 1
+    while end < len(tokens) and noun(tokens[end]):
+        end += 1
+    # "calls/day" is one token: each of its words counts ("1,200 calls per day").
+    return frozenset(root(part) for token in tokens[n + 1:end] for part in token.lower.split("/") if part)
 
 
 def _phrase(tokens: list[Token], gone: Collection[str]) -> tuple[int, int] | None:
@@ -77,6 +97,14 @@ def _phrase(tokens: list[Token], gone: Collection[str]) -> tuple[int, int] | Non
     if end < len(tokens) and _valued(tokens[end]):
         return None  # "at 3 PM Lisbon time": the phrase goes on with another value
     return start, end
+
+
+def _measures_the_noun_before(tokens: list[Token], start: int, end: int) -> bool:
+    """Whether the phrase is "of" and one value with its own unit, right after the noun it
+    measures: "response time of 220ms". A bare number after "of" counts something unsaid."""
+    return (tokens[start].lower == "of" and end - start == 2 and start >= 1
+            and re.search(r"[^\d.,]", tokens[start + 1].text) is not None
+            and _counted(tokens[start - 1]) and bool(tokens[start - 1].keys))
 
 
 # What opens a noun phrase a value may stand in before its noun: "a $700 budget ceiling".
@@ -116,7 +144,7 @@ def _naming_participle(tokens: list[Token], n: int) -> bool:
     """A word in -ing or -ed that names a kind of the noun right after it ("a $2,500 spending
     cap"), not a participle that opens a phrase ("..., prioritizing camera")."""
     token = tokens[n]
-    return (token.kind == "word" and not _valued(token) and token.lower not in _PREPOSITIONS | _LINKS | VERBS
+    return (token.kind == "word" and not _valued(token) and token.lower not in _PHRASE_ENDS | _LINKS | VERBS
             and n + 1 < len(tokens) and _counted(tokens[n + 1]))
 
 
@@ -143,13 +171,57 @@ def without_value(sentence: str, claim: Piece, gone: Collection[str], said: Coll
     clause, which must name what the value counts ("10 cards" for "with 8 cards"). `modifiers`:
     also a value before the noun it measures, for a judge's "update" only (see the docstring)."""
     tokens = [t for t in claim.tokens if t.kind != "punct" or t.text not in ",;"]
+    when = _when_phrase(tokens, gone) if modifiers else None
+    if when is not None:
+        return _cut(sentence, tokens, *when)  # "on Tuesdays", "by March 1, 2024": a when, whole
     span = _phrase(tokens, gone)
     if span is None:
         return _without_modifier(sentence, tokens, gone, said) if modifiers else None
     start, end = span
     counted = [token for token in tokens[start:end] if _counted(token) and token.keys]
+    if not counted and _measures_the_noun_before(tokens, start, end):
+        counted = [tokens[start - 1]]  # "response time of 220ms": the time is what it measures
     if not counted or counted[-1].keys[0] not in said:
         return None  # "with 10 probability questions" / "12 probability problems": maybe another count
+    return _cut(sentence, tokens, start, end)
+
+
+_WHEN_CLASSES = frozenset({"weekday", "month"})
+
+
+_WHEN_PREPOSITIONS = frozenset("on by at for until from".split())
+
+
+def _says_when(token: Token) -> bool:
+    """A weekday, a month, a number or ordinal day, or "AM"/"PM"."""
+    if token.kind == "number" or token.lower in ("am", "pm", "a.m", "p.m") \
+            or re.fullmatch(r"\d+(st|nd|rd|th)", token.lower):
+        return True
+    return bool(token.keys) and value_class(token.lower, token.keys[0]) in _WHEN_CLASSES
+
+
+def _when_phrase(tokens: list[Token], gone: Collection[str]) -> tuple[int, int] | None:
+    """[start, end) of a phrase that only says when, opened by a preposition, and holds every
+    replaced value ("on Tuesdays", "by March 1, 2024"); None otherwise. Cut whole, it leaves
+    the rest of the event ("Signed up for a pottery class at 7 PM at the Riverside center")."""
+    at = [n for n, token in enumerate(tokens) if set(token.keys) & set(gone)]
+    if not at:
+        return None
+    start, end = at[0], at[-1] + 1
+    while start > 0 and _says_when(tokens[start - 1]):
+        start -= 1
+    while end < len(tokens) and _says_when(tokens[end]):
+        end += 1
+    if start == 0 or tokens[start - 1].lower not in _WHEN_PREPOSITIONS:
+        return None
+    phrase = tokens[start:end]
+    if not all(_says_when(t) for t in phrase) or all(t.kind == "number" for t in phrase):
+        return None  # "at 7 PM" needs its "PM"; a bare number says how many, not when
+    return start - 1, end
+
+
+def _cut(sentence: str, tokens: list[Token], start: int, end: int) -> str | None:
+    """`sentence` without tokens[start:end]; with "and" before another count, only the value."""
     found = re.search(r"\W*".join(re.escape(token.text) for token in tokens[start:end]), sentence)
     if found is None:
         return None

@@ -37,6 +37,12 @@ from curation_pipeline.core.supersession import (
     # the replaced value is not left unsaid.
     ("The official language of France is French.", "The official language of France is Persian.",
      "value 'french' -> 'persian'"),
+    # The stated value replaced by words of no kind (MQuAKE's "... is various authors"), and a
+    # value the subject names too ("Basque" of "the Basque Country"): one attribute still.
+    ("The author of the Ravenna series is Ian Calder.", "The author of the Ravenna series is several ghostwriters.",
+     "value 'calder ian' -> 'ghostwriter sever'"),
+    ("The official language of the Basque Country is Basque.",
+     "The official language of the Basque Country is Spanish.", "name 'basqu, country' -> 'basqu, country'"),
     # "McEwan" is a surname, not a code: the name changed whole.
     ("The chief executive officer of The Royal Bank of Scotland is Ross McEwan.",
      "The chief executive officer of The Royal Bank of Scotland is Satya Nadella.",
@@ -57,6 +63,13 @@ def test_a_new_value_of_the_same_thing_is_an_update(older, newer, changed):
     ("The contract start date is 2025-04-01.", "The contract end date is 2027-03-31.", LOOK_ALIKE),
     ("Deploys to eu-west-1 happen on Mondays.", "Deploys to us-east-1 happen on Wednesdays.", LOOK_ALIKE),
     ("The staging cluster runs Postgres 16.", "The production cluster runs Postgres 15.", LOOK_ALIKE),
+    # Counter-examples of the two above: a value before the stated one changed, so the
+    # attribute is another thing's.
+    ("The author of the Ravenna series is Ian Calder.", "The author of the Corvo series is several ghostwriters.", NONE),
+    ("The official language of the Basque Country is Basque.", "The official language of Navarre is Spanish.", NONE),
+    # Without a word of an attribute, a value both clauses name still tells two things apart.
+    ("Practice writing set notation correctly, e.g., P(A), P(B|A), P(A ∩ B).",
+     "Count arrangements of 5 objects taken 3 at a time: P(5,3) = 5 × 4 × 3 = 60.", NONE),
     # Two kinds of value at once, even in words of change, are another slot unless they are the
     # date and time of one moment (counter-example of the Zoom call moved to May 5 at 11 AM).
     ("The gym opens at 6:00 on weekdays.", "The gym now opens at 8:00 on weekends.", LOOK_ALIKE),
@@ -457,6 +470,18 @@ def test_a_carried_statement_never_keeps_a_rival_measurement_beside_the_new_one(
     check = compare_versions("Current storage at 110GB used; 18GB free, prompting cloud storage consideration.",
                              "Current storage at 230GB used; 26GB free on the phone.")
     assert check.verdict != UPDATE and check.carried_text is None
+
+
+def test_a_spelled_out_length_of_time_is_a_measure_never_carried_beside_its_new_value():
+    # "4 hours" and "5 hours" are two lengths of one study time, not two counts of different
+    # things: offline the older clause would be carried beside the newer one.
+    older = "Logged 4 hours of study, and the quiz score improved from 80% to 90%."
+    newer = "I increased my study time to 5 hours this week, and my quiz score rose to 93%."
+    assert compare_versions(older, newer).verdict != UPDATE
+    judged = judged_update(older, newer)
+    assert judged.taken and judged.carried_text is None
+    # Counter-example: a length of time is replaced by another length of time.
+    assert compare_versions("The free trial lasts 2 weeks.", "The free trial now lasts 3 weeks.").verdict == UPDATE
 
 
 def test_a_count_of_the_same_unit_about_a_thing_the_older_memory_never_names_is_no_update():

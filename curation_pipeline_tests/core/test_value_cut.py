@@ -23,6 +23,12 @@ from curation_pipeline.core.supersession import PARTIAL, UPDATE, compare_version
     ("Pushed the Lumen release to GitHub with 150 commits and 12 merged branches.",
      "The number of commits in the Lumen release has grown to 165.",
      "The number of commits in the Lumen release has grown to 165. Pushed the Lumen release to GitHub with 12 merged branches."),
+    # "of" and a value with its unit, right after the noun it measures ("time of 480ms"), go
+    # together, up to a preposition ("under").
+    ("Measured an average page load time of 480ms under 200 concurrent sessions with k6 0.45.",
+     "The average page load time is now 390ms under 200 concurrent sessions.",
+     "The average page load time is now 390ms under 200 concurrent sessions. "
+     "Measured an average page load time under 200 concurrent sessions with k6 0.45."),
 ])
 def test_the_newer_memory_carries_the_older_sentence_without_its_replaced_value(older, newer, carried):
     check = compare_versions(older, newer)
@@ -66,6 +72,15 @@ def test_a_link_word_goes_with_the_value_only_before_another_count():
     ("Reached 40% test coverage on the billing service after the March refactor.",
      "Test coverage on the billing service is now 55%.",
      "Test coverage on the billing service is now 55%. Reached test coverage on the billing service after the March refactor."),
+    # A phrase that only says when goes whole: the rest of the event stays said.
+    ("Signed up for a pottery class on Tuesdays at 7 PM at the Riverside community center.",
+     "The pottery class moved to Thursdays at 7 PM because the studio was double-booked.",
+     "The pottery class moved to Thursdays at 7 PM because the studio was double-booked. "
+     "Signed up for a pottery class at 7 PM at the Riverside community center."),
+    # What the value measures ends at a preposition ("after"), not at the next value.
+    ("Agreed on a firm $900 marketing budget after comparing quotes from three vendors in April.",
+     "We raised the marketing budget to $950.",
+     "We raised the marketing budget to $950. Agreed on a firm marketing budget after comparing quotes from three vendors in April."),
 ])
 def test_a_judges_update_carries_the_older_sentence_without_a_value_before_its_noun(older, newer, carried):
     judged = judged_update(older, newer)
@@ -79,9 +94,16 @@ def test_a_judges_update_carries_the_older_sentence_without_a_value_before_its_n
     ("Ordered a 2 TB drive for the backup server from Newegg on May 3.", "The backup server now uses a 4 TB drive."),
     # After "has", a value with its unit is what the thing has: "has memory" would say nothing.
     ("The build box has 16GB memory for the CI jobs, with swap off.", "The build box memory is now 32GB."),
+    # After "of", a bare number counts something unsaid, and a value with its unit measures the
+    # noun before it, which the newer clause must name ("spike" is no "time").
+    ("Measured an average page load time of 480 under 200 concurrent sessions with k6 0.45.",
+     "The average page load time is now 390 under 200 concurrent sessions."),
+    ("Logged a page load spike of 480ms under 200 concurrent sessions with k6 0.45.",
+     "The average page load time is now 390ms under 200 concurrent sessions."),
 ])
 def test_a_bare_count_or_a_value_after_has_is_not_cut_for_the_judge_either(older, newer):
     assert judged_update(older, newer).refused == ENTANGLED
+    assert compare_versions(older, newer).verdict != UPDATE
 
 
 def test_offline_a_value_before_its_noun_is_never_cut():
