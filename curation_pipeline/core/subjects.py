@@ -25,6 +25,7 @@ rules here say where a clause's subject ends and what it is:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from curation_pipeline.core.sentence_tokens import CLAUSE_WORDS, Token
@@ -139,6 +140,8 @@ def naming_numbers(tokens: Sequence[Token]) -> set[int]:
 def _counts_a_noun(tokens: Sequence[Token], n: int) -> bool:
     """Whether the number at n is followed by a noun it counts: a lowercase word that is no
     verb ("1,200 words", "5.5 hours"), not "Building 4 is closed"."""
+    if re.fullmatch(r"(19|20)\d\d", tokens[n].text):
+        return False  # "Filing 2023 taxes": a year before a noun says which, not how many
     following = tokens[n + 1] if n + 1 < len(tokens) else None
     return following is not None and following.kind == "word" and following.text[:1].islower() \
         and following.lower not in VERBS

@@ -214,9 +214,17 @@ def _when_phrase(tokens: list[Token], gone: Collection[str]) -> tuple[int, int] 
         end += 1
     if start == 0 or tokens[start - 1].lower not in _WHEN_PREPOSITIONS:
         return None
+    if start >= 2 and tokens[start - 2].lower in VERBS:
+        return None  # "Garbage pickup is on Mondays": the when is what the clause says
     phrase = tokens[start:end]
     if not all(_says_when(t) for t in phrase) or all(t.kind == "number" for t in phrase):
         return None  # "at 7 PM" needs its "PM"; a bare number says how many, not when
+    gone = set(gone)
+    for n, token in enumerate(phrase):
+        following = phrase[n + 1] if n + 1 < len(phrase) else None
+        dated = following is not None and set(following.keys) & gone  # "March" of "March 1"
+        if not (set(token.keys) & gone or dated or token.lower in ("am", "pm", "a.m", "p.m") and n and set(phrase[n - 1].keys) & gone):
+            return None  # a value that still holds ("on Friday 8 PM": only the day changed)
     return start - 1, end
 
 
