@@ -138,13 +138,15 @@ def naming_numbers(tokens: Sequence[Token]) -> set[int]:
 
 
 def _counts_a_noun(tokens: Sequence[Token], n: int) -> bool:
-    """Whether the number at n is followed by a noun it counts: a lowercase word that is no
-    verb ("1,200 words", "5.5 hours"), not "Building 4 is closed"."""
-    if re.fullmatch(r"(19|20)\d\d", tokens[n].text):
-        return False  # "Filing 2023 taxes": a year before a noun says which, not how many
+    """Whether the number at n is followed by a noun it counts: a number written with a
+    thousands comma or a decimal ("1,200 words", "5.5 hours"), or a small one before a plural
+    ("12 problems"); not "Building 4 is closed", "Taking 14 bus", "Debugging 502 errors", a year."""
+    number = tokens[n].text
+    if not (re.search(r"\d[.,]\d", number) or len(number) <= 2):
+        return False  # "Filing 2023 taxes", "Debugging 502 errors": which one, not how many
     following = tokens[n + 1] if n + 1 < len(tokens) else None
     return following is not None and following.kind == "word" and following.text[:1].islower() \
-        and following.lower not in VERBS
+        and following.lower not in VERBS and (len(number) > 2 or following.lower.endswith("s"))
 
 
 # Month names: a number after one is a day of a date.

@@ -320,11 +320,12 @@ def value_changes(old: Shape, new: Shape) -> tuple[list[str], bool]:
         came = new.values[kind] - old.values[kind]
         changed.append(f"{kind} {', '.join(sorted(old.values[kind]))!r} -> {', '.join(sorted(new.values[kind]))!r}")
         touched = {(kind, value) for value in (*gone, *came)}
-        # A value both subjects name, in a clause that names an attribute, is no other thing:
-        # "The official language of Slovak Socialist Republic is Slovak" / "... is German"
-        # drops one "Slovak", not the subject's. Without a word of an attribute ("P(A), P(B|A)"
-        # / "P(4,2)") the values are all there is to tell two things apart.
-        named = old.subject ^ new.subject if old.frame & new.frame else old.subject | new.subject
+        # A value both subjects name, in clauses that state one attribute's value, is no other
+        # thing: "The official language of Slovak Socialist Republic is Slovak" / "... is
+        # German" drops one "Slovak", not the subject's. Elsewhere ("P(A), P(B|A)" / "P(4,2)",
+        # "The Boston Globe covers Boston." / "... covers New England.") the values are all
+        # there is to tell two things apart.
+        named = old.subject ^ new.subject if old.functional and new.functional else old.subject | new.subject
         about_another |= bool(touched & named)
     if (old.negated > 0) != (new.negated > 0):
         changed.append("polarity")

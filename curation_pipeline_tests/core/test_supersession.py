@@ -67,7 +67,9 @@ def test_a_new_value_of_the_same_thing_is_an_update(older, newer, changed):
     # attribute is another thing's.
     ("The author of the Ravenna series is Ian Calder.", "The author of the Corvo series is several ghostwriters.", NONE),
     ("The official language of the Basque Country is Basque.", "The official language of Navarre is Spanish.", NONE),
-    # Without a word of an attribute, a value both clauses name still tells two things apart.
+    # Outside one attribute's stated value, a value both clauses name still tells two things
+    # apart.
+    ("The Boston Globe covers Boston.", "The Boston Globe covers New England.", LOOK_ALIKE),
     ("Practice writing set notation correctly, e.g., P(A), P(B|A), P(A ∩ B).",
      "Count arrangements of 5 objects taken 3 at a time: P(5,3) = 5 × 4 × 3 = 60.", NONE),
     # Two kinds of value at once, even in words of change, are another slot unless they are the
