@@ -6,10 +6,14 @@ auditor was moved to March 3 at 2 PM so that both teams can attend." Another pur
 trailing words come with the new value, so the verdict is checked on the clauses that carry the
 change, not on every word of the two texts:
 
-- **a change**: some older claim and some newer clause share half of the smaller frame and a
-  value of one kind was replaced (or the polarity turned over the very same frame). A value the
+- **a change**: some older claim and some newer clause share half of the smaller frame (or,
+  with an embedder, are alike within 0.1 of its threshold, naming the same things) and a value
+  of one kind was replaced (or the polarity turned over the very same frame). A value the
   newer clause names beside its new one, in words that say it changed ("The May 9 deadline was
-  extended to May 16"), counts as replaced;
+  extended to May 16"), counts as replaced; so do another stated value of one attribute,
+  another ending after the same words, a name for a language before one noun, and the object
+  of a verb of one object at a time ("works for Siemens" / "... Bosch"). A count of another
+  noun ("120 guests" / "110 people") replaces nothing;
 - **two things**: a change from a value that named the older clause's subject to one that names
   the newer's ("The Seville office ..." / "The Bilbao office ..."), of two clauses whose
   subjects put a different word before a word they share ("The staging database backups ..." /
@@ -395,8 +399,9 @@ _FRAME_MARGIN = 0.1
 
 def _same_thing(claim: Piece, piece: Piece, old: Shape, new: Shape, semantic: Semantic | None) -> bool:
     """Whether two clauses speak of one thing: their frames (the words), or, in other words,
-    the embedder (within _FRAME_MARGIN of its threshold) when one value of a kind both state
-    was replaced; two things named apart are still told apart after this (_answer)."""
+    the embedder (within _FRAME_MARGIN of its threshold) when a value was replaced, each value
+    gone has one in its place and the sentences name the same things; two things named apart
+    are still told apart after this (_answer)."""
     if _same_frame(old, new):
         return True
     if semantic is None or not _replaced(old, new)[0] or not _one_value_each(old, new) \
