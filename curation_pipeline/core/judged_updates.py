@@ -45,7 +45,7 @@ from curation_pipeline.core.coverage import KeptText, Semantic
 from curation_pipeline.core.denials import no_newer_value
 from curation_pipeline.core.sentence_tokens import tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
-from curation_pipeline.core.subjects import VERBS, own_subject, subject_end, verb_like_opening
+from curation_pipeline.core.subjects import VERBS, other_persons, own_subject, subject_end, verb_like_opening
 from curation_pipeline.core.supersession import (
     Shape,
     functional_swap,
@@ -233,22 +233,65 @@ def _counted_period(piece: Piece) -> bool:
                for before, after in zip(tokens, tokens[1:]))
 
 
-def _nouns_counted(piece: Piece, values: set[str]) -> list[frozenset[str]]:
+def _nouns_counted(piece: Piece, values: set[str], older_said: frozenset[str] = frozenset()) -> list[frozenset[str]]:
+    """What each of `values` counts in `piece`: the nouns right after it ("120 guests"). A number
+    with none counts the nouns of "the number of ..." before it, when the older memory names
+    them too ("The number of commits merged into the main branch has grown to 165" against
+    "... with 150 commits and 12 branches merged": commits, not branches). Otherwise that
+    phrase is not read: "the number of guests" may be other words for "invited 25 friends"."""
     tokens = [t for t in piece.tokens if t.kind != "punct"]
-    return [counted_words(tokens, n) for n, t in enumerate(tokens) if t.kind == "number" and set(t.keys) & values]
+    counted = []
+    for n, token in enumerate(tokens):
+        if token.kind == "number" and set(token.keys) & values:
+            after = counted_words(tokens, n)
+            before = _number_of(tokens[:n]) if not after else frozenset()
+            counted.append(after or (before if before and before <= older_said else frozenset()))
+    return counted
 
 
-def _counts_other_things(claim: Piece, piece: Piece, old: Shape, new: Shape) -> bool:
+def _number_of(tokens) -> frozenset[str]:
+    """The nouns of the last "number of ..." / "count of ..." among `tokens`, or none."""
+    for n in range(len(tokens) - 2, 0, -1):
+        if tokens[n].lower == "of" and tokens[n - 1].lower in ("number", "count"):
+            return counted_words(tokens, n)
+    return frozenset()
+
+
+def _counts_other_things(claim: Piece, piece: Piece, old: Shape, new: Shape,
+                         older_said: frozenset[str] = frozenset()) -> bool:
     """Whether the count the newer clause gave counts another noun than the one it would replace:
     "The wedding venue holds 120 guests" / "We have now invited 110 people" are two counts;
     "invited 95 people" / "invited 110 people" one. A count that names no noun after it ("a
     guest list of 25 for ...") is not told apart."""
     gone = set(old.values.get("number", ())) - set(new.values.get("number", ()))
     came = set(new.values.get("number", ())) - set(old.values.get("number", ()))
-    mine, theirs = _nouns_counted(claim, gone), _nouns_counted(piece, came)
+    mine, theirs = _nouns_counted(claim, gone), _nouns_counted(piece, came, older_said)
     if not mine or not theirs or not all(mine) or not all(theirs):
         return False
     return not frozenset().union(*mine) & frozenset().union(*theirs)
+
+
+def _opening_read_as_a_name(piece: Piece, new: Shape, older_said: frozenset[str]) -> bool:
+    """Whether the newer clause's only name is the word that opens its sentence, which the older
+    memory says in lower case: a capital of position, no name ("Swim lessons were increased ..."
+    of "Signed up for swim lessons ...")."""
+    names = set(new.values.get("name", ()))
+    first = next((t for t in piece.tokens if t.kind != "punct"), None)
+    return (piece.first == 0 and first is not None and first.is_name and bool(names)
+            and names <= set(first.keys) and names <= older_said)
+
+
+def _count_left(claim: Piece, piece: Piece, old: Shape, new: Shape) -> bool:
+    """Whether the older claim has a count of another noun than any the newer clause gives or
+    names: "has 85 members across 6 channels" / "has grown to 120 members" replaces the
+    members, and the 6 channels still hold."""
+    gone = set(old.values.get("number", ())) - set(new.values.get("number", ()))
+    came = set(new.values.get("number", ())) - set(old.values.get("number", ()))
+    if len(gone) < 2 or not came:
+        return False
+    theirs = frozenset().union(*_nouns_counted(piece, came))
+    named = {key for token in piece.tokens for key in token.keys}
+    return any(nouns and not nouns & (theirs | named) for nouns in _nouns_counted(claim, gone))
 
 
 def _object_names(piece: Piece) -> list[frozenset[str]]:
@@ -468,10 +511,16 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
         changed, about_another = _replaced(old, new)
         if about_another and _objects_of_one_subject(claim, piece, old, new):
             about_another = False
+        names_left = _opening_read_as_a_name(piece, new, older_said or frozenset()) \
+            and any(change.startswith("name ") for change in changed)
+        if names_left:
+            # "Swim lessons were increased to 3 lessons a week" names no one in place of Coach
+            # Kim: its capital is the sentence's, and the older memory says "swim lessons".
+            changed = [change for change in changed if not change.startswith("name ")]
         if any(change.startswith("proper ") for change in changed) and not _before_one_noun(claim, piece, old, new):
             changed = [change for change in changed if not change.startswith("proper ")]
         other_counts = any(change.startswith("number ") for change in changed) \
-            and _counts_other_things(claim, piece, old, new)
+            and _counts_other_things(claim, piece, old, new, older_said or frozenset())
         if other_counts:
             changed = [change for change in changed if not change.startswith("number ")]
         if _counted_period(claim) != _counted_period(piece):
@@ -488,9 +537,10 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
         if not changed:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
         if about_another or _names_two_things(claim, piece) or _another_kind_of(claim, piece) \
-                or names_another_subject(claim, piece):
+                or names_another_subject(claim, piece) or other_persons(claim.tokens, piece.tokens):
             found = found or _Answer(piece, tuple(changed), "another thing")
-        elif _left(old, new, piece, swapped, proper=any(change.startswith("proper ") for change in changed)):
+        elif names_left or _left(old, new, piece, swapped, proper=any(change.startswith("proper ") for change in changed)) \
+                or _count_left(claim, piece, old, new):
             found = _Answer(piece, tuple(changed), "partly")
         else:
             return _Answer(piece, tuple(changed), "whole")

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 # Words that say nothing about what a sentence is about: articles, pronouns, auxiliaries,
 # prepositions, connectives, and the negations, modals and quantifiers (compared on their own).
-# A capitalised one that starts a sentence is no name either (fact_guard's names).
+# A capitalised one that starts a sentence is no name either (fact_guard's names), nor is a
+# pronoun's contraction ("I've now read 15 books" names no one).
 FUNCTION_WORDS = frozenset("""
 a an the this that these those it its i we you he she they me us him her them my our your his
 their there here what which who whom whose when where why how if then else so and or but nor
@@ -35,6 +36,8 @@ today tomorrow yesterday now later soon once twice first
 new old other another same such very really quite rather too ok okay hi hello dear thanks
 everyone everybody someone somebody anyone anybody nobody everything something anything nothing
 plus around roughly approximately circa nearly almost
+i'm i've i'll i'd we're we've we'll we'd you're you've you'll you'd they're they've they'll they'd
+he'd he'll she'd she'll it'll that'll there'll
 """.split())
 
 # Words that open a new clause: a negation or a quantifier does not reach past them, and the
@@ -143,13 +146,32 @@ def tokenize(sentence: str) -> list[Token]:
             lower = lower[:-2]
         elif kind == "word" and lower.endswith("'"):
             lower = lower[:-1]  # a plural's possessive: "mentees' stories"
-        tokens.append(Token(text, lower, kind, _keys(kind, lower, text)))
+        keys = _keys(kind, lower, text)
+        if lower == "may" and text.startswith("May") and _the_month(tokens, sentence[match.end():]):
+            keys = ("may",)
+        tokens.append(Token(text, lower, kind, keys))
         # The punctuation a number or address ends on still ends its clause: "on April 20,
         # pushed to ..." is two clauses; a list of numbers ("sides 7, 9, 12 cm", "May 1, 2024")
         # is not cut.
         if not sentence[match.end():].lstrip()[:1].isdigit():
             tokens.extend(Token(mark, mark, "punct", ()) for mark in tail if mark in _CLAUSE_MARKS)
     return tokens
+
+
+# Words before "May" that make it the month: "in May", "by May 3", "early May".
+_BEFORE_A_MONTH = frozenset("""
+in on by for until till since from to of during before after through early late mid last next
+this each every
+""".split())
+
+
+def _the_month(before: list[Token], after: str) -> bool:
+    """Whether a capitalised "May" is the month, not the modal that opens a question ("May I
+    ...") nor a name ("Aunt May is visiting"): before a day ("May 9"), after one ("9 May"), or
+    after a word that opens a time ("in May", "for May 9")."""
+    previous = before[-1] if before else None
+    return after.lstrip()[:1].isdigit() or (previous is not None and (
+        previous.kind == "number" or previous.lower in _BEFORE_A_MONTH))
 
 
 def content_keys(tokens: list[Token]) -> frozenset[str]:

@@ -38,6 +38,11 @@ moved changed switched passed transferred migrated shifted rescheduled postponed
 went became cut raised lowered increased decreased reduced dropped rose fell extended
 """.split())
 _DETERMINERS = frozenset("the a an our their his her its my your this that these those".split())
+# A pronoun (or its contraction) that is a clause's subject: the word with keys after it is a verb.
+_PRONOUNS = frozenset("""
+i we you he she they it i'm i've i'll i'd we're we've we'll we'd you're you've you'll you'd
+they're they've they'll they'd he'd he'll she'd she'll it'll
+""".split())
 # Clause words after which a clause refers back to the one before ("which runs nightly").
 _REFERRING = frozenset("which who whom whose where when that".split())
 # A continuation says too little to have a subject of its own ("and HIPAA-compliant storage").
@@ -73,12 +78,49 @@ def subject_end(tokens: Sequence[Token]) -> int:
     first = next((n for n, t in enumerate(tokens) if t.keys), None)
     if first is None:
         return 0
+    if any(t.lower in _PRONOUNS for t in tokens[:first]):
+        return first  # the pronoun was the subject, its verb follows: "I've now read 15 books"
     end = first + 1
     while end < len(tokens) and tokens[first].is_name and tokens[end].is_name:
         end += 1  # a name is one subject: "Maria Chen"
     if end < len(tokens) and tokens[end].kind == "number":
         end += 1  # a numbered name: "Server 1 runs ..."
     return end
+
+
+# The person a pronoun or possessive at a clause's opening speaks of.
+_PERSONS = {word: person for person, words in {
+    "I": "i i'm i've i'll i'd my me", "we": "we we're we've we'll we'd our us",
+    "you": "you you're you've you'll you'd your", "he": "he he'll he'd his him",
+    "she": "she she'll she'd her", "they": "they they're they've they'll they'd their them",
+}.items() for word in words.split()}
+
+
+def opening_person(tokens: Sequence[Token]) -> str | None:
+    """Who a clause opens on: the person of its pronoun or possessive ("I've", "our", "She'll"),
+    or a name ("Tom's rent", "Priya has"); None when it opens on neither ("Read 12 books", "The
+    team has ...")."""
+    words = [t for t in tokens if t.kind != "punct"]
+    if words and words[0].lower in CLAUSE_WORDS:
+        words = words[1:]
+    if not words:
+        return None
+    if words[0].lower in _PERSONS:
+        return _PERSONS[words[0].lower]
+    if words[0].is_name and not verb_like_opening(words[0]) and len(words) > 1 and (
+            words[0].text.endswith(("'s", "’s")) or words[1].lower in VERBS):
+        return "name:" + " ".join(words[0].keys)
+    return None
+
+
+def other_persons(older: Sequence[Token], newer: Sequence[Token]) -> bool:
+    """Whether two clauses open on two persons, one of them a pronoun: "He'll drive 2 kids" /
+    "She'll drive 3 kids", "I'm paying $1,450 in rent" / "Tom's rent went up to $1,525". The
+    words cannot tell whose value is whose; "My rent is $1,450" / "I'm now paying $1,525" are one
+    person's."""
+    mine, theirs = opening_person(older), opening_person(newer)
+    return mine is not None and theirs is not None and mine != theirs \
+        and not (mine.startswith("name:") and theirs.startswith("name:"))
 
 
 def own_subject(tokens: Sequence[Token]) -> frozenset[str]:

@@ -70,6 +70,7 @@ from curation_pipeline.core.subjects import (
     MONTH_WORDS,
     VERBS,
     naming_numbers,
+    other_persons,
     own_subject,
     past_event,
     record_codes,
@@ -427,7 +428,10 @@ def _code(token) -> bool:
 def _of_another_thing(old: Piece, new: Piece) -> bool:
     """Whether the two clauses' sentences open with other names: then "the budget is about
     $180,000" of Orbital Foods' evaluation is no new value of "the budget is about $343,000" of
-    Monarch Retail's, and "Ablation exp-4969" is another ablation than "Ablation exp-2787"."""
+    Monarch Retail's, and "Ablation exp-4969" is another ablation than "Ablation exp-2787". Two
+    clauses that open on two persons ("He'll drive 2 kids" / "She'll drive 3 kids") are of two."""
+    if other_persons(old.tokens, new.tokens):
+        return True
     before, after = _sentence_subject(old.context or old.text), _sentence_subject(new.context or new.text)
     if not (before and after) or before == after:
         return False
@@ -602,7 +606,9 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     - a value after the cue replaces an older value of the same kind, which the older clause
       states once or next to the attribute;
     - every other value of the older clause is said by the newer one (else the update would
-      hide it: the older clause is left, and the pair is partial).
+      hide it: the older clause is left, and the pair is partial). Other words of the older
+      clause the newer one does not say (WORDS_LEFT: "Hired Maria as a part-time bookkeeper")
+      are carried in the older sentence without its replaced value, where it can be cut.
     """
     statement = change_statement(new.tokens)
     if statement is None or _a_goal(old.tokens, new.tokens):
@@ -667,7 +673,28 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     said_anywhere = {key for t in new.tokens for key in t.keys}
     left = sorted({kind for kind, keys in old_values.items()
                    for key in keys if key not in said_anywhere and key not in gone_all and key not in historical})
+    if _words_left(old, said_anywhere, old_values):
+        left.append(WORDS_LEFT)
     return ClauseUpdate(old, new, tuple(changed), tuple(left))
+
+
+# A ClauseUpdate's `left` kind for an older clause's own words that the newer clause does not
+# say: what the older event did besides setting the value.
+WORDS_LEFT = "words"
+
+
+def _words_left(old: Piece, said: set[str], old_values: dict[str, Counter]) -> bool:
+    """Whether the older clause says words besides its values and its opening verb that the
+    newer clause does not: "Hired Maria as a part-time bookkeeper at 15 hours a week" / "Maria's
+    hours were increased to 20 hours a week" replaces the hours; that she was hired as a
+    part-time bookkeeper still holds, and superseding the older clause whole would hide it.
+    "Set sprint deadline April 1" / "The sprint deadline was adjusted to April 5" leaves only
+    the verb of setting it."""
+    values = {key for keys in old_values.values() for key in keys}
+    tokens = [t for t in old.tokens if t.keys]
+    if old.first == 0 and tokens and tokens[0] is old.tokens[0] and verb_like_opening(tokens[0]):
+        tokens = tokens[1:]
+    return any(key not in said and key not in values for t in tokens for key in t.keys)
 
 
 def names_another_subject(old: Piece, new: Piece) -> bool:
@@ -994,9 +1021,7 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     for n, covered in zip(rest, kept.cover_all([older_clauses[n] for n in rest])):
         if covered.covered:
             said_by[n] = covered.by
-    # The date an outdated measure was taken at is when it held, not a fact left unsaid.
-    entangled = tuple(update.old for update in updates
-                      if update.left and not (_measured_when(update) and set(update.left) <= _DATE_KINDS))
+    entangled = tuple(update.old for update in updates if _entangles(update, set(update.left)))
     left = [n for n in rest if n not in said_by]
     hosts = {n: found[n].new if found[n] is not None else said_by.get(n) for n in range(len(older_clauses))}
     carried = carried_clauses(older_clauses, left, hosts)
@@ -1007,6 +1032,10 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
         sentence = rest_carried(older_sentences, older_clauses, replaced, set(said_by), written, newer_pieces)
         if sentence is not None:
             return VersionCheck(UPDATE, updates, (), carried=sentence, carried_text=carry_into(written, sentence))
+        # Words of an event the sentence cannot be cut around were never carried ("I secured 3
+        # interviews for executive producer roles" / "The number of interviews secured increased
+        # to 5"): the clause is updated as a whole, as before words were weighed.
+        entangled = tuple(update.old for update in updates if _entangles(update, set(update.left) - {WORDS_LEFT}))
     if entangled or carried is None or any(_asks(older_clauses[n]) for n in left) \
             or _carries_a_rival(carried, newer_pieces):
         # A question is never carried: written into the newer memory it would read as a statement.
@@ -1019,6 +1048,12 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
 # clause with one of them beside a newer clause with another of the same thing says two values.
 _RIVAL_KINDS = frozenset({"number:percent", "number:money", "number:time"}
                          | {f"number:{dimension}" for dimension in DIMENSIONS})  # "18GB free" / "26GB free"
+
+
+def _entangles(update: ClauseUpdate, left: set[str]) -> bool:
+    """Whether an update leaves `left` (kinds of value, WORDS_LEFT) of its older clause unsaid.
+    The date an outdated measure was taken at is when it held, not a fact left unsaid."""
+    return bool(left) and not (_measured_when(update) and left <= _DATE_KINDS)
 
 
 def _carries_a_rival(carried: Sequence[Carried] | None, newer_pieces: Sequence[Piece]) -> bool:

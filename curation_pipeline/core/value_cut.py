@@ -18,7 +18,11 @@ and the outdated 8 is no longer current. A value is cut only with the phrase it 
   which the newer clause must name; a bare number after "of" counts something unsaid. What a
   value counts ends at a preposition ("220ms under 1,000 users", "budget after reviewing");
 - the phrase holds no value that was not replaced, and does not end on one ("at 3 PM Lisbon
-  time"): such a sentence is not cut, and the update stays partial;
+  time"): such a sentence is not cut, and the update stays partial; nor does it hold a name
+  ("with Coach Kim at 2 lessons a week": a person is no value to cut away);
+- a length of time goes with its units ("at 15 hours a week"); a phrase right after the counted
+  noun, with no comma and no value of its own, tells of that noun ("with 1,200 daily visitors
+  from organic search"), and the sentence is not cut: left, it would tell of something else;
 - for a judge's "update" only (core/judged_updates.py): a value with its own unit or sign that
   stands before the noun it measures, after an article or possessive and at most one plain word
   ("set a $700 budget ceiling", "a strict $1,250 max budget") or right after a verb of something
@@ -28,7 +32,12 @@ and the outdated 8 is no longer current. A value is cut only with the phrase it 
   own object ("has 8 cards") is no such phrase: neither is cut. Offline the words alone would
   take "Retained 80% accuracy on the sequence definitions quiz" for an update of "improved
   accuracy to 100% on sum problems" (BEAM's development chats), and cut a value of another quiz:
-  the pair stays partial, for the judge.
+  the pair stays partial, for the judge. Also for the judge only: a preposition and one value
+  with its unit that counts nothing ("Mortgage pre-approval ... at 6.1% from Chase"), unless the
+  clause opens with a thing done (the price "Bought the house in 2015 at $320,000" still holds)
+  or the value is of what follows ("at 95% of target"); and a dotted version right after a name
+  the newer clause names with words of a new version ("uses Python 3.10 with FastAPI" /
+  "upgraded to Python 3.12"; not "Room 2.14" / "moved to Room 3.05").
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ import re
 from collections.abc import Collection
 
 from curation_pipeline.core.clauses import Piece
-from curation_pipeline.core.sentence_tokens import Token, root
+from curation_pipeline.core.sentence_tokens import Token, root, tokenize
 from curation_pipeline.core.subjects import VERBS, verb_like_opening
 from curation_pipeline.core.value_words import value_class
 
@@ -86,17 +95,24 @@ def _phrase(tokens: list[Token], gone: Collection[str]) -> tuple[int, int] | Non
     first, last = at[0], at[-1]
     if any(_valued(token) and not set(token.keys) & set(gone) for token in tokens[first:last + 1]):
         return None  # another value among the replaced ones
+    if any(token.is_name and not _says_when(token) for token in tokens[first:last + 1]):
+        return None  # "with Coach Kim at 2 lessons a week": a person is no value to cut away
     start = first - 1
     while start >= 0 and tokens[start].lower in _APPROXIMATE:
         start -= 1
     if start < 0 or tokens[start].lower not in _PREPOSITIONS:
         return None  # the verb's own object ("has 8 cards"): no phrase of its own
     end = last + 1
-    while end < len(tokens) and _counted(tokens[end]):
-        end += 1
+    while end < len(tokens) and (_counted(tokens[end]) or _time_unit(tokens[end])):
+        end += 1  # "at 15 hours a week": a length of time goes with its units
     if end < len(tokens) and _valued(tokens[end]):
         return None  # "at 3 PM Lisbon time": the phrase goes on with another value
     return start, end
+
+
+def _time_unit(token: Token) -> bool:
+    """A unit of time ("hours", "week", "daily"): part of a length of time, no value of its own."""
+    return bool(token.keys) and value_class(token.lower, token.keys[0]) == "time unit"
 
 
 def _measures_the_noun_before(tokens: list[Token], start: int, end: int) -> bool:
@@ -105,6 +121,14 @@ def _measures_the_noun_before(tokens: list[Token], start: int, end: int) -> bool
     return (tokens[start].lower == "of" and end - start == 2 and start >= 1
             and re.search(r"[^\d.,]", tokens[start + 1].text) is not None
             and _counted(tokens[start - 1]) and bool(tokens[start - 1].keys))
+
+
+def _unit_alone(tokens: list[Token], start: int, end: int) -> bool:
+    """Whether the phrase is a preposition and one value with its own unit or sign, and nothing
+    it counts ("at 6.1%", "for $250"): for a judge's "update" that replaced it with a value of
+    the same kind, it goes whole. A bare number ("with 12") may count something unsaid."""
+    values = [token for token in tokens[start + 1:end] if token.lower not in _APPROXIMATE]
+    return len(values) == 1 and values[0].kind == "number" and re.search(r"[^\d.,]", values[0].text) is not None
 
 
 # What opens a noun phrase a value may stand in before its noun: "a $700 budget ceiling".
@@ -176,14 +200,35 @@ def without_value(sentence: str, claim: Piece, gone: Collection[str], said: Coll
         return _cut(sentence, tokens, *when)  # "on Tuesdays", "by March 1, 2024": a when, whole
     span = _phrase(tokens, gone)
     if span is None:
-        return _without_modifier(sentence, tokens, gone, said) if modifiers else None
+        if not modifiers:
+            return None
+        return _without_modifier(sentence, tokens, gone, said) or _without_version(sentence, tokens, gone, said)
     start, end = span
-    counted = [token for token in tokens[start:end] if _counted(token) and token.keys]
+    counted = [token for token in tokens[start:end] if (_counted(token) or _time_unit(token)) and token.keys]
     if not counted and _measures_the_noun_before(tokens, start, end):
         counted = [tokens[start - 1]]  # "response time of 220ms": the time is what it measures
+    if not counted and modifiers and _unit_alone(tokens, start, end) and not _action(tokens[0]) \
+            and not (end < len(tokens) and tokens[end].lower == "of"):
+        # Not the price of a thing done ("Bought the house in 2015 at $320,000" / "The house is
+        # now valued at $480,000"), nor a value of something after it ("at 95% of target").
+        return _cut(sentence, tokens, start, end)  # "at 6.1%" of "pre-approval ... at 6.1% from Chase"
     if not counted or counted[-1].keys[0] not in said:
         return None  # "with 10 probability questions" / "12 probability problems": maybe another count
+    if end < len(tokens) and tokens[end].lower in _PREPOSITIONS and _tells_of_the_counted(sentence, tokens, end):
+        # "with 1,200 daily visitors from organic search": what follows tells of the counted
+        # noun, and would be left to tell of something else ("converts at 3.2% from organic search")
+        return None
     return _cut(sentence, tokens, start, end)
+
+
+def _tells_of_the_counted(sentence: str, tokens: list[Token], end: int) -> bool:
+    """Whether the phrase opened by tokens[end] follows the counted noun with no comma between
+    and holds no value of its own, up to the clause's end: "visitors from organic search" tells
+    of the visitors; "attendees for the May 20 party" and "miles from a dealer in Tacoma" say
+    their own facts, of the event, and stay."""
+    found = re.search(re.escape(tokens[end - 1].text) + r"\s+(" + re.escape(tokens[end].text) + r"[^,;.!?]*)", sentence)
+    # "in the first week": a unit of time alone is no fact of its own.
+    return found is not None and not any(_valued(token) and not _time_unit(token) for token in tokenize(found.group(1)))
 
 
 _WHEN_CLASSES = frozenset({"weekday", "month"})
@@ -260,3 +305,25 @@ def _without_modifier(sentence: str, tokens: list[Token], gone: Collection[str],
         return None
     cut = sentence[:found.start()] + sentence[found.start() + value.end():]
     return _tidy(_article_for(cut, found.start()))
+
+
+# Keys of the words that say a new version ("upgraded to Python 3.12", "bumped to version 2.4").
+_NEW_VERSION_WORDS = frozenset({"upgrad", "updat", "bump", "migrat", "vers", "releas", "downgrad", "patch", "install"})
+
+
+def _without_version(sentence: str, tokens: list[Token], gone: Collection[str], said: Collection[str]) -> str | None:
+    """`sentence` without a replaced version right after the name it versions, when the newer
+    clause names it too and says a new version ("uses Python 3.10 with FastAPI" / "upgraded to
+    Python 3.12" -> "uses Python with FastAPI"); None otherwise. Only a dotted version: "Room
+    101" is which room."""
+    at = [n for n, token in enumerate(tokens) if set(token.keys) & set(gone)]
+    if len(at) != 1 or at[0] == 0:
+        return None
+    value, name = tokens[at[0]], tokens[at[0] - 1]
+    if not (re.fullmatch(r"v?\d+(\.\d+)+", value.lower) and name.is_name and name.keys and name.keys[0] in said
+            and set(said) & _NEW_VERSION_WORDS):
+        return None  # "Room 2.14" / "moved to Room 3.05": which room, not a version
+    found = re.search(re.escape(name.text) + r"\s+" + re.escape(value.text), sentence)
+    if found is None:
+        return None
+    return _tidy(sentence[:found.start() + len(name.text)] + sentence[found.end():])

@@ -25,7 +25,7 @@ _CLASSES = """
 time unit: minute, hour, day, night, week, fortnight, month, quarter, year, decade,
     hourly, daily, nightly, weekly, biweekly, monthly, quarterly, yearly, annually
 weekday: monday, tuesday, wednesday, thursday, friday, saturday, sunday, weekday, weekend
-month: january, february, march, april, june, july, august, september, october, november, december
+month: january, february, march, april, may, june, july, august, september, october, november, december
 channel: email, e-mail, phone, sms, slack, chat, letter, fax, whatsapp, telegram, zoom,
     voicemail, pager, webhook
 environment: staging, production, prod, dev, development, sandbox, qa, uat

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from curation_pipeline.core.judged_updates import judged_update
+from curation_pipeline.core.supersession import UPDATE, compare_versions
 
 
 @pytest.mark.parametrize(("older", "newer"), [
@@ -287,3 +288,67 @@ def test_in_other_words_one_value_must_replace_one(minilm):
     assert not judged_update("Dmitri Volkov lives in Tallinn with his wife Ilse.", "Dmitri Volkov moved to Riga.", minilm).taken
     assert not judged_update("Tennis with Marco on Friday with his brother Luca.", "Tennis with Marco moved to Saturday.",
                              minilm).taken
+
+
+@pytest.mark.parametrize(("older", "newer", "carried"), [
+    # "The number of commits ... 165" counts commits, which the older memory names: the 7
+    # branches are another count, carried.
+    ("Tagged the Lumen release v2.0 on April 3, pushed to GitHub with 90 commits and 7 branches merged.",
+     "The number of commits merged into main has grown to 120, reflecting fixes after the release.",
+     "The number of commits merged into main has grown to 120, reflecting fixes after the release. "
+     "Tagged the Lumen release v2.0 on April 3, pushed to GitHub with 7 branches merged."),
+    ("The venue holds 120 guests and 12 tables.", "The number of tables at the venue has grown to 15.",
+     "The number of tables at the venue has grown to 15. The venue holds 120 guests."),
+])
+def test_the_number_of_a_noun_the_older_memory_counts_replaces_that_count_only(older, newer, carried):
+    taken = judged_update(older, newer)
+    assert taken.taken, taken.refused
+    assert taken.carried_text == carried
+
+
+def test_the_number_of_a_noun_the_older_memory_never_names_may_be_other_words_for_its_count():
+    # "guests" / "people": the older memory never says "guests", so "the number of guests" is
+    # not read as a count of another noun.
+    assert judged_update("Invited 25 people to the barbecue.", "The number of guests at the barbecue has grown to 30.").taken
+
+
+def test_a_count_of_another_noun_the_newer_clause_leaves_unsaid_is_not_replaced_with_the_rest():
+    older = "Our Slack workspace has 85 members across 6 channels, with the free plan."
+    # The 6 channels still hold: superseding the older memory would hide them.
+    assert not judged_update(older, "The Slack workspace has grown to 120 members.").taken
+    said = judged_update(older, "The Slack workspace has grown to 120 members across 6 channels.")
+    assert said.taken and said.carried_text == "The Slack workspace has grown to 120 members across 6 channels, with the free plan."
+
+
+@pytest.mark.parametrize(("older", "newer", "update"), [
+    # "I've now read 15 books": the subject is "I", "read" its verb, and 15 a count of books,
+    # not the "15" of a thing named "read 15"; "I've" and "We've" name no one.
+    ("I read 12 books this year.", "I've now read 15 books this year.", True),
+    ("The team has 6 engineers.", "We've grown the team to 8 engineers.", True),
+    # Counts of other nouns stay apart.
+    ("I read 12 books this year.", "I've now read 15 articles this year.", False),
+    ("The team has 6 engineers.", "We've grown the team to 8 designers.", False),
+])
+def test_after_a_pronoun_the_words_find_the_update_offline_and_for_the_judge(older, newer, update):
+    assert (compare_versions(older, newer).verdict == UPDATE) is update
+    assert judged_update(older, newer).taken is update
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A review's pairs: two persons, one of them a pronoun. Whose value is whose, the words
+    # cannot tell; "I've" and "She'll" are no names, but the persons stay apart.
+    ("He'll drive 2 kids to practice on Mondays.", "She'll drive 3 kids to practice on Mondays."),
+    ("We've raised $8,000 for the school library.", "They've raised $11,000 for the school library."),
+    ("We are taking 3 cars to the lake.", "They are taking 2 cars to the lake."),
+    ("I'm paying $1,450 in rent.", "Tom's rent went up to $1,525."),
+    ("I've booked a table at Nopa for Friday.", "Dana's table at Nopa moved to Saturday."),
+])
+def test_two_persons_are_two_things(older, newer):
+    assert compare_versions(older, newer).verdict != UPDATE
+    assert not judged_update(older, newer).taken
+
+
+def test_one_person_said_two_ways_is_one():
+    # Counter-example: "my" and "I'm" are one person's.
+    assert judged_update("My rent is $1,450 a month.", "I'm now paying $1,525 a month in rent.").taken
+    assert compare_versions("I've got 12 vacation days left.", "I now have 9 vacation days left.").verdict == UPDATE

@@ -36,3 +36,30 @@ def test_hyphenated_words_are_their_parts_but_ids_stay_whole():
 def test_names_are_capitalised_non_function_words():
     names = [token.text for token in tokenize("The admin of Harbor & Vine is Priya Raman.") if token.is_name]
     assert names == ["Harbor", "Vine", "Priya", "Raman"]
+
+
+def test_a_pronouns_contraction_is_no_name_and_says_nothing_the_sentence_is_about():
+    # "I've now read 15 books" names no one: read as a name, "I've" made the newer clause name
+    # another thing than "Read 12 books this year".
+    tokens = tokenize("I've now read 15 books; we're done, they'll see.")
+    assert not any(token.is_name for token in tokens)
+    assert keys("I've now read 15 books.") == keys("Now read 15 books.")
+    # An apostrophe inside a name is no contraction.
+    assert [token.text for token in tokenize("We met Dara O'Neil today.") if token.is_name] == ["Dara", "O'Neil"]
+
+
+def test_may_inside_a_sentence_or_before_a_day_is_the_month():
+    # The modal is never capitalised inside a sentence: "for May 9" is a date like "for April 9".
+    assert "may" in keys("The cleaning is booked for May 9.")
+    assert "may" in keys("May 9 is the deadline.")
+    # The modal says nothing of what the sentence is about.
+    assert "may" not in keys("The cleaning may move to June.")
+    assert "may" not in keys("May I move the cleaning?")
+
+
+def test_may_as_a_name_is_no_month():
+    # A review's pair: "Aunt May is visiting" / "Aunt May's visit moved": May is a person here,
+    # in both, and no month is left unsaid.
+    assert "may" not in keys("Aunt May is visiting on the 12th.")
+    assert "may" not in keys("Aunt May's visit moved to the 19th.")
+    assert "may" in keys("The visit moved to early May.")

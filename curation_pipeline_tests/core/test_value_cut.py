@@ -112,3 +112,90 @@ def test_offline_a_value_before_its_noun_is_never_cut():
     older, newer = ("Retained 80% accuracy on the vocabulary quiz after 3 hours of study.",
                     "After another week of practice, improved accuracy to 100% on grammar drills.")
     assert compare_versions(older, newer).verdict != UPDATE
+
+
+def test_a_length_of_time_goes_with_its_units_and_the_rest_of_the_event_stays_said():
+    # Whole, the update would hide that Maria was hired as a part-time bookkeeper, and carry
+    # "starting November 4" onto the new hours, which did not start then.
+    check = compare_versions("Hired Maria as a part-time bookkeeper at 15 hours a week, starting November 4.",
+                             "Maria's hours were increased to 20 hours a week.")
+    assert check.verdict == UPDATE
+    assert check.carried_text == ("Maria's hours were increased to 20 hours a week. "
+                                  "Hired Maria as a part-time bookkeeper, starting November 4.")
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # What follows the counted noun tells of it ("visitors from organic search"): cut, it would
+    # tell of something else ("converts at 3.2% from organic search").
+    ("The landing page converts at 3.2% with 1,200 daily visitors from organic search.",
+     "Daily visitors reached 1,800 after the SEO update."),
+    ("Launched the beta on Product Hunt on February 20, with 340 signups in the first week.",
+     "Beta signups have climbed to 910."),
+])
+def test_a_phrase_that_goes_on_about_its_counted_noun_is_not_cut(older, newer):
+    assert compare_versions(older, newer).verdict != UPDATE
+    assert judged_update(older, newer).refused == ENTANGLED
+
+
+@pytest.mark.parametrize(("older", "newer", "carried"), [
+    # A value with its unit and nothing it counts ("at 6.1%") goes whole for the judge.
+    ("Mortgage pre-approval for $350,000 at 6.1% from Chase, valid until May 15.",
+     "The pre-approval rate was lowered to 5.9%.",
+     "The pre-approval rate was lowered to 5.9%. Mortgage pre-approval for $350,000 from Chase, valid until May 15."),
+    # "May 9" is a date as "April 9" is: the when goes, the time that still holds stays.
+    ("Scheduled the dentist cleaning for May 9 at 10 AM with Dr. Okafor at Lakeside Dental.",
+     "The dentist cleaning was moved to May 16.",
+     "The dentist cleaning was moved to May 16. Scheduled the dentist cleaning at 10 AM with Dr. Okafor at Lakeside Dental."),
+    # A dotted version right after the name the newer clause names too.
+    ("The backend team uses Python 3.10 with FastAPI and deploys through GitHub Actions.",
+     "The backend was upgraded to Python 3.12.",
+     "The backend was upgraded to Python 3.12. The backend team uses Python with FastAPI and deploys through GitHub Actions."),
+])
+def test_a_judges_update_cuts_a_value_with_its_unit_a_date_in_may_or_a_version(older, newer, carried):
+    judged = judged_update(older, newer)
+    assert judged.taken and judged.carried_text == carried
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Two values of the kind, one replaced: which one the phrase held nothing tells.
+    ("Mortgage pre-approval for $350,000 at 6.1% with 20% down from Chase, valid until May 15.",
+     "The pre-approval rate was lowered to 5.9%."),
+    # A number after a name that is no version says which one: "in Room with the whole team" is no cut.
+    ("The design review is in Room 101 with the whole team on Friday.", "The design review moved to Room 204."),
+])
+def test_a_judges_update_does_not_cut_a_value_it_cannot_tell_apart(older, newer):
+    assert judged_update(older, newer).refused == ENTANGLED
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A review's pairs. A person in the phrase of the value is no value to cut away: "Swim"
+    # opening the newer sentence reads as a name, and Coach Kim would go with the 2 lessons.
+    ("Signed up for swim lessons with Coach Kim at 2 lessons a week.", "Swim lessons were increased to 3 lessons a week."),
+    ("Practiced guitar with Coach Lee for 30 minutes a day.", "Guitar practice went up to 45 minutes a day."),
+])
+def test_a_name_is_never_cut_with_a_replaced_value(older, newer):
+    check = compare_versions(older, newer)
+    assert check.verdict != UPDATE or "Coach" in check.carried_text
+    judged = judged_update(older, newer)
+    assert not judged.taken or "Coach" in judged.carried_text
+
+
+def test_a_value_and_its_units_are_cut_and_the_person_with_it_stays():
+    # Counter-example: the person is outside the phrase of the value.
+    check = compare_versions("Joined the rowing club with Marcus at 3 sessions a week.",
+                             "Rowing sessions were cut to 2 sessions a week.")
+    assert check.verdict == UPDATE
+    assert check.carried_text == "Rowing sessions were cut to 2 sessions a week. Joined the rowing club with Marcus."
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A review's pairs. The price of a thing done still holds: it is no rate to replace.
+    ("Bought the house in 2015 at $320,000.", "The house is now valued at $480,000."),
+    ("Sold 40 tickets at $25 for the school play.", "The ticket price for the school play went up to $30."),
+    # A value of what follows it ("95% of target") cut alone leaves "Ended Q3 of target".
+    ("Closed the year at 95% of target for the sales team.", "The sales team is now at 102% of target."),
+    # A dotted number that says which room is no version: "in Room of the Kelvin Building".
+    ("The seminar is in Room 2.14 of the Kelvin Building on Tuesdays.", "The seminar moved to Room 3.05."),
+])
+def test_a_judges_update_does_not_cut_the_price_of_a_thing_done_a_share_or_a_room(older, newer):
+    assert not judged_update(older, newer).taken
