@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from curation_pipeline.core.clauses import Piece
-from curation_pipeline.core.subjects import VERBS
+from curation_pipeline.core.subjects import is_verb
 from curation_pipeline.core.text import append_sentence
 
 # A clause opening with one of these says when, why, on what condition or of what the clause
@@ -74,7 +74,7 @@ def _continues(piece: Piece) -> bool:
     the words before it, which the update replaced: it is not carried."""
     word = _opening(piece)
     if word in ("and", "or", "plus"):
-        return any(t.lower in VERBS or (t.kind == "word" and t.lower.endswith(("ed", "ing")))
+        return any(is_verb(t) or (t.kind == "word" and t.lower.endswith(("ed", "ing")))
                    for t in piece.tokens[1:])
     return word in _CONTINUING or word.endswith(("ing", "ed"))
 

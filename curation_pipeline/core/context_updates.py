@@ -30,7 +30,7 @@ from curation_pipeline.core.carry import Carried, carry_into
 from curation_pipeline.core.clauses import text_clauses
 from curation_pipeline.core.sentence_tokens import tokenize
 from curation_pipeline.core.speakers import without_speaker
-from curation_pipeline.core.subjects import VERBS
+from curation_pipeline.core.subjects import is_verb
 from curation_pipeline.core.supersession import UPDATE, ClauseUpdate, VersionCheck, values_of
 
 # How long after the memory before it a memory without a subject is read with it.
@@ -47,7 +47,7 @@ def needs_context(text: str) -> bool:
     tokens = tokenize(body)
     words = [t for t in tokens if t.kind != "punct"]
     return (len(sentences) == 1 and 0 < len(words) <= MAX_WORDS and bool(values_of(tokens, opening=True))
-            and not any(t.lower in VERBS for t in tokens))
+            and not any(is_verb(t) for t in tokens))
 
 
 def context_update(previous: str, current: str) -> VersionCheck | None:

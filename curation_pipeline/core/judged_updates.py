@@ -45,7 +45,7 @@ from curation_pipeline.core.coverage import KeptText, Semantic
 from curation_pipeline.core.denials import no_newer_value
 from curation_pipeline.core.sentence_tokens import tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
-from curation_pipeline.core.subjects import VERBS, other_persons, own_subject, subject_end, verb_like_opening
+from curation_pipeline.core.subjects import is_verb, other_persons, own_subject, subject_end, verb_like_opening
 from curation_pipeline.core.supersession import (
     Shape,
     functional_swap,
@@ -168,7 +168,7 @@ def _subject(piece: Piece) -> list[str]:
     words: list[str] = []
     first = 1 if tokens[0].lower in _DETERMINERS else 0
     for n, token in enumerate(tokens[first:], start=first):
-        if token.kind != "word" or any(ch.isdigit() for ch in token.text) or token.lower in VERBS:
+        if token.kind != "word" or any(ch.isdigit() for ch in token.text) or is_verb(token):
             break  # its verb or its first number or code
         word_class = value_class(token.lower, token.keys[0]) if token.keys else None
         following = tokens[n + 1] if n + 1 < len(tokens) else None
@@ -205,7 +205,7 @@ def _kind_words(piece: Piece) -> list[tuple[str, str]]:
     def plain(n: int) -> bool:
         token = tokens[n] if n < len(tokens) else None
         return (token is not None and token.kind == "word" and bool(token.keys) and not token.is_name
-                and token.lower not in VERBS and not token.lower.endswith("ed")
+                and not is_verb(token) and not token.lower.endswith("ed")
                 and value_class(token.lower, token.keys[0]) is None)
     return [(tokens[n].keys[0], tokens[n - 1].keys[0]) for n in range(1, len(tokens))
             if plain(n - 1) and plain(n) and not plain(n + 1)]
@@ -401,7 +401,7 @@ def _other_ending(claim: Piece, piece: Piece, said: frozenset[str]) -> bool:
         return False  # "mayor of Gdansk since 2018", "..., reelected in 2022": of the old value
     # A word of the frame besides the verb ("position"): "enjoys hiking" / "enjoys swimming"
     # may both hold.
-    shared_frame = any(t.keys and not t.is_name and t.lower not in VERBS and not t.lower.endswith(("ing", "ed"))
+    shared_frame = any(t.keys and not t.is_name and not is_verb(t) and not t.lower.endswith(("ing", "ed"))
                        for t in mine[end + 1:same])  # "is learning Spanish" / "... Python": the verb only
     return bool(0 < end < same and shared_frame and old_end and new_end and not old_end & new_end
                 and not old_end & elsewhere)

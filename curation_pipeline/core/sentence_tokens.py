@@ -76,9 +76,10 @@ class Token:
 
     @property
     def is_name(self) -> bool:
-        """A capitalised word that is not a function word ("Priya", "HV-ATL-02", "SAP")."""
+        """A capitalised word that is not a function word ("Priya", "HV-ATL-02", "SAP"), or one
+        that says something all the same ("US", the month "May": as "April" is)."""
         return self.kind == "word" and self.text[:1].isupper() and (self.lower not in FUNCTION_WORDS
-                                                                    or is_acronym(self.text))
+                                                                    or is_acronym(self.text) or bool(self.keys))
 
     @property
     def ends_clause(self) -> bool:
@@ -158,20 +159,25 @@ def tokenize(sentence: str) -> list[Token]:
     return tokens
 
 
-# Words before "May" that make it the month: "in May", "by May 3", "early May".
+# Words before "May" that make it the month: "in May", "by May 3", "early May", "the May rent".
 _BEFORE_A_MONTH = frozenset("""
 in on by for until till since from to of during before after through early late mid last next
-this each every
+this each every the our my your their
 """.split())
 
 
 def _the_month(before: list[Token], after: str) -> bool:
     """Whether a capitalised "May" is the month, not the modal that opens a question ("May I
-    ...") nor a name ("Aunt May is visiting"): before a day ("May 9"), after one ("9 May"), or
-    after a word that opens a time ("in May", "for May 9")."""
+    ...") nor a name ("Aunt May is visiting", "the report by May Chen"): before a day ("May
+    9"), after one ("9 May"), or after a word that opens a time ("in May", "for May 9"), with no
+    surname after it."""
     previous = before[-1] if before else None
-    return after.lstrip()[:1].isdigit() or (previous is not None and (
-        previous.kind == "number" or previous.lower in _BEFORE_A_MONTH))
+    following = after.lstrip()
+    if following[:1].isdigit():
+        return True
+    if following[:1].isupper():
+        return False  # "May Chen"
+    return previous is not None and (previous.kind == "number" or previous.lower in _BEFORE_A_MONTH)
 
 
 def content_keys(tokens: list[Token]) -> frozenset[str]:

@@ -38,6 +38,11 @@ moved changed switched passed transferred migrated shifted rescheduled postponed
 went became cut raised lowered increased decreased reduced dropped rose fell extended
 """.split())
 _DETERMINERS = frozenset("the a an our their his her its my your this that these those".split())
+
+
+def is_verb(token: Token) -> bool:
+    """One of VERBS, but for the month "May" (sentence_tokens gives it a key; the modal has none)."""
+    return token.lower in VERBS and not (token.lower == "may" and token.keys)
 # A pronoun (or its contraction) that is a clause's subject: the word with keys after it is a verb.
 _PRONOUNS = frozenset("""
 i we you he she they it i'm i've i'll i'd we're we've we'll we'd you're you've you'll you'd
@@ -73,7 +78,7 @@ def subject_end(tokens: Sequence[Token]) -> int:
     if tokens and tokens[0].lower in CLAUSE_WORDS:
         return 0
     for n, token in enumerate(tokens):
-        if token.lower in VERBS or token.text == ":":
+        if is_verb(token) or token.text == ":":
             return n
     first = next((n for n, t in enumerate(tokens) if t.keys), None)
     if first is None:
@@ -94,22 +99,53 @@ _PERSONS = {word: person for person, words in {
     "you": "you you're you've you'll you'd your", "he": "he he'll he'd his him",
     "she": "she she'll she'd her", "they": "they they're they've they'll they'd their them",
 }.items() for word in words.split()}
+_POSSESSIVES = frozenset("my our your his her their".split())
+# Verbs of a change someone makes to a thing ("I moved Tom's flight"): the one who makes it
+# is no owner of the value. The auxiliaries of VERBS are not among them.
+_CHANGE_VERBS = VERBS - frozenset("""
+is are was were be been has have had will would can could must should may might does do did shall
+isn't aren't wasn't weren't hasn't haven't hadn't won't wouldn't can't couldn't doesn't don't didn't
+""".split()) | frozenset("rescheduled upgraded updated adjusted bumped renewed revised".split())
+
+
+def _possessed(token: Token) -> bool:
+    return token.text.endswith(("'s", "’s"))
 
 
 def opening_person(tokens: Sequence[Token]) -> str | None:
-    """Who a clause opens on: the person of its pronoun or possessive ("I've", "our", "She'll"),
-    or a name ("Tom's rent", "Priya has"); None when it opens on neither ("Read 12 books", "The
-    team has ...")."""
+    """Whose value a clause gives, when it opens on a person: the person of its pronoun or
+    possessive ("I've", "our", "She'll"; after words like "Today" or "Currently"), or a name
+    ("Tom's rent", "Priya has"). One who makes a change is no owner: "I moved Tom's flight" is
+    Tom's, "I raised the grocery budget" nobody's in particular; nor is "My son's tuition" mine.
+    None when it opens on no person ("Read 12 books", "The team has ...")."""
     words = [t for t in tokens if t.kind != "punct"]
-    if words and words[0].lower in CLAUSE_WORDS:
-        words = words[1:]
+    while words and (words[0].lower in CLAUSE_WORDS or (words[0].lower not in _PERSONS and (
+            not words[0].keys or (len(words[0].lower) > 4 and words[0].lower.endswith("ly"))))):
+        words = words[1:]  # "and", "Today", "Currently"
     if not words:
         return None
-    if words[0].lower in _PERSONS:
-        return _PERSONS[words[0].lower]
-    if words[0].is_name and not verb_like_opening(words[0]) and len(words) > 1 and (
-            words[0].text.endswith(("'s", "’s")) or words[1].lower in VERBS):
-        return "name:" + " ".join(words[0].keys)
+    first, rest = words[0], words[1:]
+    if first.lower in _PERSONS:
+        if first.lower in _POSSESSIVES and rest and _possessed(rest[0]):
+            return None  # "My son's tuition": the son's, whose person the words do not tell
+        if rest and rest[0].lower in _CHANGE_VERBS and not (len(rest) > 1 and rest[1].kind == "number"):
+            return _owner(rest[1:])  # "I moved Tom's flight": Tom's; "We've raised $8,000": ours
+        return _PERSONS[first.lower]
+    if first.is_name and rest and (_possessed(first) or (not verb_like_opening(first) and is_verb(rest[0]))):
+        return "name:" + " ".join(first.keys)
+    if verb_like_opening(first) and rest and rest[0].lower in _PERSONS:
+        return _PERSONS[rest[0].lower]  # "Gave him 2 mg", "Moved her appointment"
+    return None
+
+
+def _owner(words: Sequence[Token]) -> str | None:
+    """The owner a change is made to: the first possessive after the verb ("Tom's flight", "my
+    gym membership"), or None."""
+    for token in words[:4]:
+        if token.lower in _POSSESSIVES:
+            return _PERSONS[token.lower]
+        if token.is_name and _possessed(token):
+            return "name:" + " ".join(token.keys)
     return None
 
 
@@ -134,7 +170,7 @@ def own_subject(tokens: Sequence[Token]) -> frozenset[str]:
     rest = list(tokens[start:])
     if not rest or not (rest[0].lower in _DETERMINERS or rest[0].is_name):
         return frozenset()
-    if sum(1 for t in rest if t.keys or t.lower in VERBS) < _MIN_OWN_SUBJECT_CLAUSE:
+    if sum(1 for t in rest if t.keys or is_verb(t)) < _MIN_OWN_SUBJECT_CLAUSE:
         return frozenset()
     end = subject_end(rest)
     return frozenset(key for token in rest[:end] for key in token.keys)
@@ -188,7 +224,7 @@ def _counts_a_noun(tokens: Sequence[Token], n: int) -> bool:
         return False  # "Filing 2023 taxes", "Debugging 502 errors": which one, not how many
     following = tokens[n + 1] if n + 1 < len(tokens) else None
     return following is not None and following.kind == "word" and following.text[:1].islower() \
-        and following.lower not in VERBS and (len(number) > 2 or following.lower.endswith("s"))
+        and not is_verb(following) and (len(number) > 2 or following.lower.endswith("s"))
 
 
 # Month names: a number after one is a day of a date.
@@ -342,7 +378,7 @@ def past_event(piece) -> bool:
     end = subject_end(words)
     for n in range(max(end, 1), min(len(words), end + 3)):
         word = words[n].lower
-        if word in _HAVE_BE or word in ("will", "would", "can", "should", "must", "may"):
+        if word in _HAVE_BE or word in ("will", "would", "can", "should", "must") or (word == "may" and not words[n].keys):
             return False
         if past_form(word) and words[n].kind == "word":
             return True

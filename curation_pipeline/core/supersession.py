@@ -68,7 +68,7 @@ from curation_pipeline.core.sentence_tokens import root, tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import (
     MONTH_WORDS,
-    VERBS,
+    is_verb,
     naming_numbers,
     other_persons,
     own_subject,
@@ -249,7 +249,7 @@ def shape(piece: Piece) -> Shape:
 def _shape(piece: Piece) -> Shape:
     tokens = piece.tokens
     end_of_subject = subject_end(tokens)
-    has_verb = end_of_subject < len(tokens) and (tokens[end_of_subject].lower in VERBS
+    has_verb = end_of_subject < len(tokens) and (is_verb(tokens[end_of_subject])
                                                  or tokens[end_of_subject].lower in ONCE_ONLY_VERBS)
     codes = {token.lstrip("#`").lower() for kind, token in piece.facts if kind == "identifier"}
     in_names = naming_numbers(tokens)
@@ -801,7 +801,7 @@ def _modifiers(tokens, head: frozenset[str]) -> frozenset[str]:
         if set(token.keys) & head:
             run: set[str] = set()
             for before in reversed(tokens[:n]):
-                if before.kind != "word" or not before.keys or before.lower in VERBS:
+                if before.kind != "word" or not before.keys or is_verb(before):
                     break
                 run.update(before.keys)
             return frozenset(run)
@@ -843,7 +843,7 @@ def _attribute_head(tokens) -> frozenset[str]:
     while n < len(words) and words[n].lower in _DETERMINERS:
         n += 1
     phrase = []
-    while n < len(words) and words[n].lower not in _NP_ENDS and words[n].lower not in VERBS \
+    while n < len(words) and words[n].lower not in _NP_ENDS and not is_verb(words[n]) \
             and not (phrase and words[n].kind == "word" and words[n].lower.endswith(("ed", "ing")) and not words[n].is_name):
         phrase.append(words[n])
         n += 1
@@ -864,7 +864,7 @@ def _unit_after(tokens, key: str, text: str = "") -> frozenset[str] | None:
         run: list[str] = []
         for following in tokens[n + 1:n + 5]:
             if following.kind != "word" or not following.keys or following.is_name or following.lower in _CLOCK \
-                    or following.lower in VERBS or value_class(following.lower, following.keys[0]) is not None:
+                    or is_verb(following) or value_class(following.lower, following.keys[0]) is not None:
                 break
             run.append(root(following.lower.split("/")[0]))
             if following.text.endswith(("'s", "’s")) or f"{following.text}'" in text or f"{following.text}’" in text:

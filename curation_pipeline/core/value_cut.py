@@ -47,7 +47,7 @@ from collections.abc import Collection
 
 from curation_pipeline.core.clauses import Piece
 from curation_pipeline.core.sentence_tokens import Token, root, tokenize
-from curation_pipeline.core.subjects import VERBS, verb_like_opening
+from curation_pipeline.core.subjects import VERBS, is_verb, verb_like_opening
 from curation_pipeline.core.value_words import value_class
 
 _PREPOSITIONS = frozenset("with of at for to by on in from".split())
@@ -207,10 +207,10 @@ def without_value(sentence: str, claim: Piece, gone: Collection[str], said: Coll
     counted = [token for token in tokens[start:end] if (_counted(token) or _time_unit(token)) and token.keys]
     if not counted and _measures_the_noun_before(tokens, start, end):
         counted = [tokens[start - 1]]  # "response time of 220ms": the time is what it measures
-    if not counted and modifiers and _unit_alone(tokens, start, end) and not _action(tokens[0]) \
+    if not counted and modifiers and _unit_alone(tokens, start, end) and not any(_action(t) for t in tokens[:start]) \
             and not (end < len(tokens) and tokens[end].lower == "of"):
-        # Not the price of a thing done ("Bought the house in 2015 at $320,000" / "The house is
-        # now valued at $480,000"), nor a value of something after it ("at 95% of target").
+        # Not the price of a thing done ("We bought the house in 2015 at $320,000" / "The house
+        # is now valued at $480,000"), nor a value of something after it ("at 95% of target").
         return _cut(sentence, tokens, start, end)  # "at 6.1%" of "pre-approval ... at 6.1% from Chase"
     if not counted or counted[-1].keys[0] not in said:
         return None  # "with 10 probability questions" / "12 probability problems": maybe another count
@@ -259,7 +259,7 @@ def _when_phrase(tokens: list[Token], gone: Collection[str]) -> tuple[int, int] 
         end += 1
     if start == 0 or tokens[start - 1].lower not in _WHEN_PREPOSITIONS:
         return None
-    if start >= 2 and tokens[start - 2].lower in VERBS:
+    if start >= 2 and is_verb(tokens[start - 2]):
         return None  # "Garbage pickup is on Mondays": the when is what the clause says
     phrase = tokens[start:end]
     if not all(_says_when(t) for t in phrase) or all(t.kind == "number" for t in phrase):

@@ -34,7 +34,6 @@ STILL_UPDATES = [
      "The Lisbon office opens on Sundays now."),
     ("not yet, said", "The Tarn router firmware has not been updated yet.",
      "The Tarn router firmware was updated to 2.1 on May 3."),
-    ("not yet, unsaid", "Omar has not paid the May invoice.", "Omar paid the May invoice on June 3."),
     ("never, a habit", "The gym never opens on Sundays.", "The gym opens on Sundays from 9:00."),
     ("without: a thing denied, not the verb", "The report is due May 3 without the appendix.",
      "The report is due May 10 without the appendix."),
@@ -87,3 +86,13 @@ def test_a_judges_update_of_a_denial_is_refused_by_the_texts(entry, older, newer
 
 def test_a_judges_update_of_a_state_that_turned_is_taken():
     assert judged_update("The Lisbon office is open on Sundays.", "The Lisbon office is not open on Sundays.").taken
+
+
+def test_not_yet_unsaid_is_no_denial_and_a_judges_update_is_taken():
+    # "has not paid" is not so yet, no denial of the past: a judge's "update" is taken. Offline
+    # the words leave the pair, as for any two past events; this case once passed offline only
+    # because "May" was read as the modal, which made "paid the May invoice" a state.
+    older, newer = "Omar has not paid the May invoice.", "Omar paid the May invoice on June 3."
+    assert judged_update(older, newer).taken
+    assert compare_versions("Omar has not paid the March invoice.", "Omar paid the March invoice on June 3.").verdict \
+        == compare_versions(older, newer).verdict

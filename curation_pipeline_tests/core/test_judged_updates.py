@@ -342,6 +342,10 @@ def test_after_a_pronoun_the_words_find_the_update_offline_and_for_the_judge(old
     ("We are taking 3 cars to the lake.", "They are taking 2 cars to the lake."),
     ("I'm paying $1,450 in rent.", "Tom's rent went up to $1,525."),
     ("I've booked a table at Nopa for Friday.", "Dana's table at Nopa moved to Saturday."),
+    # A second review's: the pronoun after a word like "Today"; an object after the verb.
+    ("Today he weighs 82 kg.", "Today she weighs 64 kg."),
+    ("Currently he works 40 hours a week.", "Currently she works 32 hours a week."),
+    ("Gave him 2 mg of melatonin at bedtime.", "Gave her 3 mg of melatonin at bedtime."),
 ])
 def test_two_persons_are_two_things(older, newer):
     assert compare_versions(older, newer).verdict != UPDATE
@@ -352,3 +356,28 @@ def test_one_person_said_two_ways_is_one():
     # Counter-example: "my" and "I'm" are one person's.
     assert judged_update("My rent is $1,450 a month.", "I'm now paying $1,525 a month in rent.").taken
     assert compare_versions("I've got 12 vacation days left.", "I now have 9 vacation days left.").verdict == UPDATE
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A second review's: one who makes a change is no owner of the value. "I moved Tom's
+    # flight" is Tom's; "I raised the grocery budget" is nobody's in particular.
+    ("Tom's flight to Denver is on Friday.", "I moved Tom's flight to Denver to Saturday."),
+    ("Our grocery budget is $600 a month.", "I raised the grocery budget to $700 a month."),
+    ("My gym membership is $40 a month.", "They raised my gym membership to $45 a month."),
+])
+def test_one_who_makes_a_change_is_no_other_owner(older, newer):
+    assert compare_versions(older, newer).verdict == UPDATE
+    assert judged_update(older, newer).taken
+
+
+def test_a_possessive_of_another_is_no_person_the_words_can_tell():
+    # "My son's tuition": the son's, whom "His tuition" may be; the judge's "update" is taken.
+    assert judged_update("My son's tuition is $12,000 a year.", "His tuition went up to $13,500 a year.").taken
+
+
+@pytest.mark.parametrize("month", ["March", "May"])
+def test_may_is_a_month_as_march_is(month):
+    # Before, "May" said nothing (the modal): another month's payment was taken for a new value.
+    older, newer = f"The {month} rent payment was $1,450.", "The June rent payment was $1,525."
+    assert compare_versions(older, newer).verdict != UPDATE
+    assert not judged_update(older, newer).taken

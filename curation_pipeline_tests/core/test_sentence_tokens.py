@@ -63,3 +63,6 @@ def test_may_as_a_name_is_no_month():
     assert "may" not in keys("Aunt May is visiting on the 12th.")
     assert "may" not in keys("Aunt May's visit moved to the 19th.")
     assert "may" in keys("The visit moved to early May.")
+    # A second review's: "by May Chen" is a person, with her surname; "The May rent" a month.
+    assert "may" not in keys("The Q3 report by May Chen is due on Friday.")
+    assert "may" in keys("The May rent payment was $1,450.")

@@ -191,6 +191,8 @@ def test_a_value_and_its_units_are_cut_and_the_person_with_it_stays():
 @pytest.mark.parametrize(("older", "newer"), [
     # A review's pairs. The price of a thing done still holds: it is no rate to replace.
     ("Bought the house in 2015 at $320,000.", "The house is now valued at $480,000."),
+    ("We bought the house in 2015 at $320,000.", "The house is now valued at $480,000."),
+    ("Last year we refinanced at 5.2% with Chase.", "Chase's refinance rate is now 6.8%."),
     ("Sold 40 tickets at $25 for the school play.", "The ticket price for the school play went up to $30."),
     # A value of what follows it ("95% of target") cut alone leaves "Ended Q3 of target".
     ("Closed the year at 95% of target for the sales team.", "The sales team is now at 102% of target."),
