@@ -33,9 +33,9 @@ and the outdated 8 is no longer current. A value is cut only with the phrase it 
   take "Retained 80% accuracy on the sequence definitions quiz" for an update of "improved
   accuracy to 100% on sum problems" (BEAM's development chats), and cut a value of another quiz:
   the pair stays partial, for the judge. Also for the judge only: a preposition and one value
-  with its unit that counts nothing ("Mortgage pre-approval ... at 6.1% from Chase"), unless the
-  clause opens with a thing done (the price "Bought the house in 2015 at $320,000" still holds)
-  or the value is of what follows ("at 95% of target"); and a dotted version right after a name
+  with its unit that counts nothing ("Mortgage pre-approval ... at 6.1% from Chase"), unless a
+  verb of a thing done stands before it in its clause (the price "We bought the house in 2015 at
+  $320,000" still holds) or the value is of what follows ("at 95% of target"); and a dotted version right after a name
   the newer clause names with words of a new version ("uses Python 3.10 with FastAPI" /
   "upgraded to Python 3.12"; not "Room 2.14" / "moved to Room 3.05").
 """
