@@ -43,11 +43,6 @@ _DETERMINERS = frozenset("the a an our their his her its my your this that these
 def is_verb(token: Token) -> bool:
     """One of VERBS, but for the month "May" (sentence_tokens gives it a key; the modal has none)."""
     return token.lower in VERBS and not (token.lower == "may" and token.keys)
-# A pronoun (or its contraction) that is a clause's subject: the word with keys after it is a verb.
-_PRONOUNS = frozenset("""
-i we you he she they it i'm i've i'll i'd we're we've we'll we'd you're you've you'll you'd
-they're they've they'll they'd he'd he'll she'd she'll it'll
-""".split())
 # Clause words after which a clause refers back to the one before ("which runs nightly").
 _REFERRING = frozenset("which who whom whose where when that".split())
 # A continuation says too little to have a subject of its own ("and HIPAA-compliant storage").
@@ -100,6 +95,8 @@ _PERSONS = {word: person for person, words in {
     "she": "she she'll she'd her", "they": "they they're they've they'll they'd their them",
 }.items() for word in words.split()}
 _POSSESSIVES = frozenset("my our your his her their".split())
+# A pronoun (or its contraction) that is a clause's subject: the word with keys after it is a verb.
+_PRONOUNS = frozenset(_PERSONS) - _POSSESSIVES - frozenset("me us him them".split()) | {"it", "it'll"}
 # Verbs of a change someone makes to a thing ("I moved Tom's flight"): the one who makes it
 # is no owner of the value. The auxiliaries of VERBS are not among them.
 _CHANGE_VERBS = VERBS - frozenset("""
