@@ -900,6 +900,8 @@ def _look_alike(old: Piece, newer: Sequence[Piece]) -> bool:
         new_shape = shape(new)
         shared = old_shape.identity & new_shape.identity
         apart = old_shape.identity ^ new_shape.identity
+        if shared and other_persons(old.tokens, new.tokens) and value_changes(old_shape, new_shape)[0]:
+            return True  # two persons' values: "Currently he works 40 hours" / "... she works 32 hours"
         if not shared or len(apart) > 2 or 2 * len(shared) < min(len(old_shape.identity), len(new_shape.identity)):
             continue
         # Another thing: a name or code of the subject on each side that the other lacks

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from curation_pipeline.core.judged_updates import judged_update
-from curation_pipeline.core.supersession import UPDATE, compare_versions
+from curation_pipeline.core.supersession import LOOK_ALIKE, UPDATE, compare_versions
 
 
 @pytest.mark.parametrize(("older", "newer"), [
@@ -381,3 +381,13 @@ def test_may_is_a_month_as_march_is(month):
     older, newer = f"The {month} rent payment was $1,450.", "The June rent payment was $1,525."
     assert compare_versions(older, newer).verdict != UPDATE
     assert not judged_update(older, newer).taken
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Currently he works 40 hours a week.", "Currently she works 32 hours a week."),
+    ("Now she earns $85,000 a year.", "Now he earns $92,000 a year."),
+])
+def test_two_persons_values_said_alike_are_look_alikes_never_merged(older, newer):
+    # Read as no update and nothing else, two such memories could merge above the merge
+    # threshold into one node with two values (BEAM's 500K held-out chats, counted, not read).
+    assert compare_versions(older, newer).verdict == LOOK_ALIKE
