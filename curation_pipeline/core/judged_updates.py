@@ -257,14 +257,19 @@ def _number_of(tokens) -> frozenset[str]:
     return frozenset()
 
 
+def _numbers_replaced(old: Shape, new: Shape) -> tuple[set[str], set[str]]:
+    """The plain numbers only the older clause states, and those only the newer one states."""
+    mine, theirs = set(old.values.get("number", ())), set(new.values.get("number", ()))
+    return mine - theirs, theirs - mine
+
+
 def _counts_other_things(claim: Piece, piece: Piece, old: Shape, new: Shape,
                          older_said: frozenset[str] = frozenset()) -> bool:
     """Whether the count the newer clause gave counts another noun than the one it would replace:
     "The wedding venue holds 120 guests" / "We have now invited 110 people" are two counts;
     "invited 95 people" / "invited 110 people" one. A count that names no noun after it ("a
     guest list of 25 for ...") is not told apart."""
-    gone = set(old.values.get("number", ())) - set(new.values.get("number", ()))
-    came = set(new.values.get("number", ())) - set(old.values.get("number", ()))
+    gone, came = _numbers_replaced(old, new)
     mine, theirs = _nouns_counted(claim, gone), _nouns_counted(piece, came, older_said)
     if not mine or not theirs or not all(mine) or not all(theirs):
         return False
@@ -285,8 +290,7 @@ def _count_left(claim: Piece, piece: Piece, old: Shape, new: Shape) -> bool:
     """Whether the older claim has a count of another noun than any the newer clause gives or
     names: "has 85 members across 6 channels" / "has grown to 120 members" replaces the
     members, and the 6 channels still hold."""
-    gone = set(old.values.get("number", ())) - set(new.values.get("number", ()))
-    came = set(new.values.get("number", ())) - set(old.values.get("number", ()))
+    gone, came = _numbers_replaced(old, new)
     if len(gone) < 2 or not came:
         return False
     theirs = frozenset().union(*_nouns_counted(piece, came))
