@@ -3,6 +3,7 @@
     python benchmarks/public_quality.py --data DATA                     # development parts, offline
     python benchmarks/public_quality.py --data DATA --split heldout     # the held-out parts
     python benchmarks/public_quality.py --data DATA --mode oracle       # a judge answering from the labels
+    python benchmarks/public_quality.py --data DATA --mode always-update  # an adversarial judge
     python benchmarks/public_quality.py --data DATA --dataset beam -v   # one dataset, every supersession listed
     python benchmarks/public_quality.py --data DATA --dataset mquake    # a knowledge-update stream
     python benchmarks/public_quality.py --data DATA --dataset beam500k  # BEAM's 35 longer chats (not in "all")
@@ -37,7 +38,10 @@ Prints, per part:
 
 Modes: `offline` (the LLM path off); `oracle` (a stub OpenAI-compatible server of ours on
 127.0.0.1 that judges a labelled update pair (or two links of one chain) "update", a pair with a contradicted statement
-"distinct", anything else "related", and merges faithfully). Prints figures; asserts nothing.
+"distinct", anything else "related", and merges faithfully); `always-update` (the same stub as an
+adversarial judge that calls every pair an update: what gets superseded is what the words let
+through, core/judged_updates.py; on the knowledge-update stream every supersession no label
+names is wrong). Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -101,6 +105,8 @@ def _llm(mode: str, parts: list[public_data.Part]):
         if purpose(body) != "judge":
             return faithful(body)
         pair = frozenset(memory_texts(body))
+        if mode == "always-update":
+            return answer(VERDICT_FIELD, "update", output_tokens=4)  # adversarial: the words must refuse
         verdict = "update" if pair in updates else "distinct" if pair & contradictions else "related"
         return answer(VERDICT_FIELD, verdict, output_tokens=4)
 
@@ -108,7 +114,7 @@ def _llm(mode: str, parts: list[public_data.Part]):
     try:
         yield {"CURATOR_LLM_ENABLED": "true", "CURATOR_LLM_API": "chat", "CURATOR_LLM_MAX_CALLS": "100000",
                "CURATOR_LLM_MAX_TOKENS": "500000000", "CURATOR_LLM_CACHE": "false", "CURATOR_LLM_MAX_RETRIES": "1",
-               "CURATOR_LLM_BASE_URL": stub.url, "CURATOR_LLM_MODEL": "oracle", "CURATOR_LLM_CONCURRENCY": "8"}
+               "CURATOR_LLM_BASE_URL": stub.url, "CURATOR_LLM_MODEL": mode, "CURATOR_LLM_CONCURRENCY": "8"}
     finally:
         stub.close()
 
@@ -348,7 +354,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, required=True, help="the folder holding BEAM/, locomo/ and MQuAKE/")
     parser.add_argument("--split", choices=(*public_data.SPLITS, "both"), default="dev")
     parser.add_argument("--dataset", choices=("beam", "beam500k", "locomo", "mquake", "all"), default="all")
-    parser.add_argument("--mode", choices=("offline", "oracle"), default="offline")
+    parser.add_argument("--mode", choices=("offline", "oracle", "always-update"), default="offline")
     parser.add_argument("--embedder", default="all-MiniLM-L6-v2", metavar="lexical|MODEL")
     parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations of each part")
     parser.add_argument("--cycles", type=int, default=MAX_CYCLES,

@@ -43,6 +43,7 @@ from curation_pipeline.core.change_cues import as_compared
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic
 from curation_pipeline.core.denials import no_newer_value
+from curation_pipeline.core.noun_kinds import another_kind_of
 from curation_pipeline.core.sentence_tokens import tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import is_verb, other_persons, own_subject, subject_end, verb_like_opening
@@ -53,8 +54,10 @@ from curation_pipeline.core.supersession import (
     object_swap,
     rest_carried,
     says_two_values,
+    sentence_subject,
     shape,
     text_claims,
+    two_events,
     values_left,
 )
 from curation_pipeline.core.value_cut import counted_words
@@ -193,33 +196,6 @@ def _names_two_things(old: Piece, new: Piece) -> bool:
         if before_mine != before_theirs and before_mine not in theirs and before_theirs not in mine:
             return True
     return False
-
-
-def _kind_words(piece: Piece) -> list[tuple[str, str]]:
-    """(noun, the plain word before it) for each noun that ends a noun phrase and that another
-    plain word names a kind of: "marketing budget", "page load time" (of "time", not of "load":
-    "initial test suite" and "unit test coverage" are not two tests). Verbs and their past
-    forms ("raised budget", "improved accuracy") say what was done, not which thing."""
-    tokens = [t for t in piece.tokens if t.kind != "punct"]
-
-    def plain(n: int) -> bool:
-        token = tokens[n] if n < len(tokens) else None
-        return (token is not None and token.kind == "word" and bool(token.keys) and not token.is_name
-                and not is_verb(token) and not token.lower.endswith("ed")
-                and value_class(token.lower, token.keys[0]) is None)
-    return [(tokens[n].keys[0], tokens[n - 1].keys[0]) for n in range(1, len(tokens))
-            if plain(n - 1) and plain(n) and not plain(n + 1)]
-
-
-def _another_kind_of(old: Piece, new: Piece) -> bool:
-    """Whether the two clauses name one noun after a different word, neither of which the
-    other clause has: "a $900 marketing budget" / "the travel budget" are two budgets; "a
-    strict $1,250 max budget" / "the budget allocation" may be one."""
-    old_keys = {key for token in old.tokens for key in token.keys}
-    new_keys = {key for token in new.tokens for key in token.keys}
-    theirs = _kind_words(new)
-    return any(word == other and kind != other_kind and kind not in new_keys and other_kind not in old_keys
-               for word, kind in _kind_words(old) for other, other_kind in theirs)
 
 
 _COUNT_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve couple few several".split())
@@ -382,7 +358,15 @@ def _other_object(claim: Piece, piece: Piece, old: Shape, new: Shape, said: froz
     elsewhere = said - {key for token in piece.tokens for key in token.keys}
     if not object_swap(old, new) or _replaced(new, old)[0] or (old.tail - new.tail) & elsewhere:
         return False
+    if not (_opens_statement(claim) and _opens_statement(piece)):
+        return False  # "..., when I ask about event timelines": the condition of its statement
     return bool((old.frame & new.frame) - own_subject(claim.tokens) - own_subject(piece.tokens))
+
+
+def _opens_statement(piece: Piece) -> bool:
+    """Whether a clause opens its sentence or names a subject of its own, unlike "when I ask
+    about event timelines" or "and the venue"."""
+    return piece.first == 0 or bool(own_subject(piece.tokens))
 
 
 def _other_ending(claim: Piece, piece: Piece, said: frozenset[str]) -> bool:
@@ -422,6 +406,34 @@ def _continued_names(piece: Piece) -> frozenset[str]:
     own = {key for token in piece.tokens for key in token.keys}
     return frozenset(key for n, token in enumerate(tokens) if token.is_name and not (n == 0 and verb_like_opening(token))
                      for key in token.keys) - own
+
+
+# The kinds of value that say when something happened.
+_WHEN_KINDS = ("month ", "weekday ", "number:date ", "number:year ")
+
+
+def _two_dated_events(claim: Piece, piece: Piece, changed: list[str]) -> bool:
+    """Whether the two clauses tell two events of one kind on two dates: "Declined a $2,000
+    project on April 4" / "Declined a $3,000 project on May 25", "Invited to speak at the
+    festival on September 22" / "Invited to moderate a panel at the festival on October 20".
+    Not when the newer clause says a value changed ("was moved to October 20"), nor for an
+    event that happens once, nor for two events without a date to tell them apart ("Whitworth
+    Art Gallery was founded by ..." / "... by ...": which one founded it is the judge's reading)."""
+    return any(change.startswith(_WHEN_KINDS) for change in changed) and two_events(claim, piece)
+
+
+def _opens_on_other_names(claim: Piece, piece: Piece) -> bool:
+    """Whether the two sentences open on names or codes (before their verb) that the other
+    sentence never says: "The chief executive officer of HBO is ..." / "... of YouTube is ..."
+    speak of two companies. "The office manager in Bristol is Julie Porter." / "Tom Ridley is
+    the new office manager in Bristol." is one post: Bristol is in both."""
+    old_sentence, new_sentence = claim.context or claim.text, piece.context or piece.text
+    before, after = sentence_subject(old_sentence), sentence_subject(new_sentence)
+    return bool(before and after) and not before & _keys(new_sentence) and not after & _keys(old_sentence)
+
+
+def _keys(text: str) -> frozenset[str]:
+    return frozenset(key for token in tokenize(text) for key in token.keys)
 
 
 def _sentence_names(claim: Piece) -> frozenset[str]:
@@ -540,8 +552,10 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
             changed = [f"value {' '.join(sorted(old.tail))!r} -> {' '.join(sorted(new.tail))!r}"]
         if not changed:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
-        if about_another or _names_two_things(claim, piece) or _another_kind_of(claim, piece) \
-                or names_another_subject(claim, piece) or other_persons(claim.tokens, piece.tokens):
+        if about_another or _two_dated_events(claim, piece, changed) or _names_two_things(claim, piece) \
+                or another_kind_of(claim, piece) \
+                or names_another_subject(claim, piece) or other_persons(claim.tokens, piece.tokens) \
+                or _opens_on_other_names(claim, piece):
             found = found or _Answer(piece, tuple(changed), "another thing")
         elif names_left or _left(old, new, piece, swapped, proper=any(change.startswith("proper ") for change in changed)) \
                 or _count_left(claim, piece, old, new):

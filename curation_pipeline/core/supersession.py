@@ -64,6 +64,7 @@ from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
 from curation_pipeline.core.denials import no_newer_value
 from curation_pipeline.core.meaning_markers import NEGATION
 from curation_pipeline.core.measures import DIMENSIONS, is_measurement, measurement_kind, unit_of
+from curation_pipeline.core.noun_kinds import another_kind_of
 from curation_pipeline.core.sentence_tokens import root, tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import (
@@ -401,7 +402,7 @@ def _unsure(changed: Sequence[str], *, cued: bool = False) -> bool:
 
 
 @lru_cache(maxsize=16384)
-def _sentence_subject(sentence: str) -> frozenset[str]:
+def sentence_subject(sentence: str) -> frozenset[str]:
     """The names and codes a sentence opens with, before its verb or colon: "Monarch Retail" of
     "Monarch Retail is evaluating ...; the budget is about $343,000", "Ablation exp-2787" of
     "Ablation exp-2787: removing ...". They say what each of its clauses is about."""
@@ -432,7 +433,7 @@ def _of_another_thing(old: Piece, new: Piece) -> bool:
     clauses that open on two persons ("He'll drive 2 kids" / "She'll drive 3 kids") are of two."""
     if other_persons(old.tokens, new.tokens):
         return True
-    before, after = _sentence_subject(old.context or old.text), _sentence_subject(new.context or new.text)
+    before, after = sentence_subject(old.context or old.text), sentence_subject(new.context or new.text)
     if not (before and after) or before == after:
         return False
     # A capital that opens a sentence reads as a name: "Initial API key obtained ..." and "The
@@ -457,7 +458,8 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
     if not old_shape.identity:
         return None
     newer = [new for new in newer
-             if not _of_another_thing(old, new) and not no_newer_value(old, new, corrected=corrected)]
+             if not _of_another_thing(old, new) and not another_kind_of(old, new)
+             and not no_newer_value(old, new, corrected=corrected)]
     for new in newer:
         new_shape = shape(new)
         if new_shape.identity == old_shape.identity and _stands_alone(old) and _stands_alone(new) \
@@ -509,6 +511,13 @@ def _event_cued(piece: Piece) -> bool:
     return change_statement(piece.tokens) is not None or any(
         t.lower in _CHANGE_CUES and not adjective_use(tokens, n) and not (n == 0 and piece.first == 0)
         for n, t in enumerate(tokens))
+
+
+def two_events(old: Piece, new: Piece) -> bool:
+    """Whether two clauses tell two events of one kind: both happened ("Declined a $2,000
+    project on April 4" / "Declined a $3,000 project on May 25"), no cue in the newer one says a
+    value changed, and the event is not one that happens once (a birth, a death)."""
+    return past_event(old) and past_event(new) and not _event_cued(new) and not (_once_only(old) and _once_only(new))
 
 
 def _once_only(piece: Piece) -> bool:

@@ -391,3 +391,76 @@ def test_two_persons_values_said_alike_are_look_alikes_never_merged(older, newer
     # Read as no update and nothing else, two such memories could merge above the merge
     # threshold into one node with two values (BEAM's 500K held-out chats, counted, not read).
     assert compare_versions(older, newer).verdict == LOOK_ALIKE
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A word in -ing after an owner or a plain word names a kind: two scores, not one.
+    ("I practised 3 hours this week, which lifted my sight reading test score to 80%.",
+     "I practised 4 hours this week, which lifted my ear training test score to 85%."),
+    # The noun the newer clause says bare ("after finishing 20 problems") is named in its
+    # sentence as another kind: decimal problems are no fraction problems.
+    ("Finished 12 fraction problems with an accuracy of 75%.",
+     "My accuracy on decimal problems has climbed, now at 90% after finishing 20 problems."),
+    ("Our swimming lessons cost $40 a week.", "Our skating lessons now cost $45 a week."),
+    # After a verb the words know, too (a review's regressions of the first version, which
+    # counted only a phrase after an owner, a preposition or a number); a unit of time between
+    # the words is no kind; a word in -ed that is no past form ("feed") is a noun.
+    ("Set marketing budget to $900.", "Set travel budget to $1,200."),
+    ("Booked swim lessons for Emma at $40 a week.", "Booked piano lessons for Emma at $45 a week."),
+    ("My weekly grocery budget is $150.", "My weekly dining budget is now $80."),
+    ("I read my news feed for 30 minutes a day.", "I read my social feed for 60 minutes a day."),
+])
+def test_one_noun_named_as_two_kinds_is_two_things_offline_and_for_the_judge(older, newer):
+    assert not judged_update(older, newer).taken
+    assert compare_versions(older, newer).verdict != UPDATE
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # One kind on both sides, or one side saying more of it, or the newer sentence naming the
+    # older kind beside another: one thing.
+    ("Finished 12 fraction problems with an accuracy of 75%.",
+     "My accuracy on fraction problems has climbed, now at 90% after finishing 20 problems."),
+    ("I practised 3 hours this week, which lifted my test score to 80%.",
+     "I practised 4 hours this week, which lifted my sight reading test score to 85%."),
+    ("Our swimming lessons cost $40 a week.", "Our swimming lessons now cost $45 a week."),
+    ("The staging cluster runs Postgres 15.", "We upgraded the staging cluster to Postgres 16, unlike the analytics cluster."),
+    # Words that say which value of one thing ("current", "latest") name no kind of it.
+    ("Paid the current membership fee of $40.", "Paid the latest membership fee of $45."),
+])
+def test_one_kind_said_alike_or_more_fully_is_one_thing(older, newer):
+    assert judged_update(older, newer).taken
+
+
+def test_two_sentences_that_open_on_names_the_other_never_says_speak_of_two_things():
+    # An acronym and a name in mixed case (read as a code) open the two sentences: two companies
+    # (what an always-"update" judge got through on the knowledge-update stream).
+    refused = judged_update("The chief financial officer of NBC is Dana Ortiz.",
+                            "The chief financial officer of LinkedIn is Sam Patel.")
+    assert not refused.taken and refused.refused == "two things"
+    # Counter-examples: the same company, as the new value's subject or said again.
+    assert judged_update("The chief financial officer of NBC is Dana Ortiz.",
+                         "Sam Patel is the new chief financial officer of NBC.").taken
+    assert judged_update("The chief financial officer of NBC is Dana Ortiz.",
+                         "The chief financial officer of NBC is now Sam Patel.").taken
+
+
+def test_two_events_of_one_kind_on_two_dates_are_two_events():
+    # What an always-"update" judge got through on BEAM's development chats ("Declined a $2,000
+    # freelance video project on April 4 ..." / "Declined a $3,000 freelance project on May 25").
+    refused = judged_update("Declined a $2,000 consulting project on April 4 to focus on the thesis.",
+                            "Declined a $3,000 consulting project on May 25 to focus on the journal paper.")
+    assert not refused.taken and refused.refused == "two things"
+    # Counter-examples: the newer clause says the date changed; two past events without a date
+    # to tell them apart are the judge's reading (one theatre, founded once).
+    assert judged_update("Booked the dentist for April 4 at 10 AM.", "The dentist appointment was moved to May 25 at 10 AM.").taken
+    assert judged_update("The Lyceum theatre was founded by Anna Berg.", "The Lyceum theatre was founded by Carl Moss.").taken
+
+
+def test_another_condition_of_another_statement_is_no_new_object():
+    # "when I ask about ..." continues its statement: another ending there, with another
+    # statement before it, is another instruction (what an always-"update" judge got through on
+    # BEAM's development chats, carrying "Always include specific dates." into the newer one).
+    assert not judged_update("Always add the sources when I ask about market trends.",
+                             "Always add a summary table when I ask about quarterly sales.").taken
+    # Counter-example: a statement that opens its sentence, with another object at its end.
+    assert judged_update("Babe Ruth plays the position of left fielder.", "Babe Ruth plays the position of shooting guard.").taken

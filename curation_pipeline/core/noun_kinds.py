@@ -1,0 +1,91 @@
+"""The kind a noun is named as: the plain words before it ("marketing budget", "my proof
+writing quiz score"). Two clauses that put other words before one noun speak of two things
+("the travel budget", "my graphing quiz score"), however alike the rest. Pure."""
+
+from __future__ import annotations
+
+from curation_pipeline.core.clauses import Piece
+from curation_pipeline.core.sentence_tokens import tokenize
+from curation_pipeline.core.subjects import is_verb, past_form, verb_like_opening
+from curation_pipeline.core.value_words import value_class
+
+# Words after which a word in -ing names a kind ("my graphing quiz"), not an act ("started
+# sketching objects").
+_OWNERS = frozenset("a an the our my your their his her its this that these those".split())
+# What opens a noun phrase: an owner, a preposition, a number ("the travel budget", "on decimal
+# problems", "$900 marketing budget"), or a verb the words know ("Set travel budget to ...",
+# "Raised marketing budget ..."). After a name, the words may be a verb they do not know and its
+# object ("Ana quit coffee", "Ana drinks coffee"), which name no kind.
+_OPENERS = _OWNERS | frozenset("in on of for with at from to by about into per".split())
+
+# Words that say which value of one thing, not which thing: "the current membership fee" / "the
+# latest membership fee", "my remaining budget" / "my outstanding budget".
+_WHICH_VALUE = frozenset("current latest new newest old older previous present recent remaining outstanding"
+                         " updated revised final initial original".split())
+
+
+def kind_words(tokens: list) -> list[tuple[str, tuple[str, ...]]]:
+    """(noun, the plain words before it, nearest first) for each noun that ends a noun phrase and
+    that other plain words name a kind of: "marketing budget", "page load time" (of "time", not
+    of "load": "initial test suite" and "unit test coverage" are not two tests), "my proof
+    writing quiz score" (a word in -ing after an owner or a plain word names a kind: "graphing
+    quiz", "swimming lessons"). Verbs and their past forms ("raised budget", "improved
+    accuracy") say what was done, not which thing; "started sketching objects" is a verb. Only a
+    phrase that opens with an owner, a preposition, a number or a known verb counts (_OPENERS);
+    a unit of time or a weekday between the words is no kind ("my weekly grocery budget")."""
+    tokens = list(tokens)  # punctuation ends a phrase: "fraction problems, accuracy 75%"
+
+    def plain(n: int) -> bool:
+        token = tokens[n] if 0 <= n < len(tokens) else None
+        return (token is not None and token.kind == "word" and bool(token.keys) and not token.is_name
+                and not is_verb(token) and not past_form(token.lower)
+                and value_class(token.lower, token.keys[0]) is None)
+
+    def modifier(n: int) -> bool:
+        token = tokens[n] if n >= 0 else None
+        return plain(n) or (token is not None and token.lower.endswith("ing") and bool(token.keys) and n > 0
+                            and (tokens[n - 1].lower in _OWNERS or plain(n - 1)))
+
+    def transparent(n: int) -> bool:  # "my weekly grocery budget", "my current membership fee": no kind
+        token = tokens[n]
+        return token.kind == "word" and bool(token.keys) and not is_verb(token) \
+            and (value_class(token.lower, token.keys[0]) in ("time unit", "weekday") or token.lower in _WHICH_VALUE)
+
+    found = []
+    for n in range(1, len(tokens)):
+        if not plain(n) or plain(n + 1) or not modifier(n - 1):
+            continue
+        chain, k = [], n - 1
+        while k >= 0 and (modifier(k) or transparent(k)):
+            if modifier(k) and not transparent(k):
+                chain.append(tokens[k].keys[0])
+            k -= 1
+        if k >= 0 and (tokens[k].lower in _OPENERS or tokens[k].kind == "number" or is_verb(tokens[k])
+                       or past_form(tokens[k].lower) or (k == 0 and verb_like_opening(tokens[k]))):
+            found.append((tokens[n].keys[0], tuple(chain)))
+    return found
+
+
+def another_kind_of(old: Piece, new: Piece) -> bool:
+    """Whether the two clauses name one noun after a different word, neither of which the
+    other clause has: "a $900 marketing budget" / "the travel budget" are two budgets, "my
+    proof writing quiz score" / "my graphing quiz score" two scores; "a strict $1,250 max
+    budget" / "the budget allocation" may be one, and so may "my quiz score" / "my graphing
+    quiz score" (one says more of it). A noun the newer clause says bare is read with the words
+    its sentence names it with: "... now reaching 95% after completing 15 problems", of "My
+    accuracy in area calculation problems", are no "classification problems"."""
+    old_keys = {key for token in old.tokens for key in token.keys}
+    new_tokens = tokenize(new.context) if new.context else list(new.tokens)
+    new_keys = {key for token in new_tokens for key in token.keys}
+    theirs = [(noun, kinds) for noun, kinds in kind_words(new_tokens) if noun in new.keys]
+    return any(noun == other and _kinds_differ(kinds, other_kinds, old_keys, new_keys)
+               for noun, kinds in kind_words(list(old.tokens)) for other, other_kinds in theirs)
+
+
+def _kinds_differ(mine: tuple[str, ...], theirs: tuple[str, ...], old_keys: set[str], new_keys: set[str]) -> bool:
+    """Whether, walking back from one noun, the first words that differ are each unsaid by the
+    other clause."""
+    for word, other in zip(mine, theirs):
+        if word != other:
+            return word not in new_keys and other not in old_keys
+    return False
