@@ -412,6 +412,22 @@ def _continued_names(piece: Piece) -> frozenset[str]:
 _WHEN_KINDS = ("month ", "weekday ", "number:date ", "number:year ")
 
 
+def _names_another_holder(carried: list[Piece], pieces: list[tuple[Piece, Shape]]) -> bool:
+    """Whether a clause to be carried says the very frame of a newer clause with other names
+    in it: "Dr. Lee is my therapist." carried into "Dr. Patel is now my therapist; ..." would
+    name two therapists, "Sarah Chen manages the Bristol office." beside "Tom Becker manages the
+    Bristol office, ..." two managers. The words cannot tell whether the older one still holds."""
+    for claim in carried:
+        old = shape(claim)
+        names = {kind for kind in old.values if kind in ("name", "identifier")}
+        if old.frame and any(new.frame == old.frame and any(
+                kind in new.values and set(new.values[kind]) - set(old.values[kind])
+                and set(old.values[kind]) - set(new.values[kind]) for kind in names)
+                for _piece, new in pieces):
+            return True
+    return False
+
+
 def _two_dated_events(claim: Piece, piece: Piece, changed: list[str]) -> bool:
     """Whether the two clauses tell two events of one kind on two dates: "Declined a $2,000
     project on April 4" / "Declined a $3,000 project on May 25", "Invited to speak at the
@@ -629,6 +645,6 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
     if carried is None:
         return JudgedUpdate(False, UNCARRIABLE)
     text = carry_into(written, carried) if carried else None
-    if text is not None and says_two_values(text):
+    if text is not None and (says_two_values(text) or _names_another_holder([claims[n] for n in left], pieces)):
         return JudgedUpdate(False, TWO_VALUES)
     return JudgedUpdate(True, "", tuple(changes), carried, text)

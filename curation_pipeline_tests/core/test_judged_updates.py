@@ -464,3 +464,22 @@ def test_another_condition_of_another_statement_is_no_new_object():
                              "Always add a summary table when I ask about quarterly sales.").taken
     # Counter-example: a statement that opens its sentence, with another object at its end.
     assert judged_update("Babe Ruth plays the position of left fielder.", "Babe Ruth plays the position of shooting guard.").taken
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Found by a review: the older holder was carried beside the new one, two values of one post.
+    ("Dr. Lee is my therapist; sessions are on Mondays.", "Dr. Patel is now my therapist; sessions are on Thursdays."),
+    ("Sarah Chen manages the Bristol office, which has 14 staff.",
+     "Tom Becker manages the Bristol office, which now has 18 staff."),
+])
+def test_a_clause_carried_beside_its_frame_with_other_names_would_say_two_values(older, newer):
+    refused = judged_update(older, newer)
+    assert not refused.taken and refused.refused == "two values"
+
+
+def test_a_clause_carried_beside_no_rival_holder_is_carried():
+    # Counter-examples: the newer memory names no other holder of the frame.
+    taken = judged_update("Sarah Chen manages the Bristol office, which has 14 staff.", "The Bristol office now has 18 staff.")
+    assert taken.taken and "Sarah Chen manages the Bristol office." in taken.carried_text
+    taken = judged_update("Maria Lopez leads the design team and works from Lisbon.", "Maria Lopez now works from Porto.")
+    assert taken.taken and "Maria Lopez leads the design team." in taken.carried_text
