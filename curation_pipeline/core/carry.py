@@ -18,7 +18,9 @@ current. Carried:
 
 Never carried, so the update stays partial and both memories stay current: a clause that says
 when, why or on what condition the older value held ("after the initial test run on March 27",
-"because ...", "unless ...", "which ..."), which moved to another value could say something else.
+"because ...", "unless ...", "which ..."), which moved to another value could say something else;
+and a clause cut inside brackets ("Should I start with coin toss problems (P"), which is no
+sentence.
 """
 
 from __future__ import annotations
@@ -84,7 +86,22 @@ def _span(first: Piece, last: Piece) -> str:
     context = first.context or first.text
     start = context.find(first.text)
     end = context.find(last.text, max(start, 0)) + len(last.text)
-    return context[start:end] if start >= 0 and end >= start else first.text
+    if start < 0 or end < start:
+        return first.text
+    # The brackets the span opens close with it: "... during the audit (see the runbook)".
+    while end < len(context) and context[end] in ")]}" and _opened(context[start:end]) > 0:
+        end += 1
+    return context[start:end]
+
+
+def _opened(text: str) -> int:
+    """How many brackets `text` leaves open (negative: it closes one it never opened)."""
+    depth = 0
+    for ch in text:
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth < 0:
+            return depth
+    return depth
 
 
 def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping[int, Piece | None]
@@ -107,6 +124,8 @@ def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping
         if any(_opening(claims[m]) in _SUBORDINATE for m in range(n, end + 1)):
             return None
         text = _span(first, claims[end])
+        if _opened(text) != 0:
+            return None  # "Should I start with coin toss problems (P": a clause cut inside a formula
         if _starts_statement(first):
             carried.append(Carried(as_sentence(text)))
         elif _continues(first) and n > 0 and claims[n - 1].sentence == first.sentence \

@@ -483,3 +483,18 @@ def test_a_clause_carried_beside_no_rival_holder_is_carried():
     assert taken.taken and "Sarah Chen manages the Bristol office." in taken.carried_text
     taken = judged_update("Maria Lopez leads the design team and works from Lisbon.", "Maria Lopez now works from Porto.")
     assert taken.taken and "Maria Lopez leads the design team." in taken.carried_text
+
+
+def test_a_clause_cut_inside_brackets_is_never_carried():
+    # What an always-"update" judge got through on BEAM's development chats: the newer memory
+    # carried "Should I start with coin toss problems (P." after a formula was cut at its bracket.
+    refused = judged_update("Should I begin with coin flips (P(tails) = 1/2) or die rolls (P(rolling a 6) = 1/6)?",
+                            "Request help verifying P(rolling an even number) = 3/6 = 1/2.")
+    assert not refused.taken and refused.refused == "uncarriable"
+    # Counter-example: a clause that ends in brackets is carried with them closed, offline and
+    # for the judge (before, "... during the audit (see the runbook." was carried).
+    older = "The nightly ETL job runs at 01:00, and it must never run during the audit (see the runbook)."
+    newer = "The nightly ETL job now runs at 02:00."
+    carried = "The nightly ETL job now runs at 02:00, and it must never run during the audit (see the runbook)."
+    assert judged_update(older, newer).carried_text == carried
+    assert compare_versions(older, newer).carried_text == carried
