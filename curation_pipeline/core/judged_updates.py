@@ -17,7 +17,10 @@ change, not on every word of the two texts:
 - **two things**: a change from a value that named the older clause's subject to one that names
   the newer's ("The Seville office ..." / "The Bilbao office ..."), of two clauses whose
   subjects put a different word before a word they share ("The staging database backups ..." /
-  "The analytics database backups ..."), or to a clause whose own subject the older sentence
+  "The analytics database backups ..."), of one noun named as two kinds ("my graphing quiz
+  score" / "my proof writing quiz score": core/noun_kinds.py), of two sentences that open on
+  names the other never says ("The CEO of NBC ..." / "The CEO of LinkedIn ..."), of two events
+  on two dates that no cue says changed, or to a clause whose own subject the older sentence
   never names ("The guest list has grown to 28 attendees" / a funeral "with 50 attendees"), is
   no change of one thing;
 - **nothing hidden**: every other older claim is said by the newer memory (coverage), replaced
@@ -56,6 +59,7 @@ from curation_pipeline.core.supersession import (
     says_two_values,
     sentence_subject,
     shape,
+    stands_alone,
     text_claims,
     two_events,
     values_left,
@@ -358,15 +362,9 @@ def _other_object(claim: Piece, piece: Piece, old: Shape, new: Shape, said: froz
     elsewhere = said - {key for token in piece.tokens for key in token.keys}
     if not object_swap(old, new) or _replaced(new, old)[0] or (old.tail - new.tail) & elsewhere:
         return False
-    if not (_opens_statement(claim) and _opens_statement(piece)):
+    if not (stands_alone(claim) and stands_alone(piece)):
         return False  # "..., when I ask about event timelines": the condition of its statement
     return bool((old.frame & new.frame) - own_subject(claim.tokens) - own_subject(piece.tokens))
-
-
-def _opens_statement(piece: Piece) -> bool:
-    """Whether a clause opens its sentence or names a subject of its own, unlike "when I ask
-    about event timelines" or "and the venue"."""
-    return piece.first == 0 or bool(own_subject(piece.tokens))
 
 
 def _other_ending(claim: Piece, piece: Piece, said: frozenset[str]) -> bool:
@@ -408,10 +406,6 @@ def _continued_names(piece: Piece) -> frozenset[str]:
                      for key in token.keys) - own
 
 
-# The kinds of value that say when something happened.
-_WHEN_KINDS = ("month ", "weekday ", "number:date ", "number:year ")
-
-
 def _names_another_holder(carried: list[Piece], pieces: list[tuple[Piece, Shape]]) -> bool:
     """Whether a clause to be carried says the very frame of a newer clause with other names
     in it: "Dr. Lee is my therapist." carried into "Dr. Patel is now my therapist; ..." would
@@ -426,6 +420,10 @@ def _names_another_holder(carried: list[Piece], pieces: list[tuple[Piece, Shape]
                 for _piece, new in pieces):
             return True
     return False
+
+
+# The kinds of value that say when something happened.
+_WHEN_KINDS = ("month ", "weekday ", "number:date ", "number:year ")
 
 
 def _two_dated_events(claim: Piece, piece: Piece, changed: list[str]) -> bool:

@@ -462,7 +462,7 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
              and not no_newer_value(old, new, corrected=corrected)]
     for new in newer:
         new_shape = shape(new)
-        if new_shape.identity == old_shape.identity and _stands_alone(old) and _stands_alone(new) \
+        if new_shape.identity == old_shape.identity and stands_alone(old) and stands_alone(new) \
                 and (not (past_event(old) or past_event(new)) or _event_cued(new)
                      or _once_only(old) and _once_only(new)):
             # Two past events of one kind with other numbers are two events ("Completed 5 coin
@@ -536,7 +536,7 @@ def _subject_keys(tokens) -> frozenset[str] | None:
 def _plain_state(old: Piece) -> bool:
     """An older clause a stop or a move can end: a current state said on its own, not negated
     and not a past event ("Ana drank coffee yesterday" stays true whatever she does now)."""
-    return _stands_alone(old) and not shape(old).negated and not past_event(old)
+    return stands_alone(old) and not shape(old).negated and not past_event(old)
 
 
 def _stop_update(old: Piece, new: Piece) -> ClauseUpdate | None:
@@ -882,7 +882,7 @@ def _unit_after(tokens, key: str, text: str = "") -> frozenset[str] | None:
     return None
 
 
-def _stands_alone(piece: Piece) -> bool:
+def stands_alone(piece: Piece) -> bool:
     """Whether a clause says what it is about on its own: it opens its sentence or has a subject
     of its own ("and the US cluster has 12 nodes"), unlike "4 correct" or "and Canadian markets"."""
     return piece.first == 0 or bool(own_subject(piece.tokens))
