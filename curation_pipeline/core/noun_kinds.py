@@ -4,6 +4,8 @@ writing quiz score"). Two clauses that put other words before one noun speak of 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from curation_pipeline.core.clauses import Piece
 from curation_pipeline.core.sentence_tokens import tokenize
 from curation_pipeline.core.subjects import is_verb, past_form, verb_like_opening
@@ -75,11 +77,21 @@ def another_kind_of(old: Piece, new: Piece) -> bool:
     its sentence names it with: "... now reaching 95% after completing 15 problems", of "My
     accuracy in area calculation problems", are no "classification problems"."""
     old_keys = {key for token in old.tokens for key in token.keys}
-    new_tokens = tokenize(new.context) if new.context else list(new.tokens)
-    new_keys = {key for token in new_tokens for key in token.keys}
-    theirs = [(noun, kinds) for noun, kinds in kind_words(new_tokens) if noun in new.keys]
+    new_keys, new_kinds = _sentence_kinds(new.context) if new.context else _kinds_of(list(new.tokens))
+    theirs = [(noun, kinds) for noun, kinds in new_kinds if noun in new.keys]
     return any(noun == other and _kinds_differ(kinds, other_kinds, old_keys, new_keys)
                for noun, kinds in kind_words(list(old.tokens)) for other, other_kinds in theirs)
+
+
+@lru_cache(maxsize=16384)
+def _sentence_kinds(sentence: str) -> tuple[frozenset[str], tuple[tuple[str, tuple[str, ...]], ...]]:
+    """The keys and kind words of a sentence, read once: every clause of a newer memory is
+    compared with every older claim."""
+    return _kinds_of(tokenize(sentence))
+
+
+def _kinds_of(tokens: list) -> tuple[frozenset[str], tuple[tuple[str, tuple[str, ...]], ...]]:
+    return frozenset(key for token in tokens for key in token.keys), tuple(kind_words(tokens))
 
 
 def _kinds_differ(mine: tuple[str, ...], theirs: tuple[str, ...], old_keys: set[str], new_keys: set[str]) -> bool:
