@@ -16,6 +16,10 @@ relation, fixed below; the held-out part's failures are never read while rules a
   about five times as long (11,486 facts against 2,188), split the same way (chats 1-18 for
   development, 19-35 held out). More development data of BEAM's shape, and a second held-out
   part that no rule of this repository was written against.
+- **BEAM 1M** (the same repository, `chats/1M`): 35 more chats of the same making, on other
+  topics (no fact in common with the 500K or 100K chats), split the same way. Added at the tenth
+  round, when every rule before it had been written: its held-out part is the first measure of
+  rules that none of their authors could have tuned to it.
 - **LoCoMo** (github.com/snap-research/locomo, `data/locomo10.zip`): 10 long conversations of
   two speakers. An agent that keeps the conversation stores each turn, "Speaker: text", dated by
   its session. Its questions name the turns that answer them (`evidence`): recall of those turns
@@ -53,6 +57,10 @@ from pathlib import Path
 BEAM_SPLITS = {"dev": [str(n) for n in range(1, 11)], "heldout": [str(n) for n in range(11, 21)]}
 # BEAM's 500K chats: 35 other conversations of the same making, five times longer.
 BEAM_500K_SPLITS = {"dev": [str(n) for n in range(1, 19)], "heldout": [str(n) for n in range(19, 36)]}
+# BEAM's 1M chats: 35 more, on other topics; split as the 500K ones.
+BEAM_1M_SPLITS = BEAM_500K_SPLITS
+# Each BEAM dataset: its folder under chats/ and its splits.
+BEAM_SETS = {"beam": ("100K", BEAM_SPLITS), "beam500k": ("500K", BEAM_500K_SPLITS), "beam1m": ("1M", BEAM_1M_SPLITS)}
 LOCOMO_SPLITS = {"dev": ["26", "30", "41", "42", "43"], "heldout": ["44", "47", "48", "49", "50"]}
 SPLITS = ("dev", "heldout")
 
@@ -154,7 +162,7 @@ def _find(memories: list[Memory], reference: str) -> Memory | None:
 
 def beam_part(root: Path, split: str, prefix: str = "beam") -> Part:
     memories, probes, updates, never = [], [], [], set()
-    for chat in (BEAM_SPLITS if prefix == "beam" else BEAM_500K_SPLITS)[split]:
+    for chat in BEAM_SETS[prefix][1][split]:
         chat_memories, questions = beam_chat(root, chat, prefix)
         memories += chat_memories
         never |= {m.key for m in chat_memories if m.role == "contradiction"}
@@ -270,10 +278,9 @@ def mquake_part(root: Path, split: str) -> Part:
 def parts(data: Path, splits: list[str], datasets: list[str]) -> list[Part]:
     found = []
     for split in splits:
-        if "beam" in datasets:
-            found.append(beam_part(data / "BEAM" / "chats" / "100K", split))
-        if "beam500k" in datasets:
-            found.append(beam_part(data / "BEAM" / "chats" / "500K", split, "beam500k"))
+        for prefix, (folder, _splits) in BEAM_SETS.items():
+            if prefix in datasets:
+                found.append(beam_part(data / "BEAM" / "chats" / folder, split, prefix))
         if "locomo" in datasets:
             found.append(locomo_part(data / "locomo" / "data", split))
         if "mquake" in datasets:

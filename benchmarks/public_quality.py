@@ -7,6 +7,7 @@
     python benchmarks/public_quality.py --data DATA --dataset beam -v   # one dataset, every supersession listed
     python benchmarks/public_quality.py --data DATA --dataset mquake    # a knowledge-update stream
     python benchmarks/public_quality.py --data DATA --dataset beam500k  # BEAM's 35 longer chats (not in "all")
+    python benchmarks/public_quality.py --data DATA --dataset beam1m    # 35 more, other topics (not in "all")
 
 DATA holds the public datasets (benchmarks/public_data.py says how to get them; nothing of
 them is in this repository). Each part's memories go into a fresh embedded store, one namespace
@@ -353,7 +354,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, help="the folder holding BEAM/, locomo/ and MQuAKE/")
     parser.add_argument("--split", choices=(*public_data.SPLITS, "both"), default="dev")
-    parser.add_argument("--dataset", choices=("beam", "beam500k", "locomo", "mquake", "all"), default="all")
+    parser.add_argument("--dataset", choices=("beam", "beam500k", "beam1m", "locomo", "mquake", "all"), default="all")
     parser.add_argument("--mode", choices=("offline", "oracle", "always-update"), default="offline")
     parser.add_argument("--embedder", default="all-MiniLM-L6-v2", metavar="lexical|MODEL")
     parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations of each part")
