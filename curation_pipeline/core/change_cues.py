@@ -13,9 +13,13 @@ The entries:
 
 - **change verbs** followed, within a few words, by "to", "for", "at" or "until" and a value
   ("moved to", "was extended to", "increased from 5 to 7", "has grown to", "was cut to", "was
-  renamed to", "was promoted to", "postponed ... until May 20"): the value after "to" is the new
-  one, a value after "from" the old one. After "a" or "an" a change word is an adjective ("a
-  delayed reply") and says nothing changed;
+  renamed to", "was promoted to", "postponed ... until May 20", "was further optimized to
+  384MB"), or by an owner's plain noun phrase and "to" ("increased my daily water intake goal to
+  3 liters"; a comma, a value or a preposition in the phrase ends the search: "reduced my time on
+  social media to ..." may name another time): the value after "to" is the new one, a value
+  after "from" the old one; "to over 200 members" and "to an average of $2,800" set 200 and
+  $2,800. After "a" or "an" a change word is an adjective ("a delayed reply") and says nothing
+  changed;
 - **"now"** before a value ("now includes 10 cards", "now averaging around 250ms", "aiming now for
   April 5", "now reaching 95%"); and "reached" / "reaching" a value;
 - **"no longer"**, "not ... anymore": the statement is no longer true (its polarity changed:
@@ -51,7 +55,7 @@ CHANGE_VERBS = frozenset("""
 moved move changed change switched switch shifted shift pushed rescheduled postponed delayed
 extended increased increase decreased decrease raised lowered reduced cut adjusted updated
 bumped grown grew grow rose risen dropped fell fallen renamed promoted upgraded downgraded
-relocated migrated transferred expanded improved climbed revised amended
+relocated migrated transferred expanded improved climbed revised amended optimized tuned
 """.split())
 # After a change verb, within this many words: the word that introduces the new value.
 _TO_WORDS = frozenset({"to", "for", "at", "into", "until"})
@@ -233,6 +237,8 @@ def change_statement(tokens: Sequence[Token]) -> ChangeStatement | None:
     for n, word in enumerate(words):
         if word in CHANGE_VERBS and not adjective_use(tokens, n):
             to = next((m for m in range(n + 1, min(len(words), n + 1 + _TO_REACH)) if words[m] in _TO_WORDS), None)
+            if to is None and n + 1 < len(words) and words[n + 1] in _OWNED:
+                to = _to_after_owned_phrase(tokens, n + 1)
             if to is not None:
                 start, end = _target(tokens, to + 1)
                 if end > start:
@@ -246,6 +252,28 @@ def change_statement(tokens: Sequence[Token]) -> ChangeStatement | None:
     return None
 
 
+# "increased my daily water intake goal to 3 liters": the words between the verb and "to" are
+# the attribute, read up to this many words after an owner.
+_OWNED = frozenset("my our your his her their its the".split())
+_OWNED_REACH = 7
+
+
+def _to_after_owned_phrase(tokens: Sequence[Token], start: int) -> int | None:
+    """The "to" that ends a plain noun phrase opened by an owner at `start` ("my daily water
+    intake goal to"), or None: a comma, a value or another preposition first ends the search
+    ("increased my hours at the clinic to ..." names another thing than the hours)."""
+    for m in range(start + 1, min(len(tokens), start + 1 + _OWNED_REACH)):
+        token = tokens[m]
+        if token.lower in _TO_WORDS:
+            return m
+        if token.kind != "word" or _is_value(token) or token.lower in _PHRASE_BREAKS:
+            return None
+    return None
+
+
+_PHRASE_BREAKS = frozenset("with for of from into onto about at in on by and or but".split())
+
+
 # Words that end what a cue sets: an adverbial after the new value ("by May 13", "after review"),
 # a reason ("reflecting ...", "due to ..."), or a purpose ("to accommodate ...").
 _TARGET_ENDS = frozenset("""by after before since because due reflecting following given thanks so while
@@ -253,6 +281,9 @@ when which who as over within during""".split())
 
 
 _LINKS = frozenset("to with for of from into onto about".split())
+# Before a value: how near it is ("over 200 members") and what it sums up ("an average of $2,800").
+_ABOUT = frozenset("over about around approximately roughly nearly almost".split())
+_AGGREGATES = frozenset("average total maximum minimum median".split())
 
 
 def _is_value(token: Token) -> bool:
@@ -264,6 +295,12 @@ def _target(tokens: Sequence[Token], start: int) -> tuple[int, int]:
     "adjusted to accommodate 1,200 calls", "now includes 10 cards", "now averaging around 250ms")
     to the first word that ends it. Empty when no value is said there ("to comply with ...")."""
     n = start
+    if n + 1 < len(tokens) and tokens[n].lower in _ABOUT and _is_value(tokens[n + 1]):
+        n += 1  # "has grown to over 200 members", "to about 30"
+    elif n + 3 < len(tokens) and tokens[n].lower in ("a", "an") and tokens[n + 1].lower in _AGGREGATES \
+            and tokens[n + 2].lower == "of" and _is_value(tokens[n + 3]):
+        n += 3  # "increased to an average of $2,800"
+    start = n
     while n < len(tokens) and n < start + 2 and tokens[n].kind == "word" and not _is_value(tokens[n]) \
             and tokens[n].lower not in _TARGET_ENDS and tokens[n].lower not in _LINKS:
         n += 1  # "includes", "averaging around", "accommodate" (not "comply with ...")
