@@ -40,7 +40,7 @@ def kind_words(tokens: list) -> list[tuple[str, tuple[str, ...]]]:
     def plain(n: int) -> bool:
         token = tokens[n] if 0 <= n < len(tokens) else None
         return (token is not None and token.kind == "word" and bool(token.keys) and not token.is_name
-                and not is_verb(token) and not past_form(token.lower)
+                and not is_verb(token) and not past_form(token.lower) and not _verb_in_s(tokens, n)
                 and value_class(token.lower, token.keys[0]) is None)
 
     def modifier(n: int) -> bool:
@@ -68,7 +68,19 @@ def kind_words(tokens: list) -> list[tuple[str, tuple[str, ...]]]:
     return found
 
 
-def another_kind_of(old: Piece, new: Piece) -> bool:
+def _verb_in_s(tokens: list, n: int) -> bool:
+    """Whether a word in -s after a word of a noun phrase is its verb, as its object shows: a
+    number, an owner or a name right after it ("The support queue holds 40 tickets", "Our sales
+    team uses Slack"): the phrase ends before it ("support queue", not "support queue holds")."""
+    token = tokens[n]
+    if n == 0 or n + 1 >= len(tokens) or not token.lower.endswith("s") or token.lower.endswith(("ss", "us", "is")):
+        return False
+    following, previous = tokens[n + 1], tokens[n - 1]
+    return previous.kind == "word" and bool(previous.keys) and not previous.is_name \
+        and (following.kind == "number" or following.lower in _OWNERS or following.is_name)
+
+
+def another_kind_of(old: Piece, new: Piece, values: frozenset[str] = frozenset()) -> bool:
     """Whether the two clauses name one noun after a different word, neither of which the
     other clause has: "a $900 marketing budget" / "the travel budget" are two budgets, "my
     proof writing quiz score" / "my graphing quiz score" two scores; "a strict $1,250 max
@@ -78,7 +90,7 @@ def another_kind_of(old: Piece, new: Piece) -> bool:
     accuracy in area calculation problems", are no "classification problems"."""
     old_keys = {key for token in old.tokens for key in token.keys}
     new_keys, new_kinds = _sentence_kinds(new.context) if new.context else _kinds_of(list(new.tokens))
-    theirs = [(noun, kinds) for noun, kinds in new_kinds if noun in new.keys]
+    theirs = [(noun, kinds) for noun, kinds in new_kinds if noun in new.keys and noun not in values]
     return any(noun == other and _kinds_differ(kinds, other_kinds, old_keys, new_keys)
                for noun, kinds in kind_words(list(old.tokens)) for other, other_kinds in theirs)
 

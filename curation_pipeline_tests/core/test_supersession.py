@@ -453,6 +453,16 @@ def test_another_plain_word_before_the_same_attribute_is_another_thing():
                             "The unit test coverage of the billing module has increased to 78%.").verdict == UPDATE
 
 
+def test_a_verb_the_words_do_not_know_still_ends_the_noun_phrase_before_it():
+    # "holds" is no verb the words list; a number right after it shows it is one, so the
+    # support queue is not "support queue holds", and the billing queue is another queue.
+    assert compare_versions("The support queue holds 40 tickets.",
+                            "The billing queue has grown to 65 tickets.").verdict != UPDATE
+    # Counter-example: the same queue's new count.
+    assert compare_versions("The support queue holds 40 tickets.",
+                            "The support queue has grown to 65 tickets.").verdict == UPDATE
+
+
 def test_an_actual_value_does_not_replace_a_target():
     target = "Targeting API response time under 300ms for recommendation queries."
     assert compare_versions(target, "The average API response time is now 180ms under 1,000 concurrent users.").verdict != UPDATE
