@@ -436,6 +436,18 @@ def _two_dated_events(claim: Piece, piece: Piece, changed: list[str]) -> bool:
     return any(change.startswith(_WHEN_KINDS) for change in changed) and two_events(claim, piece)
 
 
+def _new_name_and_values(claim: Piece, piece: Piece, changed: list[str]) -> bool:
+    """Whether the newer sentence opens on a name the older sentence never says, and the change
+    gives another name together with another kind of value: "Joined the Ridgeview hiking club
+    ... with 40 members" / "The Lakeside rowing club has grown to 60 members" counts another
+    club. A new name alone may be a new holder ("Tom Ridley is the new office manager in
+    Bristol"), and a new count alone a new value of what both name."""
+    kinds = {change.split(" ", 1)[0] for change in changed}
+    if "name" not in kinds or len(kinds) < 2:
+        return False
+    return bool(sentence_subject(piece.context or piece.text) - _keys(claim.context or claim.text))
+
+
 def _opens_on_other_names(claim: Piece, piece: Piece) -> bool:
     """Whether the two sentences open on names or codes (before their verb) that the other
     sentence never says: "The chief executive officer of HBO is ..." / "... of YouTube is ..."
@@ -567,9 +579,9 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
         if not changed:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
         if about_another or _two_dated_events(claim, piece, changed) or _names_two_things(claim, piece) \
-                or another_kind_of(claim, piece) \
+                or another_kind_of(claim, piece, old.tail & new.tail if swapped else frozenset()) \
                 or names_another_subject(claim, piece) or other_persons(claim.tokens, piece.tokens) \
-                or _opens_on_other_names(claim, piece):
+                or _opens_on_other_names(claim, piece) or _new_name_and_values(claim, piece, changed):
             found = found or _Answer(piece, tuple(changed), "another thing")
         elif names_left or _left(old, new, piece, swapped, proper=any(change.startswith("proper ") for change in changed)) \
                 or _count_left(claim, piece, old, new):

@@ -498,3 +498,25 @@ def test_a_clause_cut_inside_brackets_is_never_carried():
     carried = "The nightly ETL job now runs at 02:00, and it must never run during the audit (see the runbook)."
     assert judged_update(older, newer).carried_text == carried
     assert compare_versions(older, newer).carried_text == carried
+
+
+def test_a_noun_whose_kind_is_the_value_that_changed_is_one_thing():
+    # The kind words before a noun at the end of both clauses are the value itself: one genre,
+    # another value (before, "country music" / "pop music" read as two kinds of music).
+    assert judged_update("Taylor Swift's genre is country music.", "Taylor Swift's genre is pop music.").taken
+    assert judged_update("Maya's favourite dish is green curry.", "Maya's favourite dish is red curry.").taken
+    # Counter-example: other kind words before the subject's noun are still two things.
+    assert not judged_update("Our marketing team uses Slack.", "Our sales team uses Teams.").taken
+
+
+def test_a_new_name_with_a_new_count_is_another_thing():
+    # The newer sentence opens on a name the older never says, and a count changed with the
+    # name: another club with its own members, whatever a judge says.
+    refused = judged_update("Joined the Ridgeview hiking club on May 2 with 40 members.",
+                            "The Lakeside rowing club has grown to 60 members since May 2.")
+    assert not refused.taken and refused.refused == "two things"
+    # Counter-examples: the same club's new count; a new holder of one post, with no other value.
+    assert judged_update("Joined the Ridgeview hiking club on May 2 with 40 members.",
+                         "The Ridgeview hiking club has grown to 60 members since May 2.").taken
+    assert judged_update("The office manager in Bristol is Julie Porter.",
+                         "Tom Ridley is the new office manager in Bristol.").taken
