@@ -10,7 +10,9 @@ everything else, each once, and the older memory keeps its words, with the time 
 current. Carried:
 
 - **a statement of its own** (the first clause of its sentence, or one after a semicolon, with the
-  clauses that continue it): appended as a sentence ("Estimated 3 sprints of 2 weeks each.");
+  clauses that continue it): appended as a sentence ("Estimated 3 sprints of 2 weeks each."),
+  with the bare items of its list that follow an item the newer memory took over ("Initial
+  learning rate set to 5e-5, max caption length 40 tokens." of "..., batch size 32, ...");
 - **a continuation** of a clause the newer memory updates or says ("and is deprecated", "by phone
   and email", "tagged by theme and date", "using Postgres 16", "per self-assessment"): added to
   the newer sentence that updates or says that clause, before its final stop, so it stays said of
@@ -126,6 +128,12 @@ def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping
         text = _span(first, claims[end])
         if _opened(text) != 0:
             return None  # "Should I start with coin toss problems (P": a clause cut inside a formula
+        # Items of the same list after an item the newer memory took over go with the statement,
+        # without it: "Initial learning rate set to 5e-5, max caption length 40 tokens." of
+        # "..., batch size 32, ..." when "The batch size was optimized to 12".
+        while _starts_statement(first) and (item := _next_list_item(claims, end, left_set, hosts)) is not None:
+            text = f"{text.rstrip(',; ')}, {_span(claims[item], claims[item])}"
+            end = item
         if _starts_statement(first):
             carried.append(Carried(as_sentence(text)))
         elif _continues(first) and n > 0 and claims[n - 1].sentence == first.sentence \
@@ -135,6 +143,23 @@ def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping
             return None
         n = end + 1
     return tuple(carried)
+
+
+def _next_list_item(claims: Sequence[Piece], end: int, left: set[int], hosts: Mapping[int, Piece | None]) -> int | None:
+    """The next claim left in the sentence of claims[end] when only claims the newer memory took
+    over stand between, and it is a bare item of a comma list ("max caption length 40 tokens":
+    no verb, no link word, no clause of its own), or None."""
+    m = end + 1
+    while m < len(claims) and m not in left and hosts.get(m) is not None and claims[m].sentence == claims[end].sentence:
+        m += 1
+    if m == end + 1 or m not in left or claims[m].sentence != claims[end].sentence or _starts_statement(claims[m]):
+        return None
+    item = claims[m]
+    words = [t for t in item.tokens if t.kind != "punct"]
+    if not words or words[0].lower in _SUBORDINATE | _CONTINUING | {"and", "or", "but", "plus"} \
+            or words[0].lower.endswith(("ing", "ed")) or any(is_verb(t) for t in words):
+        return None
+    return m
 
 
 def as_sentence(text: str) -> str:

@@ -46,7 +46,7 @@ from curation_pipeline.core.change_cues import as_compared
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic
 from curation_pipeline.core.denials import no_newer_value
-from curation_pipeline.core.noun_kinds import another_kind_of
+from curation_pipeline.core.noun_kinds import another_kind_of, which_value
 from curation_pipeline.core.sentence_tokens import tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import is_verb, other_persons, own_subject, subject_end, verb_like_opening
@@ -471,7 +471,10 @@ def _sentence_names(claim: Piece) -> frozenset[str]:
     opening = [t for t in tokenize(claim.context or claim.text) if t.kind != "punct"]
     if not opening or verb_like_opening(opening[0]):
         return frozenset()  # "Added a case studies page ..., highlighting 5 client stories"
-    return frozenset(key for token in opening[:subject_end(opening)] if token.is_name for key in token.keys)
+    # A capital that only opens the note is no name when the word says which value ("Initial
+    # learning rate set to 5e-5, batch size 32": no one called Initial).
+    first = 1 if which_value(opening[0]) else 0
+    return frozenset(key for token in opening[first:subject_end(opening)] if token.is_name for key in token.keys)
 
 
 # How far below the embedder's calibrated "says the same" threshold (coverage.py) a clause may be

@@ -26,6 +26,13 @@ _WHICH_VALUE = frozenset("current latest new newest old older previous present r
                          " updated revised final initial original".split())
 
 
+def which_value(token) -> bool:
+    """Whether a word says which value or how often, not which thing: a unit of time or a
+    weekday ("weekly", "Monday"), or one of _WHICH_VALUE ("current", "initial")."""
+    return token.kind == "word" and bool(token.keys) and not is_verb(token) \
+        and (value_class(token.lower, token.keys[0]) in ("time unit", "weekday") or token.lower in _WHICH_VALUE)
+
+
 def kind_words(tokens: list) -> list[tuple[str, tuple[str, ...]]]:
     """(noun, the plain words before it, nearest first) for each noun that ends a noun phrase and
     that other plain words name a kind of: "marketing budget", "page load time" (of "time", not
@@ -49,9 +56,7 @@ def kind_words(tokens: list) -> list[tuple[str, tuple[str, ...]]]:
                             and (tokens[n - 1].lower in _OWNERS or plain(n - 1)))
 
     def transparent(n: int) -> bool:  # "my weekly grocery budget", "my current membership fee": no kind
-        token = tokens[n]
-        return token.kind == "word" and bool(token.keys) and not is_verb(token) \
-            and (value_class(token.lower, token.keys[0]) in ("time unit", "weekday") or token.lower in _WHICH_VALUE)
+        return which_value(tokens[n])
 
     found = []
     for n in range(1, len(tokens)):

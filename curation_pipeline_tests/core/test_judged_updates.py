@@ -520,3 +520,18 @@ def test_a_new_name_with_a_new_count_is_another_thing():
                          "The Ridgeview hiking club has grown to 60 members since May 2.").taken
     assert judged_update("The office manager in Bristol is Julie Porter.",
                          "Tom Ridley is the new office manager in Bristol.").taken
+
+
+def test_list_items_after_a_replaced_item_are_carried_with_their_statement():
+    # BEAM's 1M development chats: the batch size of a list of settings changed. Before, the
+    # items after it could not be carried alone, and the update was refused.
+    older = "Initial learning rate set to 5e-5, batch size 32, max caption length 40 tokens."
+    newer = "The batch size was further optimized to 12."
+    taken = judged_update(older, newer)
+    assert taken.taken and taken.carried_text == (
+        "The batch size was further optimized to 12. Initial learning rate set to 5e-5, max caption length 40 tokens.")
+    assert compare_versions(older, newer).carried_text == taken.carried_text
+    # Counter-example: items with no statement of their own before them ("4 correct" of the
+    # 5 problems) are not carried into the 8 problems.
+    refused = judged_update("Completed 5 problems, 4 correct, average time 20 minutes.", "Completed 8 problems today.")
+    assert not refused.taken and refused.refused == "uncarriable"
