@@ -105,6 +105,7 @@ _CLOCK = frozenset({"am", "pm", "a.m", "p.m"})
 # Status words that are also common verbs: a status only after a form of "be" ("is live").
 _ALSO_VERBS = frozenset({"live"})
 _DOERS = frozenset("i we you they he she who to still now also".split())
+_PERSON_SUBJECTS = frozenset("i we you they he she".split())
 _OWNERS = frozenset("my our your his her their its the this these those".split())
 # Adverbs that say how sure or how much, not what: "I definitely will" and "It definitely isn't"
 # have no frame in common (LoCoMo: two small-talk turns read as a change of polarity).
@@ -179,6 +180,8 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
         word_class = None  # "I live in Berlin": a verb; "the site is live", "unblocked and live": a status
     if word_class == "status" and previous is not None and previous.lower in _OWNERS:
         word_class = None  # "review my draft", "the open house": a thing, not its status
+    if word_class == "status" and previous is not None and previous.lower in _PERSON_SUBJECTS:
+        word_class = None  # "I scheduled 4 study sessions": what I did, not the sessions' status
     if word_class is not None:
         modifies = (word_class in _MODIFYING_CLASSES and following is not None and following.kind == "word"
                     and following.keys and value_class(following.lower, following.keys[0]) is None)

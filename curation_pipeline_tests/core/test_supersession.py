@@ -463,6 +463,20 @@ def test_a_verb_the_words_do_not_know_still_ends_the_noun_phrase_before_it():
                             "The support queue has grown to 65 tickets.").verdict == UPDATE
 
 
+def test_a_status_word_after_a_person_is_what_they_did():
+    # BEAM's 1M development chats: "I scheduled" is the note's verb, not the sessions' status;
+    # read as a status the newer memory does not say, it left the update partial.
+    older = "I scheduled 4 study sessions of 45 minutes each focusing on factorial properties and probability rules."
+    newer = ("I extended my study sessions to 5 sessions of 45 minutes each, allowing more time to deepen "
+             "my understanding of factorial properties and probability rules.")
+    assert compare_versions(older, newer).verdict == UPDATE
+    assert judged_update(older, newer).taken
+    # Counter-example: a status said of the thing is its value, and a newer clause that does
+    # not say it gives no new value of it.
+    assert compare_versions("The Friday standup is cancelled this week.",
+                            "The Friday standup is now held at 10:00.").verdict != UPDATE
+
+
 def test_an_actual_value_does_not_replace_a_target():
     target = "Targeting API response time under 300ms for recommendation queries."
     assert compare_versions(target, "The average API response time is now 180ms under 1,000 concurrent users.").verdict != UPDATE
