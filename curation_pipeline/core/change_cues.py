@@ -36,8 +36,10 @@ The entries:
   "Scratch that", "I meant";
 - **a named old value**: "(the old value was X)", "(previously X)", "(was X)", "instead of X",
   "(the $100 was last year's price)": X is old, whatever else the memory says.
-- **once-only events** of a named subject: "was born", "died". Two past events of one kind are
-  two events ("Completed 5 problems" / "Completed 8 problems"), but a person is born and dies
+- **once-only events** of a named subject: "was born", "died", and what was made: "was
+  founded", "was established", "was incorporated" (not "founded a startup": who founds may found
+  again). Two past events of one kind are two events ("Completed 5 problems" / "Completed 8
+  problems"), but a person is born and dies
   once: "Eddie Durham died in New York City." / "Eddie Durham died in Gatchina." is a corrected
   place. Only of a subject that is a name: "The nightly build died at 3 AM." may happen again.
 """
@@ -78,6 +80,9 @@ MOVE_PHRASES = (("moved", "to"), ("moved", "back", "to"), ("relocated", "to"), (
 _NOT_AN_OBJECT = frozenset("by at in on for from after before to with during".split())
 # Events that happen once to whom they happen: where and when each has one value.
 ONCE_ONLY_VERBS = frozenset({"born", "died"})
+# Said of what was made: it was founded once ("Netflix was founded in 1997"); not of who made it
+# ("Ana founded a startup in 2015" and "... a charity in 2019" are two foundings).
+_ONCE_ONLY_PASSIVES = frozenset({"born", "founded", "established", "incorporated"})
 # Openers of a memory that corrects what was said before it.
 CORRECTION_OPENERS = (("update",), ("updated",), ("correction",), ("actually",), ("make", "that"),
                       ("scratch", "that"), ("i", "meant"), ("sorry",), ("edit",), ("change", "of", "plans"))
@@ -117,7 +122,7 @@ def once_only_event(tokens: Sequence[Token], subject_end: int) -> bool:
     if not subject or not all(t.is_name for t in subject):
         return False
     verb = [t.lower for t in tokens[subject_end:subject_end + 2]]
-    return bool(verb) and (verb[0] in ONCE_ONLY_VERBS or verb[0] in ("was", "were") and verb[1:] == ["born"])
+    return bool(verb) and (verb[0] in ONCE_ONLY_VERBS or verb[0] in ("was", "were") and verb[1:2] and verb[1] in _ONCE_ONLY_PASSIVES)
 
 
 def move_statement(tokens: Sequence[Token]) -> tuple[int, int] | None:

@@ -49,7 +49,15 @@ from curation_pipeline.core.denials import no_newer_value
 from curation_pipeline.core.noun_kinds import another_kind_of, which_value
 from curation_pipeline.core.sentence_tokens import tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
-from curation_pipeline.core.subjects import is_verb, other_persons, own_subject, subject_end, verb_like_opening
+from curation_pipeline.core.subjects import (
+    is_verb,
+    other_persons,
+    own_subject,
+    past_form,
+    subject_end,
+    verb_by_shape,
+    verb_like_opening,
+)
 from curation_pipeline.core.supersession import (
     Shape,
     functional_swap,
@@ -175,8 +183,9 @@ def _subject(piece: Piece) -> list[str]:
     words: list[str] = []
     first = 1 if tokens[0].lower in _DETERMINERS else 0
     for n, token in enumerate(tokens[first:], start=first):
-        if token.kind != "word" or any(ch.isdigit() for ch in token.text) or is_verb(token):
-            break  # its verb or its first number or code
+        if token.kind != "word" or any(ch.isdigit() for ch in token.text) or is_verb(token) \
+                or verb_by_shape(tokens, n) or (n > first and not token.is_name and past_form(token.lower)):
+            break  # its verb ("flows into", "composed music") or its first number or code
         word_class = value_class(token.lower, token.keys[0]) if token.keys else None
         following = tokens[n + 1] if n + 1 < len(tokens) else None
         naming = following is not None and following.kind == "word" and following.keys \
@@ -291,9 +300,10 @@ def _object_names(piece: Piece) -> list[frozenset[str]]:
     return _names_in(tokens[end + 1:])
 
 
-# Verbs of which a person has one object at a time: "works for", "lives in", "reports to". Most
-# verbs take several ("volunteers at Oxfam" and "at the Red Cross", "writes for Wired").
-_ONE_AT_A_TIME_VERBS = frozenset("works lives reports resides".split())
+# Verbs of which a person has one object at a time: "works for", "lives in", "reports to", "plays
+# for" (a team). Most verbs take several ("volunteers at Oxfam" and "at the Red Cross", "writes
+# for Wired").
+_ONE_AT_A_TIME_VERBS = frozenset("works lives reports resides plays".split())
 
 
 # Lower-case words inside one name: "University of Oxford", "Bank of the West".
@@ -455,7 +465,20 @@ def _opens_on_other_names(claim: Piece, piece: Piece) -> bool:
     the new office manager in Bristol." is one post: Bristol is in both."""
     old_sentence, new_sentence = claim.context or claim.text, piece.context or piece.text
     before, after = sentence_subject(old_sentence), sentence_subject(new_sentence)
-    return bool(before and after) and not before & _keys(new_sentence) and not after & _keys(old_sentence)
+    return bool(before and after) and not before & _keys(new_sentence) and not after & _keys(old_sentence) \
+        and not _one_post(old_sentence, new_sentence)
+
+
+def _one_post(old_sentence: str, new_sentence: str) -> bool:
+    """Whether two sentences say one post of other holders: word for word the same after their
+    subjects, a form of "be" and "the" ("Tokyo is the largest city in Japan." / "Osaka is the
+    largest city in Japan."). "Ana is a member of the board." / "Ben is ..." may both hold."""
+    mine, theirs = ([t.lower for t in tokenize(text) if t.kind != "punct"] for text in (old_sentence, new_sentence))
+    rest_mine, rest_theirs = mine[subject_end(tokenize(old_sentence)):], theirs[subject_end(tokenize(new_sentence)):]
+    return len(rest_mine) > 2 and rest_mine == rest_theirs and rest_mine[0] in _BE and rest_mine[1] == "the"
+
+
+_BE = frozenset("is are was were".split())
 
 
 def _keys(text: str) -> frozenset[str]:
@@ -554,8 +577,9 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
             found = found or _Answer(piece, (), "another thing")
             continue
         changed, about_another = _replaced(old, new)
-        if about_another and _objects_of_one_subject(claim, piece, old, new):
-            about_another = False
+        if about_another and (_objects_of_one_subject(claim, piece, old, new)
+                              or _one_post(claim.context or claim.text, piece.context or piece.text)):
+            about_another = False  # the subject named is the holder that changed
         names_left = _opening_read_as_a_name(piece, new, older_said or frozenset()) \
             and any(change.startswith("name ") for change in changed)
         if names_left:

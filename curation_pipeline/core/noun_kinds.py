@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from curation_pipeline.core.clauses import Piece
 from curation_pipeline.core.sentence_tokens import tokenize
-from curation_pipeline.core.subjects import is_verb, past_form, verb_like_opening
+from curation_pipeline.core.subjects import is_verb, past_form, verb_by_shape, verb_like_opening
 from curation_pipeline.core.value_words import value_class
 
 # Words after which a word in -ing names a kind ("my graphing quiz"), not an act ("started
@@ -47,7 +47,7 @@ def kind_words(tokens: list) -> list[tuple[str, tuple[str, ...]]]:
     def plain(n: int) -> bool:
         token = tokens[n] if 0 <= n < len(tokens) else None
         return (token is not None and token.kind == "word" and bool(token.keys) and not token.is_name
-                and not is_verb(token) and not past_form(token.lower) and not _verb_in_s(tokens, n)
+                and not is_verb(token) and not past_form(token.lower) and not verb_by_shape(tokens, n, before_preposition=False)
                 and value_class(token.lower, token.keys[0]) is None)
 
     def modifier(n: int) -> bool:
@@ -71,18 +71,6 @@ def kind_words(tokens: list) -> list[tuple[str, tuple[str, ...]]]:
                        or past_form(tokens[k].lower) or (k == 0 and verb_like_opening(tokens[k]))):
             found.append((tokens[n].keys[0], tuple(chain)))
     return found
-
-
-def _verb_in_s(tokens: list, n: int) -> bool:
-    """Whether a word in -s after a word of a noun phrase is its verb, as its object shows: a
-    number, an owner or a name right after it ("The support queue holds 40 tickets", "Our sales
-    team uses Slack"): the phrase ends before it ("support queue", not "support queue holds")."""
-    token = tokens[n]
-    if n == 0 or n + 1 >= len(tokens) or not token.lower.endswith("s") or token.lower.endswith(("ss", "us", "is")):
-        return False
-    following, previous = tokens[n + 1], tokens[n - 1]
-    return previous.kind == "word" and bool(previous.keys) and not previous.is_name \
-        and (following.kind == "number" or following.lower in _OWNERS or following.is_name)
 
 
 def another_kind_of(old: Piece, new: Piece, values: frozenset[str] = frozenset()) -> bool:

@@ -67,6 +67,28 @@ def verb_like_opening(token: Token) -> bool:
         or (lower in _IRREGULAR_PAST and lower not in _ALSO_NAMES)
 
 
+# What opens the object right after a verb the words do not know ("holds the record"), and what
+# else may follow one: "flows into", "plays for".
+_OBJECT_OPENERS = frozenset("the a an my our your his her their its this that these those".split())
+_AFTER_A_VERB = _OBJECT_OPENERS | frozenset("into in on at to for from with by of".split())
+
+
+def verb_by_shape(tokens: Sequence[Token], n: int, *, before_preposition: bool = True) -> bool:
+    """Whether the word at `n`, after the subject's words, is a verb the words do not list, by
+    its shape and what follows: a present form in -s before a preposition, an article, a name or
+    a number ("The Danube empties into ...", "Lionel Messi plays for ...", "The support queue
+    holds 40 tickets"); not "glass", "status" or "famous". A plural noun may come before a
+    preposition too ("swim lessons for Emma"): `before_preposition=False` asks for an object
+    right after it (an owner, an article, a name or a number)."""
+    if not 0 < n < len(tokens) - 1:
+        return False
+    token, following, previous = tokens[n], tokens[n + 1], tokens[n - 1]
+    return (token.kind == "word" and not token.is_name and bool(token.keys) and token.lower.endswith("s")
+            and not token.lower.endswith(("ss", "us", "is", "'s")) and previous.kind == "word" and bool(previous.keys)
+            and ((following.lower in _AFTER_A_VERB if before_preposition else following.lower in _OBJECT_OPENERS)
+                 or following.is_name or following.kind == "number"))
+
+
 def subject_end(tokens: Sequence[Token]) -> int:
     """Index of the first token after the clause's subject: 0 for a clause that continues
     another ("until 17:00", "and Wednesdays")."""

@@ -52,6 +52,7 @@ UPDATES = [
     ("optimized to", "Reduced Lambda memory from 1024MB to 512MB.", "The Lambda memory was further optimized to 384MB."),
     ("once-only: died", "Eddie Durham died in the city of New York City.", "Eddie Durham died in the city of Gatchina."),
     ("once-only: was born", "Ada Lovelace was born in London.", "Ada Lovelace was born in Paris."),
+    ("once-only: was founded", "Netflix was founded in 1997.", "Netflix was founded in 2001."),
 ]
 
 # (entry, older, newer): alike, and no update.
@@ -91,6 +92,7 @@ COUNTER_EXAMPLES = [
      "The EC2 instance memory was further optimized to 384MB."),
     ("once-only: a repeatable event", "Ada Lovelace visited London.", "Ada Lovelace visited Paris."),
     ("once-only: another person", "Ana's grandmother died in Porto.", "Ana's grandfather died in Lisbon."),
+    ("once-only: who founded may found again", "Ana founded Brightpath in 2015.", "Ana founded Brightpath in 2016."),
     ("once-only: another value kind", "Ada Lovelace was born in 1815.", "Ada Lovelace was born in London."),
 ]
 

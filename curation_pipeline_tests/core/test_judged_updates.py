@@ -535,3 +535,31 @@ def test_list_items_after_a_replaced_item_are_carried_with_their_statement():
     # 5 problems) are not carried into the 8 problems.
     refused = judged_update("Completed 5 problems, 4 correct, average time 20 minutes.", "Completed 8 problems today.")
     assert not refused.taken and refused.refused == "uncarriable"
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Verbs the words do not list, told by their shape: before, the subject ran on through
+    # them, and two objects read as two subjects.
+    ("The Danube empties into the Black Sea.", "The Danube empties into the North Sea."),
+    ("Kylian Mbappe holds French citizenship.", "Kylian Mbappe holds Cameroonian citizenship."),
+    ("Beethoven composed music in the Classical style.", "Beethoven composed music in the Baroque style."),
+    # Still a verb of one object at a time: a player plays for one team.
+    ("Lionel Messi plays for Inter Miami.", "Lionel Messi plays for Al Hilal."),
+    # A once-only event of what was made.
+    ("Netflix was founded in 1997.", "Netflix was founded in 2001."),
+    # One post, another holder: the same words after the subject, "is the ...".
+    ("Tokyo is the largest city in Japan.", "Osaka is the largest city in Japan."),
+])
+def test_a_relation_said_with_a_verb_the_words_do_not_list_is_one_thing(older, newer):
+    assert judged_update(older, newer).taken
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Counter-examples: two holders of a post that has many; two posts; two foundings by one founder.
+    ("Ana is a member of the board.", "Ben is a member of the board."),
+    ("The chief executive officer of HBO is Casey Bloys.", "The chief executive officer of YouTube is Neal Mohan."),
+    ("Tokyo is the largest city in Japan.", "Osaka is the largest city in Italy."),
+    ("Ana founded Brightpath in 2015.", "Ana founded Brightpath in 2016."),
+])
+def test_two_holders_two_posts_or_two_foundings_stay_two_things(older, newer):
+    assert not judged_update(older, newer).taken
