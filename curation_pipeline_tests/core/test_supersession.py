@@ -349,6 +349,21 @@ def test_the_judges_budget_goes_first_to_the_pairs_likeliest_to_be_updates():
     assert _decide(nodes, pairs, judge_cap=5).to_judge["older_id"].to_list() == ["a", "c"]
 
 
+def test_the_judges_budget_goes_first_to_pairs_whose_update_the_texts_would_bear():
+    # A look-alike of two things ("Seville" / "Bilbao" office) is likelier by its words, but no
+    # "update" of it would ever be taken; an update the words cannot tell alone would be. With
+    # room for one verdict, the second is asked about; the look-alike waits.
+    two_things = ("The Seville office closes at 18:00.", "The Bilbao office closes at 19:00.")
+    bearable = ("Booked a call with the auditor for March 3 at 10 AM to go over the ledger.",
+                "The call with the auditor is at 2 PM on March 3 so that both teams can attend.")
+    assert not judged_update(*two_things).taken and judged_update(*bearable).taken
+    nodes = _nodes(("a", two_things[0], 30), ("b", two_things[1], 2), ("c", bearable[0], 30), ("d", bearable[1], 2))
+    pairs = _pairs((0, 1, 0.9), (2, 3, 0.8))
+    assert _decide(nodes, pairs, judge_cap=1).to_judge["older_id"].to_list() == ["c"]
+    # Counter-example: with room for both, both are asked about, in their order.
+    assert _decide(nodes, pairs, judge_cap=5).to_judge["older_id"].to_list() == ["a", "c"]
+
+
 def test_a_memory_is_asked_about_first_with_the_memory_that_shares_its_subject():
     # "Gerald Ford ... center" is more alike "Babe Ruth ... center" than its own update; asked
     # about the look-alike first, it would wait a cycle for every look-alike before its update.

@@ -29,7 +29,9 @@ pair once:
 
 A memory goes to the judge with the memory that shares the most of its subject
 (core/subjects.py) first, then with the most similar. When more pairs are free than `judge_cap`,
-the judge is asked first about the pairs whose words found a changed value, then those that share
+the judge is asked first about the pairs whose "update" the texts would bear out (the check of
+core/judged_updates.py: any other pair's "update" is refused whatever the model says), and within
+those and then the rest, about the pairs whose words found a changed value, then those that share
 a subject (store/subject_index.py) or are read in context, then the rest; within each, those
 sharing more of their subject first.
 
@@ -203,6 +205,8 @@ def decide_pairs(
             free.append(candidate)
             taken |= ids
     ranked = sorted(free, key=lambda c: (c[0], -shared(c[2], c[3]), c[1]))
+    if len(ranked) > judge_cap:
+        ranked = _bearable_first(ranked)
     chosen, waiting = ranked[:judge_cap], ranked[judge_cap:]
     tally.left_over += len(waiting)
     taken -= {c[side]["id"] for c in waiting for side in (2, 3)}  # undecided: free for a merge
@@ -219,6 +223,20 @@ def decide_pairs(
         left_over=tally.left_over + merges.left_over, speakers_apart=tally.speakers_apart,
         too_long=tally.too_long,
     )
+
+
+def _bearable_first(ranked: list) -> list:
+    """When more pairs are free than the judge may be asked about, those whose "update" the
+    texts would bear out (core/judged_updates.py, the check apply_verdicts makes) go first, each
+    group in its order: an "update" of any other pair is refused whatever the model says, so
+    asking about it first would spend the budget on verdicts that change no memory while
+    updates wait a cycle. Read only when the budget is short, and by the words alone (no
+    embedder call for pairs that may not be asked about): the check costs a few milliseconds a
+    pair."""
+    def bearable(candidate) -> bool:
+        older, newer = candidate[2], candidate[3]
+        return judged_update(older["pointer_summary"] or "", newer["pointer_summary"] or "").taken
+    return sorted(ranked, key=lambda c: not bearable(c))  # stable: each group keeps its order
 
 
 def _shared_subjects():
