@@ -10,9 +10,7 @@ everything else, each once, and the older memory keeps its words, with the time 
 current. Carried:
 
 - **a statement of its own** (the first clause of its sentence, or one after a semicolon, with the
-  clauses that continue it): appended as a sentence ("Estimated 3 sprints of 2 weeks each."),
-  with the bare items of its list that follow an item the newer memory took over ("Initial
-  learning rate set to 5e-5, max caption length 40 tokens." of "..., batch size 32, ...");
+  clauses that continue it): appended as a sentence ("Estimated 3 sprints of 2 weeks each.");
 - **a continuation** of a clause the newer memory updates or says ("and is deprecated", "by phone
   and email", "tagged by theme and date", "using Postgres 16", "per self-assessment"): added to
   the newer sentence that updates or says that clause, before its final stop, so it stays said of
@@ -21,8 +19,10 @@ current. Carried:
 Never carried, so the update stays partial and both memories stay current: a clause that says
 when, why or on what condition the older value held ("after the initial test run on March 27",
 "because ...", "unless ...", "which ..."), which moved to another value could say something else;
-and a clause cut inside brackets ("Should I start with coin toss problems (P"), which is no
-sentence.
+a clause cut inside brackets ("Should I start with coin toss problems (P"), which is no
+sentence; and a statement whose object goes on in the clause that changed ("Balanced work" of
+"Balanced work and crypto by dedicating 45 minutes daily to market research"), which alone would
+say less than the older memory did.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from curation_pipeline.core.clauses import Piece
-from curation_pipeline.core.subjects import is_verb
+from curation_pipeline.core.subjects import is_verb, verb_by_shape
 from curation_pipeline.core.text import append_sentence
 
 # A clause opening with one of these says when, why, on what condition or of what the clause
@@ -128,12 +128,8 @@ def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping
         text = _span(first, claims[end])
         if _opened(text) != 0:
             return None  # "Should I start with coin toss problems (P": a clause cut inside a formula
-        # Items of the same list after an item the newer memory took over go with the statement,
-        # without it: "Initial learning rate set to 5e-5, max caption length 40 tokens." of
-        # "..., batch size 32, ..." when "The batch size was optimized to 12".
-        while _starts_statement(first) and (item := _next_list_item(claims, end, left_set, hosts)) is not None:
-            text = f"{text.rstrip(',; ')}, {_span(claims[item], claims[item])}"
-            end = item
+        if _starts_statement(first) and _object_goes_on(claims, end, left_set):
+            return None  # "Balanced work" of "Balanced work and crypto by ...": half an object
         if _starts_statement(first):
             carried.append(Carried(as_sentence(text)))
         elif _continues(first) and n > 0 and claims[n - 1].sentence == first.sentence \
@@ -145,21 +141,20 @@ def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping
     return tuple(carried)
 
 
-def _next_list_item(claims: Sequence[Piece], end: int, left: set[int], hosts: Mapping[int, Piece | None]) -> int | None:
-    """The next claim left in the sentence of claims[end] when only claims the newer memory took
-    over stand between, and it is a bare item of a comma list ("max caption length 40 tokens":
-    no verb, no link word, no clause of its own), or None."""
-    m = end + 1
-    while m < len(claims) and m not in left and hosts.get(m) is not None and claims[m].sentence == claims[end].sentence:
-        m += 1
-    if m == end + 1 or m not in left or claims[m].sentence != claims[end].sentence or _starts_statement(claims[m]):
-        return None
-    item = claims[m]
-    words = [t for t in item.tokens if t.kind != "punct"]
-    if not words or words[0].lower in _SUBORDINATE | _CONTINUING | {"and", "or", "but", "plus"} \
-            or words[0].lower.endswith(("ing", "ed")) or any(is_verb(t) for t in words):
-        return None
-    return m
+def _object_goes_on(claims: Sequence[Piece], end: int, left: set[int]) -> bool:
+    """Whether the claim after claims[end], in its sentence and not carried with it, goes on
+    with its object: "and" or "or" and a plain word, no verb ("Balanced work | and crypto by
+    dedicating 45 minutes daily ..."). Carried alone, "Balanced work." would say less than the
+    older memory did, and nothing would say the rest."""
+    following = end + 1
+    if following >= len(claims) or following in left or claims[following].sentence != claims[end].sentence:
+        return False
+    words = [t for t in claims[following].tokens if t.kind != "punct"]
+    if len(words) < 2 or words[0].lower not in ("and", "or") or words[1].kind != "word" or not words[1].keys:
+        return False
+    # "and works from Lisbon" opens a clause of its own: its verb, by the words' list or its shape.
+    verb = is_verb(words[1]) or words[1].lower.endswith(("ed", "ing")) or verb_by_shape(words, 1, after_a_link=True)
+    return not verb
 
 
 def as_sentence(text: str) -> str:

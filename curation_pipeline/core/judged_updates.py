@@ -183,9 +183,10 @@ def _subject(piece: Piece) -> list[str]:
     words: list[str] = []
     first = 1 if tokens[0].lower in _DETERMINERS else 0
     for n, token in enumerate(tokens[first:], start=first):
+        after_a_name = n > 1 and tokens[n - 1].is_name  # not the capital that opens the note
         if token.kind != "word" or any(ch.isdigit() for ch in token.text) or is_verb(token) \
-                or verb_by_shape(tokens, n) or (n > first and not token.is_name and past_form(token.lower)):
-            break  # its verb ("flows into", "composed music") or its first number or code
+                or after_a_name and (verb_by_shape(tokens, n) or not token.is_name and past_form(token.lower)):
+            break  # its verb ("The Danube empties into", "Beethoven composed") or its first number or code
         word_class = value_class(token.lower, token.keys[0]) if token.keys else None
         following = tokens[n + 1] if n + 1 < len(tokens) else None
         naming = following is not None and following.kind == "word" and following.keys \
@@ -300,10 +301,9 @@ def _object_names(piece: Piece) -> list[frozenset[str]]:
     return _names_in(tokens[end + 1:])
 
 
-# Verbs of which a person has one object at a time: "works for", "lives in", "reports to", "plays
-# for" (a team). Most verbs take several ("volunteers at Oxfam" and "at the Red Cross", "writes
-# for Wired").
-_ONE_AT_A_TIME_VERBS = frozenset("works lives reports resides plays".split())
+# Verbs of which a person has one object at a time: "works for", "lives in", "reports to". Most
+# verbs take several ("volunteers at Oxfam" and "at the Red Cross", "writes for Wired").
+_ONE_AT_A_TIME_VERBS = frozenset("works lives reports resides".split())
 
 
 # Lower-case words inside one name: "University of Oxford", "Bank of the West".
@@ -372,9 +372,17 @@ def _other_object(claim: Piece, piece: Piece, old: Shape, new: Shape, said: froz
     elsewhere = said - {key for token in piece.tokens for key in token.keys}
     if not object_swap(old, new) or _replaced(new, old)[0] or (old.tail - new.tail) & elsewhere:
         return False
+    if _tail_counts(old) != _tail_counts(new):
+        return False  # "was founded in Albuquerque" / "... in 1975": when, not another where
     if not (stands_alone(claim) and stands_alone(piece)):
         return False  # "..., when I ask about event timelines": the condition of its statement
     return bool((old.frame & new.frame) - own_subject(claim.tokens) - own_subject(piece.tokens))
+
+
+def _tail_counts(shape_: Shape) -> bool:
+    """Whether a clause's last words hold a number (a count, a date, a year): an object replaces
+    another of its sort only."""
+    return any(kind.split(":")[0] == "number" for kind, values in shape_.values.items() if set(values) & shape_.tail)
 
 
 def _other_ending(claim: Piece, piece: Piece, said: frozenset[str]) -> bool:
@@ -395,6 +403,8 @@ def _other_ending(claim: Piece, piece: Piece, said: frozenset[str]) -> bool:
     elsewhere = said - {key for token in piece.tokens for key in token.keys}
     if any(t.kind == "number" for t in mine[same:]) or (claim.context or claim.text).rstrip(" .!?") != claim.text:
         return False  # "mayor of Gdansk since 2018", "..., reelected in 2022": of the old value
+    if any(t.kind == "number" for t in theirs[same:]):
+        return False  # "was founded in Albuquerque" / "... in 1975": when, not another where
     # A word of the frame besides the verb ("position"): "enjoys hiking" / "enjoys swimming"
     # may both hold.
     shared_frame = any(t.keys and not t.is_name and not is_verb(t) and not t.lower.endswith(("ing", "ed"))
@@ -471,14 +481,26 @@ def _opens_on_other_names(claim: Piece, piece: Piece) -> bool:
 
 def _one_post(old_sentence: str, new_sentence: str) -> bool:
     """Whether two sentences say one post of other holders: word for word the same after their
-    subjects, a form of "be" and "the" ("Tokyo is the largest city in Japan." / "Osaka is the
-    largest city in Japan."). "Ana is a member of the board." / "Ben is ..." may both hold."""
+    subjects, "is the" or "are the", and a word that says there is one ("Tokyo is the largest
+    city in Japan." / "Osaka is the largest city in Japan."). "Ana is a member of the board.",
+    "Alice Chen is the co-founder of Brightpath." and "Kyoto was the capital of Japan." may hold
+    beside another holder."""
     mine, theirs = ([t.lower for t in tokenize(text) if t.kind != "punct"] for text in (old_sentence, new_sentence))
     rest_mine, rest_theirs = mine[subject_end(tokenize(old_sentence)):], theirs[subject_end(tokenize(new_sentence)):]
-    return len(rest_mine) > 2 and rest_mine == rest_theirs and rest_mine[0] in _BE and rest_mine[1] == "the"
+    return len(rest_mine) > 3 and rest_mine == rest_theirs and rest_mine[0] in ("is", "are") \
+        and rest_mine[1] == "the" and (rest_mine[2] in _ONLY_ONE or rest_mine[2].endswith("est"))
 
 
-_BE = frozenset("is are was were".split())
+# After "is the": words that say one holds the post at a time ("the largest", "the only", "the
+# current"; a superlative in -est).
+_ONLY_ONE = frozenset("only sole current most".split())
+
+
+def _says_what_it_is(piece: Piece) -> bool:
+    """Whether a clause says what its subject is with a form of "be" ("Her genre is country
+    music"): its last words are the value. "The apartment has a ceiling fan" / "... a bathroom
+    fan" names two fans."""
+    return any(t.lower in ("is", "are", "was", "were") for t in piece.tokens)
 
 
 def _keys(text: str) -> frozenset[str]:
@@ -606,7 +628,8 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
         if not changed:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
         if about_another or _two_dated_events(claim, piece, changed) or _names_two_things(claim, piece) \
-                or another_kind_of(claim, piece, old.tail & new.tail if swapped else frozenset()) \
+                or another_kind_of(claim, piece, old.tail & new.tail if swapped and _says_what_it_is(claim)
+                                   and _says_what_it_is(piece) else frozenset()) \
                 or names_another_subject(claim, piece) or other_persons(claim.tokens, piece.tokens) \
                 or _opens_on_other_names(claim, piece) or _new_name_and_values(claim, piece, changed):
             found = found or _Answer(piece, tuple(changed), "another thing")

@@ -33,7 +33,7 @@ def which_value(token) -> bool:
         and (value_class(token.lower, token.keys[0]) in ("time unit", "weekday") or token.lower in _WHICH_VALUE)
 
 
-def kind_words(tokens: list) -> list[tuple[str, tuple[str, ...]]]:
+def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, ...]]]:
     """(noun, the plain words before it, nearest first) for each noun that ends a noun phrase and
     that other plain words name a kind of: "marketing budget", "page load time" (of "time", not
     of "load": "initial test suite" and "unit test coverage" are not two tests), "my proof
@@ -44,16 +44,24 @@ def kind_words(tokens: list) -> list[tuple[str, tuple[str, ...]]]:
     a unit of time or a weekday between the words is no kind ("my weekly grocery budget")."""
     tokens = list(tokens)  # punctuation ends a phrase: "fraction problems, accuracy 75%"
 
+    known_verb = next((n for n, token in enumerate(tokens) if is_verb(token)), len(tokens))
+
     def plain(n: int) -> bool:
         token = tokens[n] if 0 <= n < len(tokens) else None
+        # A word in -s before its object is the verb, when no verb the words know comes before
+        # it ("The support queue holds 40 tickets"; not "I do cardio workouts 4 days a week").
+        shaped_verb = n < known_verb and verb_by_shape(tokens, n, before_preposition=False)
         return (token is not None and token.kind == "word" and bool(token.keys) and not token.is_name
-                and not is_verb(token) and not past_form(token.lower) and not verb_by_shape(tokens, n, before_preposition=False)
+                and not is_verb(token) and not past_form(token.lower) and not shaped_verb
                 and value_class(token.lower, token.keys[0]) is None)
 
     def modifier(n: int) -> bool:
         token = tokens[n] if n >= 0 else None
+        if names and token is not None and n > 0 and token.is_name and token.kind == "word" and token.keys \
+                and not any(ch.isdigit() for ch in token.text):
+            return True  # `names`: a name before the noun names its kind too ("per GPS distance problem")
         return plain(n) or (token is not None and token.lower.endswith("ing") and bool(token.keys) and n > 0
-                            and (tokens[n - 1].lower in _OWNERS or plain(n - 1)))
+                            and (tokens[n - 1].lower in _OWNERS or plain(n - 1) or which_value(tokens[n - 1])))
 
     def transparent(n: int) -> bool:  # "my weekly grocery budget", "my current membership fee": no kind
         return which_value(tokens[n])
@@ -73,7 +81,7 @@ def kind_words(tokens: list) -> list[tuple[str, tuple[str, ...]]]:
     return found
 
 
-def another_kind_of(old: Piece, new: Piece, values: frozenset[str] = frozenset()) -> bool:
+def another_kind_of(old: Piece, new: Piece, values: frozenset[str] = frozenset(), names: bool = False) -> bool:
     """Whether the two clauses name one noun after a different word, neither of which the
     other clause has: "a $900 marketing budget" / "the travel budget" are two budgets, "my
     proof writing quiz score" / "my graphing quiz score" two scores; "a strict $1,250 max
@@ -82,21 +90,21 @@ def another_kind_of(old: Piece, new: Piece, values: frozenset[str] = frozenset()
     its sentence names it with: "... now reaching 95% after completing 15 problems", of "My
     accuracy in area calculation problems", are no "classification problems"."""
     old_keys = {key for token in old.tokens for key in token.keys}
-    new_keys, new_kinds = _sentence_kinds(new.context) if new.context else _kinds_of(list(new.tokens))
+    new_keys, new_kinds = _sentence_kinds(new.context, names) if new.context else _kinds_of(list(new.tokens), names)
     theirs = [(noun, kinds) for noun, kinds in new_kinds if noun in new.keys and noun not in values]
     return any(noun == other and _kinds_differ(kinds, other_kinds, old_keys, new_keys)
-               for noun, kinds in kind_words(list(old.tokens)) for other, other_kinds in theirs)
+               for noun, kinds in kind_words(list(old.tokens), names) for other, other_kinds in theirs)
 
 
 @lru_cache(maxsize=16384)
-def _sentence_kinds(sentence: str) -> tuple[frozenset[str], tuple[tuple[str, tuple[str, ...]], ...]]:
+def _sentence_kinds(sentence: str, names: bool = False) -> tuple[frozenset[str], tuple[tuple[str, tuple[str, ...]], ...]]:
     """The keys and kind words of a sentence, read once: every clause of a newer memory is
     compared with every older claim."""
-    return _kinds_of(tokenize(sentence))
+    return _kinds_of(tokenize(sentence), names)
 
 
-def _kinds_of(tokens: list) -> tuple[frozenset[str], tuple[tuple[str, tuple[str, ...]], ...]]:
-    return frozenset(key for token in tokens for key in token.keys), tuple(kind_words(tokens))
+def _kinds_of(tokens: list, names: bool = False) -> tuple[frozenset[str], tuple[tuple[str, tuple[str, ...]], ...]]:
+    return frozenset(key for token in tokens for key in token.keys), tuple(kind_words(tokens, names))
 
 
 def _kinds_differ(mine: tuple[str, ...], theirs: tuple[str, ...], old_keys: set[str], new_keys: set[str]) -> bool:

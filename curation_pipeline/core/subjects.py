@@ -73,18 +73,20 @@ _OBJECT_OPENERS = frozenset("the a an my our your his her their its this that th
 _AFTER_A_VERB = _OBJECT_OPENERS | frozenset("into in on at to for from with by of".split())
 
 
-def verb_by_shape(tokens: Sequence[Token], n: int, *, before_preposition: bool = True) -> bool:
+def verb_by_shape(tokens: Sequence[Token], n: int, *, before_preposition: bool = True, after_a_link: bool = False) -> bool:
     """Whether the word at `n`, after the subject's words, is a verb the words do not list, by
     its shape and what follows: a present form in -s before a preposition, an article, a name or
     a number ("The Danube empties into ...", "Lionel Messi plays for ...", "The support queue
     holds 40 tickets"); not "glass", "status" or "famous". A plural noun may come before a
     preposition too ("swim lessons for Emma"): `before_preposition=False` asks for an object
-    right after it (an owner, an article, a name or a number)."""
+    right after it (an owner, an article, a name or a number). `after_a_link`: the word before
+    may be "and" or "or" ("... and works from Lisbon")."""
     if not 0 < n < len(tokens) - 1:
         return False
     token, following, previous = tokens[n], tokens[n + 1], tokens[n - 1]
     return (token.kind == "word" and not token.is_name and bool(token.keys) and token.lower.endswith("s")
-            and not token.lower.endswith(("ss", "us", "is", "'s")) and previous.kind == "word" and bool(previous.keys)
+            and not token.lower.endswith(("ss", "us", "is", "'s")) and previous.kind == "word"
+            and (bool(previous.keys) or after_a_link and previous.lower in ("and", "or"))
             and ((following.lower in _AFTER_A_VERB if before_preposition else following.lower in _OBJECT_OPENERS)
                  or following.is_name or following.kind == "number"))
 

@@ -106,6 +106,9 @@ _CLOCK = frozenset({"am", "pm", "a.m", "p.m"})
 _ALSO_VERBS = frozenset({"live"})
 _DOERS = frozenset("i we you they he she who to still now also".split())
 _PERSON_SUBJECTS = frozenset("i we you they he she".split())
+# Status words that, after a person, say what they planned ("I scheduled ..."); "I paused my
+# Netflix subscription" still gives the subscription a status a newer "resumed" replaces.
+_PLANNING = frozenset("scheduled planned booked arranged".split())
 _OWNERS = frozenset("my our your his her their its the this these those".split())
 # Adverbs that say how sure or how much, not what: "I definitely will" and "It definitely isn't"
 # have no frame in common (LoCoMo: two small-talk turns read as a change of polarity).
@@ -180,7 +183,8 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
         word_class = None  # "I live in Berlin": a verb; "the site is live", "unblocked and live": a status
     if word_class == "status" and previous is not None and previous.lower in _OWNERS:
         word_class = None  # "review my draft", "the open house": a thing, not its status
-    if word_class == "status" and previous is not None and previous.lower in _PERSON_SUBJECTS:
+    if word_class == "status" and previous is not None and previous.lower in _PERSON_SUBJECTS \
+            and token.lower in _PLANNING:
         word_class = None  # "I scheduled 4 study sessions": what I did, not the sessions' status
     if word_class is not None:
         modifies = (word_class in _MODIFYING_CLASSES and following is not None and following.kind == "word"
@@ -461,7 +465,7 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
     if not old_shape.identity:
         return None
     newer = [new for new in newer
-             if not _of_another_thing(old, new) and not another_kind_of(old, new)
+             if not _of_another_thing(old, new) and not another_kind_of(old, new, names=True)
              and not no_newer_value(old, new, corrected=corrected)]
     for new in newer:
         new_shape = shape(new)
@@ -474,6 +478,12 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
             # death); and a clause that continues another ("4 correct", "and Canadian markets")
             # is read only with it.
             changed, about_another = value_changes(old_shape, new_shape)
+            once_only = _once_only(old) and _once_only(new) and not _event_cued(new)
+            if once_only and any(not (new_shape.values[kind] - old_shape.values[kind]) for kind in _kinds(changed)
+                                 if kind != "polarity"):
+                # A once-only event corrects a value with one of its kind: "was born in Chicago" /
+                # "was born in 1906" says when, and leaves where unsaid.
+                changed = []
             if changed and not about_another and not _unsure(changed, cued=new_shape.cued):
                 return ClauseUpdate(old, new, tuple(changed), tuple(values_left(old_shape, new_shape)))
         swap = functional_swap(old, new)
@@ -505,6 +515,10 @@ def functional_swap(old: Piece, new: Piece) -> ClauseUpdate | None:
     return ClauseUpdate(old, new, (change,), tuple(left))
 
 
+# Words after a change word that say what it changed to, from or when: "moved to", "rescheduled for".
+_CUE_LINKS = frozenset("to from for until till by at on in into".split())
+
+
 def _event_cued(piece: Piece) -> bool:
     """Whether a clause that tells an event says that a value changed: a cue other than the
     note's own opening verb. "Updated crisis plan on November 5" is one more update of the plan,
@@ -513,7 +527,19 @@ def _event_cued(piece: Piece) -> bool:
     tokens = [t for t in piece.tokens if t.kind != "punct"]
     return change_statement(piece.tokens) is not None or any(
         t.lower in _CHANGE_CUES and not adjective_use(tokens, n) and not (n == 0 and piece.first == 0)
-        for n, t in enumerate(tokens))
+        and not _before_its_noun(tokens, n) for n, t in enumerate(tokens))
+
+
+def _before_its_noun(tokens, n: int) -> bool:
+    """Whether the change word at `n` stands before the noun it describes, right after a verb or
+    an owner ("Reviewed updated Turkish sleep guidelines on October 1" / "... on November 1",
+    "Submitted the revised budget on May 3" / "... on May 9": two events of the updated thing,
+    no date moved)."""
+    following = tokens[n + 1] if n + 1 < len(tokens) else None
+    return n > 0 and (verb_like_opening(tokens[n - 1]) or tokens[n - 1].lower in _OWNERS) \
+        and following is not None and following.kind == "word" and bool(following.keys) \
+        and following.lower not in _CUE_LINKS
+
 
 
 def two_events(old: Piece, new: Piece) -> bool:

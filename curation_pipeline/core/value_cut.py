@@ -18,7 +18,8 @@ and the outdated 8 is no longer current. A value is cut only with the phrase it 
   which the newer clause must name; a bare number after "of" counts something unsaid. What a
   value counts ends at a preposition ("220ms under 1,000 users", "budget after reviewing");
 - the phrase holds no value that was not replaced, and does not end on one ("at 3 PM Lisbon
-  time"): such a sentence is not cut, and the update stays partial; nor does it hold a name
+  time"), nor is it the end of a range ("from 22 to 15 minutes": "from 22" would be left): such
+  a sentence is not cut, and the update stays partial; nor does it hold a name
   ("with Coach Kim at 2 lessons a week": a person is no value to cut away);
 - a length of time goes with its units ("at 15 hours a week"); a phrase right after the counted
   noun, with no comma and no value of its own, tells of that noun ("with 1,200 daily visitors
@@ -102,6 +103,8 @@ def _phrase(tokens: list[Token], gone: Collection[str]) -> tuple[int, int] | Non
         start -= 1
     if start < 0 or tokens[start].lower not in _PREPOSITIONS:
         return None  # the verb's own object ("has 8 cards"): no phrase of its own
+    if tokens[start].lower == "to" and "from" in (t.lower for t in tokens[max(0, start - 3):start]):
+        return None  # "from 22 to 15 minutes" is one range: "from 22 per problem" would be left
     end = last + 1
     while end < len(tokens) and (_counted(tokens[end]) or _time_unit(tokens[end])):
         end += 1  # "at 15 hours a week": a length of time goes with its units

@@ -522,29 +522,27 @@ def test_a_new_name_with_a_new_count_is_another_thing():
                          "Tom Ridley is the new office manager in Bristol.").taken
 
 
-def test_list_items_after_a_replaced_item_are_carried_with_their_statement():
-    # BEAM's 1M development chats: the batch size of a list of settings changed. Before, the
-    # items after it could not be carried alone, and the update was refused.
-    older = "Initial learning rate set to 5e-5, batch size 32, max caption length 40 tokens."
-    newer = "The batch size was further optimized to 12."
-    taken = judged_update(older, newer)
-    assert taken.taken and taken.carried_text == (
-        "The batch size was further optimized to 12. Initial learning rate set to 5e-5, max caption length 40 tokens.")
-    assert compare_versions(older, newer).carried_text == taken.carried_text
-    # Counter-example: items with no statement of their own before them ("4 correct" of the
-    # 5 problems) are not carried into the 8 problems.
-    refused = judged_update("Completed 5 problems, 4 correct, average time 20 minutes.", "Completed 8 problems today.")
-    assert not refused.taken and refused.refused == "uncarriable"
 
+def test_a_list_of_settings_is_not_carried_without_the_item_that_changed():
+    # A review: carried without the item that changed, a list keeps values that depended on it
+    # ("monthly interest $40" of a 4% rate). The update stays unsure; both memories current.
+    refused = judged_update("Savings account opened with $12,000, interest rate 4%, monthly interest $40.",
+                            "The interest rate dropped to 3.5%.")
+    assert not refused.taken
+    assert compare_versions("Savings account opened with $12,000, interest rate 4%, monthly interest $40.",
+                            "The interest rate dropped to 3.5%.").verdict != "update"
+    # A capitalised word that only opens the note names no one: the changed batch size is
+    # found (and the list around it is left, as above).
+    refused = judged_update("Initial learning rate set to 5e-5, batch size 32, max caption length 40 tokens.",
+                            "The batch size was further optimized to 12.")
+    assert refused.refused == "uncarriable"
 
 @pytest.mark.parametrize(("older", "newer"), [
     # Verbs the words do not list, told by their shape: before, the subject ran on through
     # them, and two objects read as two subjects.
     ("The Danube empties into the Black Sea.", "The Danube empties into the North Sea."),
     ("Kylian Mbappe holds French citizenship.", "Kylian Mbappe holds Cameroonian citizenship."),
-    ("Beethoven composed music in the Classical style.", "Beethoven composed music in the Baroque style."),
-    # Still a verb of one object at a time: a player plays for one team.
-    ("Lionel Messi plays for Inter Miami.", "Lionel Messi plays for Al Hilal."),
+    ("Ludwig Beethoven composed music in the Classical style.", "Ludwig Beethoven composed music in the Baroque style."),
     # A once-only event of what was made.
     ("Netflix was founded in 1997.", "Netflix was founded in 2001."),
     # One post, another holder: the same words after the subject, "is the ...".
@@ -557,9 +555,37 @@ def test_a_relation_said_with_a_verb_the_words_do_not_list_is_one_thing(older, n
 @pytest.mark.parametrize(("older", "newer"), [
     # Counter-examples: two holders of a post that has many; two posts; two foundings by one founder.
     ("Ana is a member of the board.", "Ben is a member of the board."),
+    ("Kyoto was the capital of Japan.", "Nara was the capital of Japan."),
+    ("Alice Chen is the co-founder of Brightpath.", "Bob Lee is the co-founder of Brightpath."),
+    # A review: kind words at the end of a clause that has, not is, name two things.
+    ("The apartment has a ceiling fan.", "The apartment has a bathroom fan."),
+    # A review: a player may play for a club and a national team.
+    ("Luka Modric plays for Real Madrid.", "Luka Modric plays for the Croatia national team."),
+    # A review: where and when of a founding are two values, not one corrected.
+    ("Microsoft was founded in Albuquerque.", "Microsoft was founded in 1975."),
     ("The chief executive officer of HBO is Casey Bloys.", "The chief executive officer of YouTube is Neal Mohan."),
     ("Tokyo is the largest city in Japan.", "Osaka is the largest city in Italy."),
     ("Ana founded Brightpath in 2015.", "Ana founded Brightpath in 2016."),
 ])
 def test_two_holders_two_posts_or_two_foundings_stay_two_things(older, newer):
     assert not judged_update(older, newer).taken
+
+
+@pytest.mark.parametrize(("older", "newer", "garbled"), [
+    # BEAM's 1M development chats, offline and with a judge: the newer memory carried words that
+    # no longer said what the older memory said.
+    ("Improved average solve time from 22 to 15 minutes per geometry problem, using flashcards.",
+     "My average solve time per geometry problem dropped to 12 minutes.",
+     "Improved average solve time from 22 per geometry problem, using flashcards."),  # half a range
+    ("Balanced work and crypto by dedicating 45 minutes daily to market research.",
+     "Reduced crypto research to 30 minutes daily during August 2024 to focus on work.",
+     "Balanced work."),  # half an object: "and crypto" lost
+    ("Wrote integration tests for fetcher and database interaction, passing 95% of tests on March 16, 2024.",
+     "The integration tests for fetcher and database interaction now consistently pass at a 97% success rate.",
+     "Wrote integration tests for fetcher."),
+])
+def test_words_that_would_say_less_or_other_than_the_older_memory_are_never_carried(older, newer, garbled):
+    for check in (judged_update(older, newer), compare_versions(older, newer)):
+        assert garbled not in (check.carried_text or "")
+    assert not judged_update(older, newer).taken
+    assert compare_versions(older, newer).verdict != "update"

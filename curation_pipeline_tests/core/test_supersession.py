@@ -492,6 +492,32 @@ def test_a_status_word_after_a_person_is_what_they_did():
                             "The Friday standup is now held at 10:00.").verdict != UPDATE
 
 
+def test_a_name_before_a_noun_names_its_kind_offline():
+    # BEAM's 1M development chats: the speed on GPS distance problems superseded the speed on
+    # spherical geodesic problems.
+    assert compare_versions("Improved problem-solving speed from 22 to 15 minutes per spherical geodesic problem.",
+                            "Recently, I improved my problem-solving speed to 10 minutes per GPS distance problem."
+                            ).verdict != UPDATE
+    # A unit of time before a word in -ing does not hide its kind (a review's pair).
+    assert compare_versions("My weekly running mileage is 30 km.",
+                            "I increased my weekly cycling mileage to 80 km.").verdict != UPDATE
+    # Counter-examples: the same kind of problem, the same mileage.
+    assert compare_versions("My average speed is 15 minutes per GPS distance problem.",
+                            "I improved my average speed to 10 minutes per GPS distance problem.").verdict == UPDATE
+    assert compare_versions("My weekly running mileage is 30 km.",
+                            "I increased my weekly running mileage to 40 km.").verdict == UPDATE
+
+
+def test_a_change_word_before_its_noun_says_no_date_moved():
+    # BEAM's 1M development chats: two reviews of the updated guidelines, a month apart.
+    assert compare_versions("Reviewed updated Turkish sleep disorder treatment guidelines on October 1.",
+                            "Reviewed updated Turkish sleep disorder treatment guidelines on November 1.").verdict != UPDATE
+    assert compare_versions("Submitted the revised budget on May 3.", "Submitted the revised budget on May 9.").verdict != UPDATE
+    # Counter-example: a change word that says the date moved.
+    assert compare_versions("Scheduled the guidelines review for October 1.",
+                            "The guidelines review was moved to November 1.").verdict == UPDATE
+
+
 def test_an_actual_value_does_not_replace_a_target():
     target = "Targeting API response time under 300ms for recommendation queries."
     assert compare_versions(target, "The average API response time is now 180ms under 1,000 concurrent users.").verdict != UPDATE
