@@ -53,7 +53,6 @@ from curation_pipeline.core.subjects import (
     is_verb,
     other_persons,
     own_subject,
-    past_form,
     subject_end,
     verb_by_shape,
     verb_like_opening,
@@ -185,7 +184,7 @@ def _subject(piece: Piece) -> list[str]:
     for n, token in enumerate(tokens[first:], start=first):
         after_a_name = n > 1 and tokens[n - 1].is_name  # not the capital that opens the note
         if token.kind != "word" or any(ch.isdigit() for ch in token.text) or is_verb(token) \
-                or after_a_name and (verb_by_shape(tokens, n) or not token.is_name and past_form(token.lower)):
+                or after_a_name and (verb_by_shape(tokens, n) or not token.is_name and _in_ed(token.lower)):
             break  # its verb ("The Danube empties into", "Beethoven composed") or its first number or code
         word_class = value_class(token.lower, token.keys[0]) if token.keys else None
         following = tokens[n + 1] if n + 1 < len(tokens) else None
@@ -196,6 +195,11 @@ def _subject(piece: Piece) -> list[str]:
         if token.keys:
             words.append(token.keys[0])
     return words
+
+
+def _in_ed(word: str) -> bool:
+    """A past form in -ed ("composed"), not one that is also a present or a noun ("read", "set")."""
+    return len(word) > 4 and word.endswith("ed")
 
 
 def _names_two_things(old: Piece, new: Piece) -> bool:

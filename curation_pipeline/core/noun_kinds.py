@@ -57,9 +57,6 @@ def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, 
 
     def modifier(n: int) -> bool:
         token = tokens[n] if n >= 0 else None
-        if names and token is not None and n > 0 and token.is_name and token.kind == "word" and token.keys \
-                and not any(ch.isdigit() for ch in token.text):
-            return True  # `names`: a name before the noun names its kind too ("per GPS distance problem")
         return plain(n) or (token is not None and token.lower.endswith("ing") and bool(token.keys) and n > 0
                             and (tokens[n - 1].lower in _OWNERS or plain(n - 1) or which_value(tokens[n - 1])))
 
@@ -75,8 +72,11 @@ def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, 
             if modifier(k) and not transparent(k):
                 chain.append(tokens[k].keys[0])
             k -= 1
+        # `names`: a name may open the phrase too ("per GPS distance problem": a distance
+        # problem), itself no kind word ("the Hamburg office" / "the Berlin office" is one office).
         if k >= 0 and (tokens[k].lower in _OPENERS or tokens[k].kind == "number" or is_verb(tokens[k])
-                       or past_form(tokens[k].lower) or (k == 0 and verb_like_opening(tokens[k]))):
+                       or past_form(tokens[k].lower) or (k == 0 and verb_like_opening(tokens[k]))
+                       or names and k > 0 and tokens[k].is_name):
             found.append((tokens[n].keys[0], tuple(chain)))
     return found
 

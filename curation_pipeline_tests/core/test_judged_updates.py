@@ -561,6 +561,8 @@ def test_a_relation_said_with_a_verb_the_words_do_not_list_is_one_thing(older, n
     ("The apartment has a ceiling fan.", "The apartment has a bathroom fan."),
     # A review: a player may play for a club and a national team.
     ("Luka Modric plays for Real Madrid.", "Luka Modric plays for the Croatia national team."),
+    # A verb that is also a noun ("read") does not end the subject: two timeouts of one API.
+    ("The Ridgeback API's read timeout is 30 seconds.", "The Ridgeback API's connect timeout is 5 seconds."),
     # A review: where and when of a founding are two values, not one corrected.
     ("Microsoft was founded in Albuquerque.", "Microsoft was founded in 1975."),
     ("The chief executive officer of HBO is Casey Bloys.", "The chief executive officer of YouTube is Neal Mohan."),

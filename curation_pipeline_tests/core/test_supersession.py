@@ -501,7 +501,10 @@ def test_a_name_before_a_noun_names_its_kind_offline():
     # A unit of time before a word in -ing does not hide its kind (a review's pair).
     assert compare_versions("My weekly running mileage is 30 km.",
                             "I increased my weekly cycling mileage to 80 km.").verdict != UPDATE
-    # Counter-examples: the same kind of problem, the same mileage.
+    # Counter-examples: the same kind of problem, the same mileage; a name that is the value
+    # ("the Hamburg office" / "the Berlin office": where Lukas works) is no kind.
+    assert compare_versions("Lukas Becker works from the Hamburg office.",
+                            "Lukas Becker works from the Berlin office.").verdict == UPDATE
     assert compare_versions("My average speed is 15 minutes per GPS distance problem.",
                             "I improved my average speed to 10 minutes per GPS distance problem.").verdict == UPDATE
     assert compare_versions("My weekly running mileage is 30 km.",
