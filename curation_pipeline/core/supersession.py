@@ -106,9 +106,11 @@ _CLOCK = frozenset({"am", "pm", "a.m", "p.m"})
 _ALSO_VERBS = frozenset({"live"})
 _DOERS = frozenset("i we you they he she who to still now also".split())
 _PERSON_SUBJECTS = frozenset("i we you they he she".split())
-# Status words that, after a person, say what they planned ("I scheduled ..."); "I paused my
-# Netflix subscription" still gives the subscription a status a newer "resumed" replaces.
-_PLANNING = frozenset("scheduled planned booked arranged".split())
+# Status words that, after a person, still give a thing its state: "I paused my Netflix
+# subscription" / "I resumed my Netflix subscription". Other status words after a person say what
+# they did ("I scheduled 4 study sessions", "I completed the beginner course" / "I started the
+# intermediate course": two courses, no state of one replaced).
+_ON_OFF = frozenset("paused resumed cancelled canceled suspended opened closed".split())
 _OWNERS = frozenset("my our your his her their its the this these those".split())
 # Adverbs that say how sure or how much, not what: "I definitely will" and "It definitely isn't"
 # have no frame in common (LoCoMo: two small-talk turns read as a change of polarity).
@@ -184,8 +186,8 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
     if word_class == "status" and previous is not None and previous.lower in _OWNERS:
         word_class = None  # "review my draft", "the open house": a thing, not its status
     if word_class == "status" and previous is not None and previous.lower in _PERSON_SUBJECTS \
-            and token.lower in _PLANNING:
-        word_class = None  # "I scheduled 4 study sessions": what I did, not the sessions' status
+            and token.lower not in _ON_OFF:
+        word_class = None  # "I scheduled 4 study sessions", "I completed the course": what I did
     if word_class is not None:
         modifies = (word_class in _MODIFYING_CLASSES and following is not None and following.kind == "word"
                     and following.keys and value_class(following.lower, following.keys[0]) is None)

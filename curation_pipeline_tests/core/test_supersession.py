@@ -490,6 +490,12 @@ def test_a_status_word_after_a_person_is_what_they_did():
     # not say it gives no new value of it.
     assert compare_versions("The Friday standup is cancelled this week.",
                             "The Friday standup is now held at 10:00.").verdict != UPDATE
+    # A review: what a person completed and what they started are two things, whatever a judge
+    # says; a state they paused and resumed is one thing's state.
+    assert not judged_update("I completed the beginner Spanish course.", "I started the intermediate Spanish course.").taken
+    assert not judged_update("I approved the budget.", "I rejected the revised budget.").taken
+    assert judged_update("I paused my Netflix subscription and cancelled Hulu.",
+                         "I resumed my Netflix subscription at $15.49 a month.").taken
 
 
 def test_a_name_before_a_noun_names_its_kind_offline():
