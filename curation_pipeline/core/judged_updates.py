@@ -364,8 +364,14 @@ def _left(old: Shape, new: Shape, piece: Piece, swapped: bool = False, proper: b
     # "a Canadian citizen") is stated in its place; any other name is left unsaid ("... married
     # to Piotr Nowak").
     replaced = _proper_values(old) - _proper_values(new) if proper else set()
-    return [kind for kind in values_left(old, new) if not set(old.values[kind]) <= words
+    left = [kind for kind in values_left(old, new) if not set(old.values[kind]) <= words
             and not (kind in _PROPER_KINDS and len(replaced) == 1 and set(old.values[kind]) - words <= replaced)]
+    # A name dropped with none in its place, beside one the newer clause keeps: "Microsoft was
+    # founded in 1975 in Albuquerque." / "Microsoft was founded in 1976." leaves Albuquerque.
+    dropped = set(old.values.get("name", ())) - words - set(old.tail if swapped else ())
+    if "name" not in left and "name" in new.values and dropped and not _proper_values(new) - _proper_values(old):
+        left.append("name")
+    return left
 
 
 def _other_object(claim: Piece, piece: Piece, old: Shape, new: Shape, said: frozenset[str]) -> bool:

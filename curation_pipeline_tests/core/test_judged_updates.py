@@ -563,6 +563,9 @@ def test_a_relation_said_with_a_verb_the_words_do_not_list_is_one_thing(older, n
     ("Luka Modric plays for Real Madrid.", "Luka Modric plays for the Croatia national team."),
     # A verb that is also a noun ("read") does not end the subject: two timeouts of one API.
     ("The Ridgeback API's read timeout is 30 seconds.", "The Ridgeback API's connect timeout is 5 seconds."),
+    # A second review: a name dropped with none in its place is hidden ("in Albuquerque").
+    ("Microsoft was founded in 1975 in Albuquerque.", "Microsoft was founded in 1976."),
+    ("Ada Lovelace was born in 1815 in London.", "Ada Lovelace was born in 1816."),
     # A review: where and when of a founding are two values, not one corrected.
     ("Microsoft was founded in Albuquerque.", "Microsoft was founded in 1975."),
     ("The chief executive officer of HBO is Casey Bloys.", "The chief executive officer of YouTube is Neal Mohan."),
