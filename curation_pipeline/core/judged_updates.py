@@ -368,8 +368,11 @@ def _left(old: Shape, new: Shape, piece: Piece, swapped: bool = False, proper: b
             and not (kind in _PROPER_KINDS and len(replaced) == 1 and set(old.values[kind]) - words <= replaced)]
     # A name dropped with none in its place, beside one the newer clause keeps: "Microsoft was
     # founded in 1975 in Albuquerque." / "Microsoft was founded in 1976." leaves Albuquerque.
-    dropped = set(old.values.get("name", ())) - words - set(old.tail if swapped else ())
-    if "name" not in left and "name" in new.values and dropped and not _proper_values(new) - _proper_values(old):
+    # Not when the older clause's object was replaced whole, names and all ("in the IT cupboard
+    # on the second floor" / "in the basement storage room").
+    dropped = set(old.values.get("name", ())) - words
+    if not swapped and "name" not in left and "name" in new.values and dropped \
+            and not _proper_values(new) - _proper_values(old):
         left.append("name")
     return left
 

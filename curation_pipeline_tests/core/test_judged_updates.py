@@ -552,6 +552,12 @@ def test_a_relation_said_with_a_verb_the_words_do_not_list_is_one_thing(older, n
     assert judged_update(older, newer).taken
 
 
+def test_an_object_replaced_whole_takes_its_names_with_it():
+    # Counter-example to a dropped name being left unsaid: the whole place was replaced.
+    assert judged_update("Spare chargers are kept in the IT cupboard on the second floor.",
+                         "Spare chargers are kept in the basement storage room.").taken
+
+
 @pytest.mark.parametrize(("older", "newer"), [
     # Counter-examples: two holders of a post that has many; two posts; two foundings by one founder.
     ("Ana is a member of the board.", "Ben is a member of the board."),
