@@ -17,8 +17,10 @@ The entries:
   phrase and "to" ("increased my daily water intake goal to 3 liters"; a comma, a value, a
   preposition or another owner in the phrase ends the search: "reduced my time on social media
   to ..." and "raised my son's allowance to ..." may name another thing): the value after "to"
-  is the new one, a value after "from" the old one; "to over 200 members" sets 200. After "a" or
-  "an" a change word is an adjective ("a delayed reply") and says nothing changed;
+  is the new one, a value after "from" the old one, which must be the older memory's ("query
+  time reduced from 700ms to 200ms" updates no "reduced from 500ms to 150ms" of another table);
+  "to over 200 members" sets 200. After "a" or "an" a change word is an adjective ("a delayed
+  reply") and says nothing changed;
 - **"now"** before a value ("now includes 10 cards", "now averaging around 250ms", "aiming now for
   April 5", "now reaching 95%"); and "reached" / "reaching" a value;
 - **"no longer"**, "not ... anymore": the statement is no longer true (its polarity changed:

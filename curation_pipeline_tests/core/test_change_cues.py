@@ -81,6 +81,8 @@ COUNTER_EXAMPLES = [
      "I increased my daily water intake goal to 3 liters to stay hydrated."),
     ("owned attribute + to, a preposition names another thing", "My screen time is 5 hours a day.",
      "I reduced my time on social media apps to 2 hours a day."),
+    ("from/to, the newer names another old value", "Indexed voice_chat_sessions on start_time, query time reduced from 500ms to 150ms.",
+     "Indexed payments table on user_id and status, query time reduced from 700ms to 200ms."),
     ("owned attribute + to, another owner", "My daughter's allowance is $10 a week.",
      "I raised my son's weekly allowance to $15 a week."),
     ("to over a value, another club", "Joined the Ridgeview hiking club on May 2 with 40 members.",
