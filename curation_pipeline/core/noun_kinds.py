@@ -41,7 +41,9 @@ def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, 
     quiz", "swimming lessons"). Verbs and their past forms ("raised budget", "improved
     accuracy") say what was done, not which thing; "started sketching objects" is a verb. Only a
     phrase that opens with an owner, a preposition, a number or a known verb counts (_OPENERS);
-    a unit of time or a weekday between the words is no kind ("my weekly grocery budget")."""
+    a unit of time or a weekday between the words is no kind ("my weekly grocery budget").
+    `names` (offline): a name may open the phrase, itself no kind word ("per GPS distance
+    problem")."""
     tokens = list(tokens)  # punctuation ends a phrase: "fraction problems, accuracy 75%"
 
     known_verb = next((n for n, token in enumerate(tokens) if is_verb(token)), len(tokens))
@@ -88,7 +90,10 @@ def another_kind_of(old: Piece, new: Piece, values: frozenset[str] = frozenset()
     budget" / "the budget allocation" may be one, and so may "my quiz score" / "my graphing
     quiz score" (one says more of it). A noun the newer clause says bare is read with the words
     its sentence names it with: "... now reaching 95% after completing 15 problems", of "My
-    accuracy in area calculation problems", are no "classification problems"."""
+    accuracy in area calculation problems", are no "classification problems". A noun in
+    `values` (the last words of both clauses, where they are the value that changed) is the
+    value, not the thing: "Her genre is country music" / "... pop music" is one genre. `names`:
+    as in kind_words."""
     old_keys = {key for token in old.tokens for key in token.keys}
     new_keys, new_kinds = _sentence_kinds(new.context, names) if new.context else _kinds_of(list(new.tokens), names)
     theirs = [(noun, kinds) for noun, kinds in new_kinds if noun in new.keys and noun not in values]

@@ -695,7 +695,7 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
         # "... query time reduced from 700ms to 200ms" names its own old value: it updates a
         # clause that says 700ms, not one of another table's "reduced from 500ms to 150ms".
         from_keys = {key for t in new.tokens[named_old[0]:named_old[1]] for key in t.keys}
-        if not from_keys & (gone_all | {key for t in old.tokens for key in t.keys} - historical):
+        if not from_keys & ({key for t in old.tokens for key in t.keys} - historical):
             return None
     head = _attribute_head(before) or _attribute_head(new.tokens[statement.cue_at + 1:statement.values_from])
     if _another_modifier(old.tokens, new.tokens[:statement.values_from], head):
