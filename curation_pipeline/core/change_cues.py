@@ -174,6 +174,28 @@ def _words(tokens: Sequence[Token]) -> list[str]:
     return [t.lower for t in tokens]
 
 
+def change_amounts(tokens: Sequence[Token]) -> set[int]:
+    """The positions of values that say by how much something changed: the numbers right after
+    "by" that follows a change word within a few words ("reduced my bench press weight by 5 kg",
+    "improving my confidence by 30%"). Such a value is no value of the attribute: the older
+    memory does not say what the weight or the confidence was."""
+    words = _words(tokens)
+    amounts: set[int] = set()
+    for n, word in enumerate(words):
+        if word != "by" or not any(_changes(w) for w in words[max(0, n - _TO_REACH - 1):n]):
+            continue
+        m = n + 1
+        while m < len(tokens) and tokens[m].kind == "number":
+            amounts.add(m)
+            m += 1
+    return amounts
+
+
+def _changes(word: str) -> bool:
+    """Whether a word says something changed: a change verb, or its form in -ing ("improving")."""
+    return word in CHANGE_VERBS or word.endswith("ing") and f"{word[:-3]}ed" in CHANGE_VERBS
+
+
 def opens_with_correction(tokens: Sequence[Token]) -> bool:
     """Whether a memory opens with a correction marker ("Update: ...", "Actually, ...")."""
     words = [t.lower for t in tokens if t.kind != "punct"]

@@ -358,12 +358,12 @@ def subject_keys(text: str) -> frozenset[str]:
     return frozenset(keys)
 
 
-# Past forms that do not end in -ed.
+# Past forms that do not end in -ed, and those too short for the -ed test ("Used the app ...").
 _IRREGULAR_PAST = frozenset("""
 went met made got took gave saw ran wrote built sent bought sold led held spent won lost left found
 began brought chose drew drove ate fell felt flew forgot grew hit kept knew lent paid put quit read
 rode rose said sat shot showed slept spoke stood stole struck swam taught thought threw told understood
-woke wore drank sang rang
+woke wore drank sang rang used owed
 """.split())
 _ALSO_NAMES = frozenset({"rose", "drew", "sang", "won", "ran"})
 _SUBORDINATORS = frozenset("""

@@ -53,6 +53,7 @@ from curation_pipeline.core.change_cues import (
     RESIDENCE_VERBS,
     adjective_use,
     as_compared,
+    change_amounts,
     change_statement,
     move_statement,
     old_value_range,
@@ -529,7 +530,7 @@ def _event_cued(piece: Piece) -> bool:
     tokens = [t for t in piece.tokens if t.kind != "punct"]
     return change_statement(piece.tokens) is not None or any(
         t.lower in _CHANGE_CUES and not adjective_use(tokens, n) and not (n == 0 and piece.first == 0)
-        and not _before_its_noun(tokens, n) for n, t in enumerate(tokens))
+        and not _before_its_noun(tokens, n) and not _noun_use(tokens, n) for n, t in enumerate(tokens))
 
 
 def _before_its_noun(tokens, n: int) -> bool:
@@ -542,6 +543,25 @@ def _before_its_noun(tokens, n: int) -> bool:
         and following is not None and following.kind == "word" and bool(following.keys) \
         and following.lower not in _CUE_LINKS
 
+
+
+# Change words that are nouns as well ("a policy update", "the price change").
+_NOUN_FORMS = frozenset("update change move switch shift increase decrease".split())
+# Words after which such a word is a verb ("we update", "will change", "to increase").
+_BEFORE_A_VERB = frozenset("i we you they to will would can could should must may might did do does not "
+                           "never please and or".split())
+
+
+def _noun_use(tokens, n: int) -> bool:
+    """Whether the change word at `n` is a noun after the noun it belongs to, and says no value
+    changed: "Followed the council's crypto policy update on June 10" / "... on August 15" are
+    two updates of the policy that were followed, as two reviews would be. Not before "to" or
+    "from" ("Our prices change to $12"), nor after a doer or "to" ("we update", "to change")."""
+    following = tokens[n + 1] if n + 1 < len(tokens) else None
+    previous = tokens[n - 1] if n else None
+    return tokens[n].lower in _NOUN_FORMS and previous is not None and previous.kind == "word" \
+        and bool(previous.keys) and previous.lower not in _BEFORE_A_VERB and not is_verb(previous) \
+        and not (following is not None and following.lower in ("to", "from"))
 
 
 def two_events(old: Piece, new: Piece) -> bool:
@@ -670,6 +690,8 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
              and not (named_old and named_old[0] <= n < named_old[1])]
     new_values = values_of(after)
     historical = {key for t in old.tokens[slice(*old_value_range(old.tokens) or (0, 0))] for key in t.keys}
+    # By how much the older event changed a value ("reduced ... by 5 kg") is no value a new one replaces.
+    amounts = {key for n in change_amounts(old.tokens) for key in old.tokens[n].keys}
     # A name or code the newer clause says before its cue is what it speaks of: were it
     # replaced, the clause would speak of another thing. "Riverstone Bank moved its headquarters
     # to Lyon" gives no new value to "a 31% discount for Riverstone Bank". (A date there names
@@ -677,7 +699,7 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     spoken_of = {key for t in before for key in t.keys}
     changed, gone_all, came_all, ambiguous = [], set(), set(), set()  # came_all: new numbers
     for kind in sorted(set(old_values) & set(new_values)):
-        gone = set(old_values[kind] - new_values[kind]) - historical
+        gone = set(old_values[kind] - new_values[kind]) - historical - amounts
         if kind in _NAMING_KINDS and gone & spoken_of:
             return None
         came = set(new_values[kind] - old_values[kind])
@@ -704,6 +726,14 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     # requests": the 20 requests were there before, and say nothing of what 120ms is).
     new_units = {_unit_after(after, k, new.text) for k in came_all}
     new_units.discard(None)
+    if head and not head & sentence_keys and not _count_the_same_thing(old, gone_all, new_units):
+        # The newer memory names what changed, and the older one never does: "Increased deadlift
+        # max to 70 kg" gives no new value to "increased squat weight from 40 kg to 48 kg", nor
+        # "weekly walking distance" to a clinic "12 km from home", though both count kilograms
+        # or kilometres. What both count, if not a unit of measure, names it ("increased my
+        # practice sessions to 12 conditional probability problems" / "Completed 8 conditional
+        # probability problems").
+        return None
     for key in gone_all:
         # What the old value counts ("8 cards", "4 interview prep sessions") is what changed:
         # the attribute's head noun, or what the new value counts; a value that counts another
@@ -722,6 +752,15 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     if _words_left(old, said_anywhere, old_values):
         left.append(WORDS_LEFT)
     return ClauseUpdate(old, new, tuple(changed), tuple(left))
+
+
+def _count_the_same_thing(old: Piece, gone: set[str], new_units: set[frozenset[str]]) -> bool:
+    """Whether every old value that changed counts a thing, not a unit of measure, that a new
+    value counts too ("8 conditional probability problems" / "12 conditional probability
+    problems"; not "48 kg" / "70 kg")."""
+    units = [_unit_after(old.tokens, key, old.text) for key in gone]
+    return bool(units) and all(unit is not None and not any(unit_of(word) for word in unit)
+                               and any(unit & other for other in new_units) for unit in units)
 
 
 # A ClauseUpdate's `left` kind for an older clause's own words that the newer clause does not

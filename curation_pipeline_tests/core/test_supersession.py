@@ -627,3 +627,72 @@ def test_a_new_measure_said_to_be_taken_at_a_new_date_is_one_update():
 def test_a_past_form_that_is_also_a_first_name_opens_no_note_as_its_verb():
     # "Sang" and "Ran" are two people here: one's salary is no new value of the other's.
     assert compare_versions("Sang Park's salary is $90,000.", "Ran Park's salary is now $95,000.").verdict != UPDATE
+
+
+# Eleventh round: what the offline rules took on chats nobody here wrote (BEAM 1M, development
+# part), in shapes of our own.
+ANOTHER_ATTRIBUTE_OF_THE_SAME_UNIT = [
+    # The newer memory names what changed ("weekly walking distance", "palpitations", "deadlift
+    # max"); the older one never names it, though it counts in the same unit.
+    ("Updated the emergency plan with Brian, with the route to the heart clinic, 12 km from home.",
+     "Increased weekly walking distance to 7 km by May 10."),
+    ("Chose Dr. Arslan for her rating and proximity to home (5 km).", "Increased weekly walking distance to 7 km."),
+    ("Lena recommended a cardiology podcast; I listened to 3 episodes last week.",
+     "Reduced palpitations to 1 episode per week by August 20."),
+    ("After 4 weeks, I increased squat weight from 40 kg to 48 kg.", "Increased deadlift max to 70 kg."),
+]
+# Counter-examples: the older memory names the attribute, or the newer one names none.
+THE_SAME_ATTRIBUTE_NAMED_IN_BOTH = [
+    ("Noted occasional mild palpitations, about 2 episodes per week.",
+     "Reduced palpitations to 1 episode per week by August 20."),
+    ("Increased weekly walking distance from 3 km to 5 km.", "Increased weekly walking distance to 7 km by May 10."),
+    ("I increased squat weight from 40 kg to 48 kg.", "Increased squat weight to 52 kg."),
+    ("The gallery has 8 cards.", "The gallery now includes 10 cards."),
+    # What both values count, if it is no unit of measure, names the attribute.
+    ("Completed 8 conditional probability problems.",
+     "I have increased my practice sessions to 12 conditional probability problems."),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), ANOTHER_ATTRIBUTE_OF_THE_SAME_UNIT)
+def test_a_change_of_an_attribute_the_older_memory_never_names_is_no_update(older, newer):
+    assert compare_versions(older, newer).verdict != UPDATE
+
+
+@pytest.mark.parametrize(("older", "newer"), THE_SAME_ATTRIBUTE_NAMED_IN_BOTH)
+def test_a_change_of_the_attribute_the_older_memory_names_is_an_update(older, newer):
+    assert compare_versions(older, newer).verdict == UPDATE
+
+
+def test_by_how_much_a_value_changed_is_not_the_value():
+    # "reduced ... by 5 kg" says the change, not the weight: a new weight replaces no value the
+    # older memory says.
+    assert compare_versions("Rebecca recommended ice therapy, and I reduced my bench press weight by 5 kg.",
+                            "Bench press increased to 37 kg.").verdict != UPDATE
+    assert compare_versions("Sharon helped me rehearse the script, improving my confidence by 30%.",
+                            "My confidence rating increased to 85%.").verdict != UPDATE
+    # Counter-examples: a value the change went to is the value.
+    assert compare_versions("I reduced my bench press weight to 30 kg.", "Bench press increased to 37 kg.").verdict == UPDATE
+    assert compare_versions("Sharon helped me rehearse the script; my confidence rating was 60%.",
+                            "My confidence rating increased to 85%.").verdict == UPDATE
+
+
+def test_a_change_word_that_is_a_noun_says_no_value_changed():
+    # "policy update" names a thing that happened, as "policy review" would: two dated events.
+    assert compare_versions("Followed the city council's crypto policy update on June 10.",
+                            "Followed the city council's crypto policy update on August 15.").verdict != UPDATE
+    assert compare_versions("Read the vendor's price change notice on March 2.",
+                            "Read the vendor's price change notice on March 9.").verdict != UPDATE
+    # Counter-examples: a state has one date at a time, and a change verb still says one.
+    assert compare_versions("The vendor's price change takes effect on June 10.",
+                            "The vendor's price change takes effect on June 17.").verdict == UPDATE
+    assert compare_versions("Scheduled the policy review for June 10.",
+                            "The policy review was moved to June 17.").verdict == UPDATE
+
+
+def test_what_was_used_in_one_month_is_not_outdated_by_the_next_months_use():
+    assert compare_versions("Used the Calm app's sleep stories 5 nights a week in September.",
+                            "Used the Calm app's sleep stories 5 nights a week in October.").verdict != UPDATE
+    # Counter-examples: a habit said in the present has one value at a time; "used to" is no event.
+    assert compare_versions("I use the Calm app's sleep stories 5 nights a week.",
+                            "I now use the Calm app's sleep stories 6 nights a week.").verdict == UPDATE
