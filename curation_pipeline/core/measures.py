@@ -47,7 +47,10 @@ def measurement_kind(token: str) -> str | None:
     match = _GLUED.fullmatch(token.strip())
     if match is None:
         return None
-    dimension = UNITS.get(match.group("unit").casefold())
+    unit = match.group("unit").casefold()
+    if unit == "s" and "." in match.group(0):
+        return "number:duration"  # "2.5s"; not "1990s" or "20s", decades and ages
+    dimension = UNITS.get(unit)
     if dimension is None:
         return None
     return f"number:{dimension}"

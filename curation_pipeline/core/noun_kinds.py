@@ -83,6 +83,48 @@ def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, 
     return found
 
 
+# Prepositions after a counted noun that say which kind it is: "problems on complex roots".
+_KIND_AFTER = frozenset("on about".split())
+_KIND_AFTER_REACH = 3
+
+
+def kinds_after(tokens: list) -> dict[str, frozenset[str]]:
+    """noun -> the plain words after it and "on" or "about" that say its kind: "7 problems on
+    complex roots" -> {problem: {complex, root}}. Only a noun after a number, what is counted; a
+    value after the preposition ("on Monday", "on 3 topics") says when or how many, no kind."""
+    found: dict[str, frozenset[str]] = {}
+    for n in range(1, len(tokens) - 2):
+        noun, preposition = tokens[n], tokens[n + 1]
+        if preposition.lower not in _KIND_AFTER or not noun.keys or noun.kind != "word" \
+                or not any(t.kind == "number" for t in tokens[max(0, n - 3):n]):
+            continue
+        words = []
+        for token in tokens[n + 2:n + 2 + _KIND_AFTER_REACH]:
+            if token.kind != "word" or not token.keys or is_verb(token) \
+                    or value_class(token.lower, token.keys[0]) is not None:
+                break
+            words.extend(token.keys)
+        if words:
+            found[noun.keys[0]] = frozenset(words)
+    return found
+
+
+def _another_kind_after(old_tokens: list, new_tokens: list, old_keys: set[str], new_keys: set[str]) -> bool:
+    """Whether one noun is counted in both clauses, of a kind said after it in at least one of
+    them ("7 problems on complex roots" / "9 undetermined coefficients problems"), and each
+    clause's kind words are all unsaid by the other. "problems on complex roots" / "complex
+    roots problems" are one kind."""
+    old_after, new_after = kinds_after(old_tokens), kinds_after(new_tokens)
+    old_before = {noun: set(kinds) for noun, kinds in kind_words(old_tokens)}
+    new_before = {noun: set(kinds) for noun, kinds in kind_words(new_tokens)}
+    for noun in (set(old_after) | set(new_after)):
+        mine = set(old_after.get(noun, ())) | old_before.get(noun, set())
+        theirs = set(new_after.get(noun, ())) | new_before.get(noun, set())
+        if mine and theirs and not mine & new_keys and not theirs & old_keys:
+            return True
+    return False
+
+
 def another_kind_of(old: Piece, new: Piece, values: frozenset[str] = frozenset(), names: bool = False) -> bool:
     """Whether the two clauses name one noun after a different word, neither of which the
     other clause has: "a $900 marketing budget" / "the travel budget" are two budgets, "my
@@ -97,6 +139,8 @@ def another_kind_of(old: Piece, new: Piece, values: frozenset[str] = frozenset()
     old_keys = {key for token in old.tokens for key in token.keys}
     new_keys, new_kinds = _sentence_kinds(new.context, names) if new.context else _kinds_of(list(new.tokens), names)
     theirs = [(noun, kinds) for noun, kinds in new_kinds if noun in new.keys and noun not in values]
+    if _another_kind_after(list(old.tokens), list(new.tokens), old_keys, set(new_keys)):
+        return True
     return any(noun == other and _kinds_differ(kinds, other_kinds, old_keys, new_keys)
                for noun, kinds in kind_words(list(old.tokens), names) for other, other_kinds in theirs)
 

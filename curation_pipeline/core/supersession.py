@@ -676,7 +676,13 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     before = new.tokens[:statement.cue_at]
     named = values_of(before, new.first == 0)
     sentence_keys = {key for t in tokenize(old.context or old.text) for key in t.keys}
-    if not {key for kind, keys in named.items() if kind in _NAMING_KINDS for key in keys} <= sentence_keys:
+    # The attribute said between the cue and its new value ("Increased frontend Jest coverage to
+    # 88%") names what changed as the words before the cue do.
+    named_old = statement.old_values  # "switched from Spanish to Japanese": Spanish is the old value
+    attribute_named = values_of([t for n, t in enumerate(new.tokens) if statement.cue_at < n < statement.values_from - 1
+                                 and not (named_old and named_old[0] <= n < named_old[1])])
+    if not {key for kinds in (named, attribute_named) for kind, keys in kinds.items() if kind in _NAMING_KINDS
+            for key in keys} <= sentence_keys:
         return None  # the newer one names another thing
     subject = _subject_besides_values(new)
     if subject and not subject & sentence_keys:
@@ -685,7 +691,6 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     if any(kind in old_values and not set(keys) & set(old_values[kind])
            for kind, keys in named.items() if kind not in _NAMING_KINDS and not kind.startswith("number")):
         return None  # "the staging cluster" is not the clause about the production one
-    named_old = statement.old_values
     after = [t for n, t in enumerate(new.tokens) if statement.values_from <= n < statement.values_to
              and not (named_old and named_old[0] <= n < named_old[1])]
     new_values = values_of(after)
@@ -697,11 +702,22 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     # to Lyon" gives no new value to "a 31% discount for Riverstone Bank". (A date there names
     # the old value: "The webinar on September 10 was rescheduled to September 17".)
     spoken_of = {key for t in before for key in t.keys}
+    said_anywhere = {key for t in new.tokens for key in t.keys}
+    # Not a value named as the old one: "switched from Spanish to Japanese".
+    from_at = next((n for n in range(statement.cue_at, statement.values_from) if new.tokens[n].lower == "from"),
+                   statement.values_from)
+    still_said = {key for n, t in enumerate(new.tokens) for key in t.keys
+                  if not from_at < n < statement.values_from and not (named_old and named_old[0] <= n < named_old[1])}
     changed, gone_all, came_all, ambiguous = [], set(), set(), set()  # came_all: new numbers
     for kind in sorted(set(old_values) & set(new_values)):
         gone = set(old_values[kind] - new_values[kind]) - historical - amounts
         if kind in _NAMING_KINDS and gone & spoken_of:
             return None
+        if not kind.startswith("number"):
+            # A name or a unit the newer clause still says elsewhere is not replaced: "Updated the
+            # chat UI to React 18.2" keeps the UI; "Increased daily meditation to 20 minutes"
+            # keeps "daily", and is no new value of "twice daily".
+            gone -= still_said
         came = set(new_values[kind] - old_values[kind])
         if not gone or not came:
             continue
@@ -746,7 +762,6 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
             return None
     if ambiguous and not (head and all(_bound(old.tokens, key, head) for key in ambiguous)):
         return None  # two old values of one kind: which one changed nothing tells
-    said_anywhere = {key for t in new.tokens for key in t.keys}
     left = sorted({kind for kind, keys in old_values.items()
                    for key in keys if key not in said_anywhere and key not in gone_all and key not in historical})
     if _words_left(old, said_anywhere, old_values):
@@ -1153,8 +1168,12 @@ def _carries_a_rival(carried: Sequence[Carried] | None, newer_pieces: Sequence[P
             old = shape(piece)
             for new in news:
                 rivals = _RIVAL_KINDS & set(old.values) & set(new.values)
-                if any(old.values[kind] != new.values[kind] for kind in rivals) and old.frame & new.frame:
-                    return True
+                if any(old.values[kind] != new.values[kind] for kind in rivals) and (old.frame & new.frame
+                                                                                    or not old.frame):
+                    return True  # "at 2:00 PM at the clinic" says of nothing else when it was
+                if old.frame and old.frame == new.frame and "number" in old.values and "number" in new.values \
+                        and old.values["number"] != new.values["number"]:
+                    return True  # "and 12 networking hours weekly" beside "and 18 networking hours weekly"
     return False
 
 

@@ -16,6 +16,7 @@ from curation_pipeline.core.supersession import LOOK_ALIKE, NONE, PARTIAL, UPDAT
     ("512mb", "number:data"),
     ("60fps", "number:rate"),
     ("2.3x", "number:factor"),
+    ("2.5s", "number:duration"),  # a decimal glued to "s": seconds
     # Codes, ordinals and ambiguous units stay what they were.
     ("S3", None),
     ("v2", None),
@@ -42,6 +43,8 @@ def test_a_unit_written_apart_is_read_too():
     ("Measured login API response time at 180ms under 20 concurrent requests.",
      "The login API response time has decreased to 120ms under 20 concurrent requests.",
      "number:duration '180ms' -> '120ms'"),
+    ("The /digest endpoint response time is 2.5s.", "The /digest endpoint response time was reduced to 1.2s.",
+     "number:duration '2.5s' -> '1.2s'"),
     ("Measured login API response time at 180 ms under 20 concurrent requests.",
      "The login API response time has decreased to 120 ms under 20 concurrent requests.",
      "number:duration '180' -> '120'"),
@@ -61,6 +64,9 @@ def test_a_measurement_replaced_by_another_of_its_dimension_is_an_update(older, 
     ("Measured login API response time at 180ms under 20 concurrent requests.",
      "Redis memory usage has now reached 200MB with 15,000 keys.", {NONE}),
     ("The cache warm-up takes 300ms.", "The cache limit was raised to 1GB.", {NONE}),
+    # Seconds are no count of users.
+    ("Reduced the /digest endpoint time from 2.5s to 1.2s by caching user data.",
+     "The number of users receiving the daily digest has grown to 1,500.", {NONE}),
     # Another thing's measure of the same dimension: never superseded.
     ("The Redis cache has a maxmemory of 512MB.", "The Postgres cache now has a maxmemory of 1GB.", {LOOK_ALIKE, NONE}),
     # Another attribute after the doer: not the budget.

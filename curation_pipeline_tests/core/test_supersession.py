@@ -696,3 +696,53 @@ def test_what_was_used_in_one_month_is_not_outdated_by_the_next_months_use():
     # Counter-examples: a habit said in the present has one value at a time; "used to" is no event.
     assert compare_versions("I use the Calm app's sleep stories 5 nights a week.",
                             "I now use the Calm app's sleep stories 6 nights a week.").verdict == UPDATE
+
+
+def test_a_name_in_the_attribute_a_change_verb_sets_must_be_the_older_memorys():
+    # "frontend Jest coverage" is not the coverage of scoring.py.
+    assert compare_versions("Added tests for edge cases in the scoring module, reaching 95% coverage in scoring.py.",
+                            "Increased frontend Jest coverage to 88% with tests for new components.").verdict != UPDATE
+    # Counter-example: the older memory names it.
+    assert compare_versions("Frontend Jest coverage is 80%.", "Increased frontend Jest coverage to 88%.").verdict == UPDATE
+
+
+def test_a_name_or_unit_the_newer_memory_still_says_is_not_replaced():
+    # The chat UI and GitHub Actions are still there; "daily" is no new value of "twice daily".
+    for older, newer in [
+        ("Added a language badge in the chat UI, refreshed per message.", "Updated the chat UI to React 18.2 with Suspense."),
+        ("Automated frontend deployment with GitHub Actions to an S3 bucket.",
+         "Extended GitHub Actions to deploy Lambda functions with the SAM CLI."),
+        ("I increased meditation sessions to twice daily.", "Increased daily meditation to 20 minutes."),
+    ]:
+        assert compare_versions(older, newer).verdict != UPDATE, (older, newer)
+    # Counter-examples: a name given up for another, and a length of time for another.
+    assert compare_versions("Maya is learning Spanish.", "Maya switched from Spanish to Japanese.").verdict == UPDATE
+    assert compare_versions("My daily meditation is 10 minutes.", "Increased daily meditation to 20 minutes.").verdict == UPDATE
+
+
+def test_a_carried_statement_never_keeps_a_count_or_time_beside_its_new_one():
+    # What an update carries of the older memory never says the hours or the time it replaced.
+    for older, newer, old_value in [
+        ("Balanced 18 clinical hours and 12 networking hours weekly; cut social media to 30 minutes a day.",
+         "Balanced 18 clinical hours and 18 networking hours weekly; cut social media to 20 minutes a day.", "12"),
+        ("Scheduled the ablation consultation for March 22 at 2:00 PM at the heart clinic.",
+         "The ablation consultation was moved to March 23 at 3:00 PM.", "2:00"),
+    ]:
+        check = compare_versions(older, newer)
+        assert check.verdict != UPDATE or old_value not in (check.carried_text or ""), (older, check.carried_text)
+    # Counter-examples: with no rival, the update is taken.
+    assert compare_versions("Scheduled the ablation consultation for March 22 at the heart clinic.",
+                            "The ablation consultation was moved to March 23.").verdict == UPDATE
+    assert compare_versions("Balanced 18 clinical hours weekly; cut social media to 30 minutes a day.",
+                            "Cut social media to 20 minutes a day.").verdict == UPDATE
+
+
+def test_a_kind_said_after_a_counted_noun_is_a_kind():
+    # "problems on complex roots" and "undetermined coefficients problems" are two kinds of problem.
+    for newer in ["I have now completed 9 undetermined coefficients problems.",
+                  "I have now completed 9 problems on undetermined coefficients."]:
+        assert compare_versions("I have now completed 7 problems on complex roots.", newer).verdict != UPDATE, newer
+    # Counter-examples: one kind said before or after the noun, or said by one clause only.
+    for newer in ["I have now completed 9 complex roots problems.", "I have now completed 9 problems on complex roots.",
+                  "I have now completed 9 problems."]:
+        assert compare_versions("I have now completed 7 problems on complex roots.", newer).verdict == UPDATE, newer
