@@ -65,7 +65,7 @@ from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
 from curation_pipeline.core.denials import no_newer_value
 from curation_pipeline.core.meaning_markers import NEGATION
 from curation_pipeline.core.measures import DIMENSIONS, is_measurement, measurement_kind, unit_of
-from curation_pipeline.core.noun_kinds import another_kind_of
+from curation_pipeline.core.noun_kinds import another_kind_of, which_value
 from curation_pipeline.core.sentence_tokens import root, tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import (
@@ -463,12 +463,23 @@ def _opening_key(sentence: str) -> frozenset[str]:
     return frozenset(first.keys)
 
 
+# Writing that is mathematics: an operator or a function of a variable ("E(X^2) = 91/6 ≈ 15.17",
+# "P(A ∪ B)", "y(2) ≈ 350"). Its numbers are terms of a formula, no value of an attribute.
+_MATH = re.compile(r"[\^∪∩Σ∑∫√≈≤≥±]|\b[A-Za-z]{1,3}\([A-Za-z0-9][^()]*\)\s*[=≈]")
+
+
+def writes_math(piece: Piece) -> bool:
+    """Whether a clause writes a formula: "E(X^2) = (1^2+...+6^2)/6" is not a value a
+    "Var(X) = E(X^2) - [E(X)]^2" of another formula replaces. "batch size = 32" is no formula."""
+    return _MATH.search(piece.text) is not None
+
+
 def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> ClauseUpdate | None:
     old_shape = shape(old)
-    if not old_shape.identity:
+    if not old_shape.identity or writes_math(old):
         return None
     newer = [new for new in newer
-             if not _of_another_thing(old, new) and not another_kind_of(old, new, names=True)
+             if not writes_math(new) and not _of_another_thing(old, new) and not another_kind_of(old, new, names=True)
              and not no_newer_value(old, new, corrected=corrected)]
     for new in newer:
         new_shape = shape(new)
@@ -735,8 +746,10 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
         from_keys = {key for t in new.tokens[named_old[0]:named_old[1]] for key in t.keys}
         if not from_keys & ({key for t in old.tokens for key in t.keys} - historical):
             return None
-    head = _attribute_head(before) or _attribute_head(new.tokens[statement.cue_at + 1:statement.values_from])
-    if _another_modifier(old.tokens, new.tokens[:statement.values_from], head):
+    phrase = _attribute_phrase(before) or _attribute_phrase(new.tokens[statement.cue_at + 1:statement.values_from])
+    head = frozenset(key for t in phrase for key in t.keys)
+    if _another_modifier(old.tokens, new.tokens[:statement.values_from], head) \
+            or _another_word_before_the_noun(tokenize(old.context or old.text), phrase, sentence_keys):
         return None
     # What the new values count: of those that replace an old one ("120ms under 20 concurrent
     # requests": the 20 requests were there before, and say nothing of what 120ms is).
@@ -936,9 +949,26 @@ def _attribute_head(tokens) -> frozenset[str]:
     """The keys of the head noun of the words before a change cue: "The scheduled Zoom meeting
     with Professor Danielle" -> meeting; "The number of commits merged into ..." -> commits;
     "The API key's daily quota" -> quota. Empty when they name nothing ("I recently")."""
+    return frozenset(key for t in _attribute_phrase(tokens) for key in t.keys)
+
+
+def _another_word_before_the_noun(old_tokens, phrase: tuple, sentence_keys: set[str]) -> bool:
+    """Whether the newer clause puts a word the older sentence never says before the noun of the
+    attribute, and the older sentence puts another plain word before it: "Increased deadlift max
+    to 70 kg" is not "nearing pre-injury max" of the bench press. "The Lambda function memory"
+    may be the "Lambda memory" (no plain word before it)."""
+    if len(phrase) != 2 or set(phrase[0].keys) & sentence_keys or which_value(phrase[0]):
+        return False  # "The API key's daily quota" is the "1,000 calls/day quota"
+    before = _modifier(old_tokens, frozenset(phrase[1].keys))
+    return before is not None and not before & set(phrase[0].keys)
+
+
+def _attribute_phrase(tokens) -> tuple:
+    """The head noun of the words before a change cue and the word before it (tokens; see
+    _attribute_head)."""
     words = [t for t in tokens if t.kind != "punct"]
     if words and words[0].lower in _PERSONS:
-        return frozenset()  # "I recently adjusted my budget ceiling ...": a doer, no attribute
+        return ()  # "I recently adjusted my budget ceiling ...": a doer, no attribute
     n = 0
     while n < len(words) and words[n].lower in _DETERMINERS:
         n += 1
@@ -949,9 +979,9 @@ def _attribute_head(tokens) -> frozenset[str]:
         n += 1
     content = [t for t in phrase if t.keys and t.kind == "word"]
     if content and content[-1].keys[-1] in _GENERIC_ATTRIBUTE and n < len(words) and words[n].lower == "of":
-        return _attribute_head(words[n + 1:])
+        return _attribute_phrase(words[n + 1:])
     # The head and the word before it: "the bounce rate" is not "the pass rate".
-    return frozenset(key for t in content[-2:] for key in t.keys)
+    return tuple(content[-2:])
 
 
 def _unit_after(tokens, key: str, text: str = "") -> frozenset[str] | None:

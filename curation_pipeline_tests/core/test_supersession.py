@@ -746,3 +746,27 @@ def test_a_kind_said_after_a_counted_noun_is_a_kind():
     for newer in ["I have now completed 9 complex roots problems.", "I have now completed 9 problems on complex roots.",
                   "I have now completed 9 problems."]:
         assert compare_versions("I have now completed 7 problems on complex roots.", newer).verdict == UPDATE, newer
+
+
+def test_another_word_before_the_attributes_noun_is_another_attribute():
+    # "deadlift max" is not the bench press's "pre-injury max".
+    assert compare_versions("Bench press increased to 37 kg, nearing my pre-injury max.",
+                            "Increased deadlift max to 70 kg.").verdict != UPDATE
+    # Counter-examples: no plain word before the noun in the older memory, or a word of which
+    # value ("daily") before it.
+    assert compare_versions("Reduced Lambda memory allocation from 1024MB to 512MB.",
+                            "The Lambda function memory allocation was reduced to 384MB.").verdict == UPDATE
+    assert compare_versions("The API key has a 1,000 calls/day quota.",
+                            "The API key's daily quota was raised to 1,200 calls.").verdict == UPDATE
+
+
+def test_a_formula_is_no_value_of_an_attribute():
+    for older, newer in [
+        ("E(X^2) = (1^2+2^2+...+6^2)/6 = 91/6 ≈ 15.17.", "Chose the variance formula Var(X) = E(X^2) - [E(X)]^2."),
+        ("P(A ∪ B ∪ C) = ΣP - ΣP(A∩B) + P(A∩B∩C).", "Reviewed P(A|B∩C) = P(A∩B∩C)/P(B∩C) with three events."),
+    ]:
+        assert compare_versions(older, newer).verdict != UPDATE, older
+    # Counter-examples: a setting written with "=" is a value; a measure beside a formula still changes.
+    assert compare_versions("The batch size = 32.", "The batch size is now 64.").verdict == UPDATE
+    check = compare_versions("RK4 predicted y(2) ≈ 350, RK4 error 1.4%.", "Reduced RK4 error to below 1%.")
+    assert check.verdict == UPDATE and "y(2) ≈ 350" in check.carried_text
