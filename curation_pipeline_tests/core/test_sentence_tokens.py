@@ -66,3 +66,11 @@ def test_may_as_a_name_is_no_month():
     # A second review's: "by May Chen" is a person, with her surname; "The May rent" a month.
     assert "may" not in keys("The Q3 report by May Chen is due on Friday.")
     assert "may" in keys("The May rent payment was $1,450.")
+
+
+def test_a_metric_at_a_cutoff_is_one_word():
+    # "MAP@10" names a metric; its 10 is no value that "0.35" could replace.
+    assert [(t.text, t.kind) for t in tokenize("The MAP@10 metric is 0.35.") if t.kind != "punct"] == [
+        ("The", "word"), ("MAP@10", "word"), ("metric", "word"), ("is", "word"), ("0.35", "number")]
+    # Counter-example: an email address stays one email, a handle's "@" is no part of a word.
+    assert [t.kind for t in tokenize("Write to a@b.com or @bob")] == ["word", "word", "email", "word", "word"]

@@ -770,3 +770,9 @@ def test_a_formula_is_no_value_of_an_attribute():
     assert compare_versions("The batch size = 32.", "The batch size is now 64.").verdict == UPDATE
     check = compare_versions("RK4 predicted y(2) ≈ 350, RK4 error 1.4%.", "Reduced RK4 error to below 1%.")
     assert check.verdict == UPDATE and "y(2) ≈ 350" in check.carried_text
+
+
+def test_a_metrics_cutoff_is_no_value_of_it():
+    # "MAP@10" is the metric: 0.35 replaces 0.32, never the 10.
+    check = compare_versions("The MAP@10 of the recommender is 0.32.", "The MAP@10 of the recommender improved to 0.35.")
+    assert check.verdict == UPDATE and [c for u in check.updates for c in u.changed] == ["number '0.32' -> '0.35'"]
