@@ -75,6 +75,7 @@ from curation_pipeline.core.subjects import (
     other_persons,
     own_subject,
     past_event,
+    past_form,
     record_codes,
     subject_end,
     tail_keys,
@@ -189,6 +190,9 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
     if word_class == "status" and previous is not None and previous.lower in _PERSON_SUBJECTS \
             and token.lower not in _ON_OFF:
         word_class = None  # "I scheduled 4 study sessions", "I completed the course": what I did
+    if word_class == "month" and following is not None and following.kind == "word" and past_form(following.lower) \
+            and not (previous is not None and previous.lower in _MONTH_LINKS):
+        return "name"  # "April apologized for a missed lesson": a person; not "in April moved to ..."
     if word_class is not None:
         modifies = (word_class in _MODIFYING_CLASSES and following is not None and following.kind == "word"
                     and following.keys and value_class(following.lower, following.keys[0]) is None)
@@ -196,6 +200,10 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
     if token.is_name and not (opening and verb_like_opening(token)):
         return "name"
     return None
+
+
+# Words before a month that make it a date, whatever verb follows ("in April ...", "since May ...").
+_MONTH_LINKS = frozenset("in on since by until till from to during through of before after early mid late".split())
 
 
 _SPELLED_PERIODS = frozenset("""second seconds minute minutes hour hours day days night nights week weeks

@@ -776,3 +776,12 @@ def test_a_metrics_cutoff_is_no_value_of_it():
     # "MAP@10" is the metric: 0.35 replaces 0.32, never the 10.
     check = compare_versions("The MAP@10 of the recommender is 0.32.", "The MAP@10 of the recommender improved to 0.35.")
     assert check.verdict == UPDATE and [c for u in check.updates for c in u.changed] == ["number '0.32' -> '0.35'"]
+
+
+def test_a_month_before_a_past_verb_is_a_person():
+    # April, who apologized, is no date: her missed lesson is another event than mine.
+    assert compare_versions("I apologized for missing a dance lesson on September 7, rescheduled for September 9.",
+                            "April apologized for a missed dance lesson on September 25, rescheduled for September 28."
+                            ).verdict != UPDATE
+    # Counter-example: after "in", a month is the date, whatever follows.
+    assert compare_versions("The launch is in April.", "The launch moved to May.").verdict == UPDATE
