@@ -776,8 +776,12 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
         # the attribute's head noun, or what the new value counts; a value that counts another
         # thing than the new one is another value.
         unit = _unit_after(old.tokens, key, old.text)
+        # The noun counted, if the newer clause never says it, is another attribute: "1,000+
+        # user interactions" are no "number of users".
+        counted = set(_unit_run(old.tokens, key, old.text)[-1:])
         if unit is not None and (any(not unit & other for other in new_units)
-                                 or not (unit & head or any(unit & other for other in new_units))):
+                                 or not (unit & head and counted & said_anywhere
+                                         or any(unit & other for other in new_units))):
             return None
         if unit is None and (new_units or not (head and head <= old.keys)):
             return None
@@ -995,7 +999,13 @@ def _attribute_phrase(tokens) -> tuple:
 def _unit_after(tokens, key: str, text: str = "") -> frozenset[str] | None:
     """What the value `key` counts: the last noun of the words right after it ("10 cards" ->
     card, "4 interview prep sessions" -> session, "5 mentees' stories" -> mentee, "1,000
-    calls/day quota" -> quota), if any."""
+    calls/day quota" -> quota), if any, with the word before it."""
+    run = _unit_run(tokens, key, text)
+    return frozenset(run[-2:]) if run else None
+
+
+def _unit_run(tokens, key: str, text: str = "") -> list[str]:
+    """The roots of the plain words right after the value `key` (see _unit_after)."""
     for n, token in enumerate(tokens):
         if key not in token.keys:
             continue
@@ -1007,8 +1017,8 @@ def _unit_after(tokens, key: str, text: str = "") -> frozenset[str] | None:
             run.append(root(following.lower.split("/")[0]))
             if following.text.endswith(("'s", "’s")) or f"{following.text}'" in text or f"{following.text}’" in text:
                 break  # "5 mentees' success stories" counts mentees
-        return frozenset(run[-2:]) if run else None
-    return None
+        return run
+    return []
 
 
 def stands_alone(piece: Piece) -> bool:

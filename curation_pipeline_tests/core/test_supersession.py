@@ -785,3 +785,12 @@ def test_a_month_before_a_past_verb_is_a_person():
                             ).verdict != UPDATE
     # Counter-example: after "in", a month is the date, whatever follows.
     assert compare_versions("The launch is in April.", "The launch moved to May.").verdict == UPDATE
+
+
+def test_a_count_of_another_noun_than_the_attribute_is_no_old_value_of_it():
+    # "1,000+ user interactions" count interactions; the number of users is another attribute.
+    assert compare_versions("The recommendation engine processes 1,000+ user interactions.",
+                            "The number of users receiving the digest has grown to 1,500.").verdict != UPDATE
+    # Counter-example: the newer memory counts the same noun.
+    assert compare_versions("The engine processed 1,000+ user interactions.",
+                            "The number of user interactions processed has grown to 1,500.").verdict == UPDATE
