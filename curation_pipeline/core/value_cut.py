@@ -110,6 +110,8 @@ def _phrase(tokens: list[Token], gone: Collection[str]) -> tuple[int, int] | Non
         end += 1  # "at 15 hours a week": a length of time goes with its units
     if end < len(tokens) and _valued(tokens[end]):
         return None  # "at 3 PM Lisbon time": the phrase goes on with another value
+    if end < len(tokens) and tokens[end].lower == "of":
+        return None  # "to 5 sessions of 45 minutes each": "sessions of 45 minutes" would be left
     return start, end
 
 

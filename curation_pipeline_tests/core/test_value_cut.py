@@ -201,3 +201,14 @@ def test_a_value_and_its_units_are_cut_and_the_person_with_it_stays():
 ])
 def test_a_judges_update_does_not_cut_the_price_of_a_thing_done_a_share_or_a_room(older, newer):
     assert not judged_update(older, newer).taken
+
+
+def test_a_count_whose_noun_goes_on_with_of_is_not_cut():
+    # Cut, "to 5 sessions" would leave "extended my study sessions of 45 minutes each".
+    check = compare_versions("I extended my study sessions to 5 sessions of 45 minutes each, to review factorials.",
+                             "I extended my study sessions to 4 one-hour sessions, to review Markov chains.")
+    assert check.verdict != UPDATE or "sessions of 45" not in (check.carried_text or "")
+    # Counter-example: with nothing after the counted noun, the value is cut and the rest carried.
+    check = compare_versions("Pushed the Lumen release to GitHub with 150 commits and Omar signed it off.",
+                             "The number of commits in the Lumen release has grown to 165.")
+    assert check.verdict == UPDATE and "Omar signed it off" in check.carried_text
