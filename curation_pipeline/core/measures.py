@@ -48,8 +48,10 @@ def measurement_kind(token: str) -> str | None:
     if match is None:
         return None
     unit = match.group("unit").casefold()
-    if unit == "s" and "." in match.group(0):
-        return "number:duration"  # "2.5s"; not "1990s" or "20s", decades and ages
+    if unit == "s":
+        number = match.group(0)[:-1]
+        # "2.5s", "45s": seconds; not "1990s", a decade.
+        return None if len(number) == 4 and number.endswith("0") else "number:duration"
     dimension = UNITS.get(unit)
     if dimension is None:
         return None

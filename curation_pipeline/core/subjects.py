@@ -358,12 +358,12 @@ def subject_keys(text: str) -> frozenset[str]:
     return frozenset(keys)
 
 
-# Past forms that do not end in -ed, and those too short for the -ed test ("Used the app ...").
+# Past forms that do not end in -ed.
 _IRREGULAR_PAST = frozenset("""
 went met made got took gave saw ran wrote built sent bought sold led held spent won lost left found
 began brought chose drew drove ate fell felt flew forgot grew hit kept knew lent paid put quit read
 rode rose said sat shot showed slept spoke stood stole struck swam taught thought threw told understood
-woke wore drank sang rang used owed
+woke wore drank sang rang did had
 """.split())
 _ALSO_NAMES = frozenset({"rose", "drew", "sang", "won", "ran"})
 _SUBORDINATORS = frozenset("""
@@ -392,6 +392,8 @@ def past_event(piece) -> bool:
     opening = words[0].lower
     if opening.endswith("ing") and len(opening) > 4 and not words[0].is_name:
         return True
+    if opening == "used" and piece.first == 0 and not (len(words) > 1 and words[1].lower == "to"):
+        return True  # "Used the Calm app 5 nights a week in September": too short for the -ed test
     if piece.first == 0 or words is not piece.tokens:
         if past_form(opening) and not words[0].is_name or (words[0].is_name and verb_like_opening(words[0])
                                                               and past_form(opening)):

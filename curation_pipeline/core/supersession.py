@@ -472,8 +472,9 @@ def _opening_key(sentence: str) -> frozenset[str]:
 
 
 # Writing that is mathematics: an operator or a function of a variable ("E(X^2) = 91/6 ≈ 15.17",
-# "P(A ∪ B)", "y(2) ≈ 350"). Its numbers are terms of a formula, no value of an attribute.
-_MATH = re.compile(r"[\^∪∩Σ∑∫√≈≤≥±]|\b[A-Za-z]{1,3}\([A-Za-z0-9][^()]*\)\s*[=≈]")
+# "P(A ∪ B)", "y(2) ≈ 350"). Its numbers are terms of a formula, no value of an attribute. "≈"
+# and "≤" alone are a note's "about" and "at most" ("Monthly rent ≈ $1,200").
+_MATH = re.compile(r"[\^∪∩Σ∑∫√]|\b[A-Za-z]{1,3}\([A-Za-z0-9][^()]*\)\s*[=≈]")
 
 
 def writes_math(piece: Piece) -> bool:
@@ -500,6 +501,8 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
             # death); and a clause that continues another ("4 correct", "and Canadian markets")
             # is read only with it.
             changed, about_another = value_changes(old_shape, new_shape)
+            if _only_amounts_gone(old, new, old_shape, new_shape):
+                changed = []  # "Increased the dose by 25 mg." says no dose "... to 100 mg" replaces
             once_only = _once_only(old) and _once_only(new) and not _event_cued(new)
             if once_only and any(not (new_shape.values[kind] - old_shape.values[kind]) for kind in _kinds(changed)
                                  if kind != "polarity"):
@@ -516,6 +519,16 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
     events = [update for new in newer for find in (_event_update, _stop_update, _move_update, _state_after_setting)
               if (update := find(old, new)) is not None]
     return min(events, key=lambda update: len(update.left)) if events else None
+
+
+def _only_amounts_gone(old: Piece, new: Piece, old_shape: Shape, new_shape: Shape) -> bool:
+    """Whether every value of the older clause the newer one does not say is by how much
+    something changed (change_cues.change_amounts), and the newer one says no such amount."""
+    if change_amounts(new.tokens):
+        return False  # "by 2 km each week" / "by 1 km each week": the amount is the value that changed
+    amounts = {key for n in change_amounts(old.tokens) for key in old.tokens[n].keys}
+    gone = {key for kind, keys in old_shape.values.items() for key in keys if key not in new_shape.values.get(kind, ())}
+    return bool(gone) and gone <= amounts
 
 
 def functional_swap(old: Piece, new: Piece) -> ClauseUpdate | None:
@@ -964,15 +977,29 @@ def _attribute_head(tokens) -> frozenset[str]:
     return frozenset(key for t in _attribute_phrase(tokens) for key in t.keys)
 
 
+# Which-value words that still say which thing: "the evening dose" is not "the morning dose".
+_TIMES_OF_DAY = frozenset("morning afternoon evening night nightly weekday weekend".split())
+
+
 def _another_word_before_the_noun(old_tokens, phrase: tuple, sentence_keys: set[str]) -> bool:
     """Whether the newer clause puts a word the older sentence never says before the noun of the
     attribute, and the older sentence puts another plain word before it: "Increased deadlift max
     to 70 kg" is not "nearing pre-injury max" of the bench press. "The Lambda function memory"
     may be the "Lambda memory" (no plain word before it)."""
-    if len(phrase) != 2 or set(phrase[0].keys) & sentence_keys or which_value(phrase[0]):
-        return False  # "The API key's daily quota" is the "1,000 calls/day quota"
-    before = _modifier(old_tokens, frozenset(phrase[1].keys))
-    return before is not None and not before & set(phrase[0].keys)
+    if len(phrase) != 2 or set(phrase[0].keys) & sentence_keys \
+            or which_value(phrase[0]) and phrase[0].lower not in _TIMES_OF_DAY:
+        return False  # "The API key's daily quota" is the "1,000 calls/day quota"; not "evening dose"
+    noun = set(phrase[1].keys)
+    at = next((n for n, token in enumerate(old_tokens) if set(token.keys) & noun), None)
+    if not at:
+        return False
+    before = old_tokens[at - 1]  # a capital that opens the sentence is its first word, no name
+    if which_value(before) or before.lower in _TIMES_OF_DAY:
+        # "Morning weight is 82 kg" / "Reduced body weight to 80 kg": when it is weighed, not
+        # which weight; "the evening dose" is still not "the morning dose".
+        return phrase[0].lower in _TIMES_OF_DAY
+    return before.kind == "word" and bool(before.keys) and (not before.is_name or at == 1) \
+        and not is_verb(before) and not before.text.endswith(("'s", "’s")) and not set(before.keys) & set(phrase[0].keys)
 
 
 def _attribute_phrase(tokens) -> tuple:
@@ -1080,6 +1107,9 @@ def _claims(sentence) -> list[Piece]:
         here = shape(clause)
         if claims and not here.frame and set(here.values) & set(shape(sentence.piece(*claims[-1])).values):
             claims[-1] = (claims[-1][0], n)
+        elif claims and here.values and not here.frame and claims[-1][1] == n - 1 \
+                and ":" in sentence.text[sentence.spans[n - 1][1]:sentence.spans[n][0]]:
+            claims[-1] = (claims[-1][0], n)  # "100m personal best: 12.8s": a label and its value
         elif claims and here.values and _opening_word(clause) in _WHEN_WORDS and not own_subject(clause.tokens):
             claims[-1] = (claims[-1][0], n)  # "is available for calls" + "until 17:00 Lisbon time": one claim
         elif claims and claims[-1] == (0, 0) and n == 1 and _bare_names(clauses[0]):
@@ -1194,6 +1224,8 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
                         carried_text=carry_into(written, carried) if carried else None)
 
 
+# Words that open a continuation of a clause, not a statement of its own: "at 2:00 PM ...".
+_CONTINUING = frozenset("at on in by for from to until".split())
 # Kinds of value that measure one attribute ("87% accuracy", "$40 a seat", "at 09:00"): a carried
 # clause with one of them beside a newer clause with another of the same thing says two values.
 _RIVAL_KINDS = frozenset({"number:percent", "number:money", "number:time"}
@@ -1212,13 +1244,18 @@ def _carries_a_rival(carried: Sequence[Carried] | None, newer_pieces: Sequence[P
     into "... completed 25 problems with an accuracy exceeding 90%." would say two accuracies."""
     news = [shape(p) for p in newer_pieces if p.keys]
     for item in carried or ():
-        for piece in (p for s in text_clauses(item.text) for p in s.pieces() if p.keys):
+        pieces = [p for s in text_clauses(item.text) for p in s.pieces() if p.keys]
+        # A carried fragment with no frame word at all ("at 2:00 PM at the clinic") says when
+        # the newer memory's event is; "Lunch with Priya at 12:30 PM" says when lunch is.
+        words = [t for t in tokenize(item.text) if t.kind == "word"]
+        fragment = bool(words) and words[0].lower in _CONTINUING and not any(shape(p).frame for p in pieces)
+        for piece in pieces:
             old = shape(piece)
             for new in news:
                 rivals = _RIVAL_KINDS & set(old.values) & set(new.values)
                 if any(old.values[kind] != new.values[kind] for kind in rivals) and (old.frame & new.frame
-                                                                                    or not old.frame):
-                    return True  # "at 2:00 PM at the clinic" says of nothing else when it was
+                                                                                    or fragment):
+                    return True
                 if old.frame and old.frame == new.frame and "number" in old.values and "number" in new.values \
                         and old.values["number"] != new.values["number"]:
                     return True  # "and 12 networking hours weekly" beside "and 18 networking hours weekly"

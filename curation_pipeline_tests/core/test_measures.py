@@ -16,13 +16,14 @@ from curation_pipeline.core.supersession import LOOK_ALIKE, NONE, PARTIAL, UPDAT
     ("512mb", "number:data"),
     ("60fps", "number:rate"),
     ("2.3x", "number:factor"),
-    ("2.5s", "number:duration"),  # a decimal glued to "s": seconds
+    ("2.5s", "number:duration"),  # glued to "s": seconds, but for decades and ages
+    ("5s", "number:duration"),
     # Codes, ordinals and ambiguous units stay what they were.
     ("S3", None),
     ("v2", None),
     ("4th", None),
     ("1990s", None),
-    ("30s", None),
+    ("30s", "number:duration"),  # seconds, as "1.5s" is (ages "in her 30s" stay one kind on both sides)
     ("exp-0412", None),
     ("5m", None),
     ("4G", None),  # a network generation

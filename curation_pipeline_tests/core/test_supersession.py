@@ -794,3 +794,36 @@ def test_a_count_of_another_noun_than_the_attribute_is_no_old_value_of_it():
     # Counter-example: the newer memory counts the same noun.
     assert compare_versions("The engine processed 1,000+ user interactions.",
                             "The number of user interactions processed has grown to 1,500.").verdict == UPDATE
+
+
+def test_what_a_first_review_of_the_eleventh_round_found():
+    # A pause of "Used" as a past form only opens a note: "Has used 5 of 15 vacation days" is a
+    # state, and so still updated; two uses of leave in two quarters are two events, for a judge too.
+    assert compare_versions("Has used 5 of 15 vacation days this year.",
+                            "Has used 8 of 15 vacation days this year.").verdict == UPDATE
+    assert not judged_update("Used 20 hours of PTO in Q1.", "Used 12 hours of PTO in Q2.").taken
+    # "Did" and "Had" open past events: two tire changes, two medication changes.
+    assert compare_versions("Did a tire change on the Civic in April.",
+                            "Did a tire change on the Civic in October.").verdict != UPDATE
+    # A carried statement of its own with a time ("Lunch with Priya at 12:30 PM") is no rival
+    # of the time that changed; only a carried continuation ("at 2:00 PM at the clinic") is.
+    check = compare_versions("Standup is at 9:00 AM. Lunch with Priya at 12:30 PM.", "Standup moved to 9:30 AM.")
+    assert check.verdict == UPDATE and "Lunch with Priya at 12:30 PM" in check.carried_text
+    # "≈" alone is a note's "about", no formula.
+    assert compare_versions("Monthly rent ≈ $1,200.", "Monthly rent is now $1,300.").verdict == UPDATE
+    # A label and its value after a colon are one claim: "100m personal best: 12.8s".
+    assert compare_versions("100m personal best: 12.8s.", "100m personal best improved to 12.4s.").verdict == UPDATE
+    assert compare_versions("Timeout is 2.5s.", "Timeout raised to 5s.").verdict == UPDATE
+    # By how much, in a frame of the same words: no value replaced offline.
+    assert compare_versions("Increased the dose by 25 mg.", "Increased the dose to 100 mg.").verdict != UPDATE
+    assert compare_versions("Increased the dose to 75 mg.", "Increased the dose to 100 mg.").verdict == UPDATE
+    # A time of day before the noun says which dose.
+    assert compare_versions("Morning dose of metformin is 500 mg.", "Increased the evening dose to 1000 mg.").verdict != UPDATE
+    assert compare_versions("Evening dose of metformin is 500 mg.", "Increased the evening dose to 1000 mg.").verdict == UPDATE
+    # A time of day in the older memory only says when: the morning weight is the body weight.
+    assert compare_versions("Morning weight is 82 kg.", "Reduced body weight to 80 kg.").verdict == UPDATE
+    # A rate of change replaced by another is a value that changed.
+    assert compare_versions("Increasing my running distance by 2 km each week.",
+                            "Increasing my running distance by 1 km each week.").verdict == UPDATE
+    # Whole seconds glued to "s" are seconds as decimals are.
+    assert judged_update("Build takes 45s.", "Build time cut to 30s.").taken
