@@ -477,10 +477,15 @@ def _opening_key(sentence: str) -> frozenset[str]:
 _MATH = re.compile(r"[\^∪∩Σ∑∫√]|\b[A-Za-z]{1,3}\([A-Za-z0-9][^()]*\)\s*[=≈]")
 
 
+# Arithmetic between numbers ("(−2+6)/2"): with "=", a calculation.
+_ARITHMETIC = re.compile(r"[\d)]\s*[+−×*]\s*[\d(−]")
+
+
 def writes_math(piece: Piece) -> bool:
     """Whether a clause writes a formula: "E(X^2) = (1^2+...+6^2)/6" is not a value a
-    "Var(X) = E(X^2) - [E(X)]^2" of another formula replaces. "batch size = 32" is no formula."""
-    return _MATH.search(piece.text) is not None
+    "Var(X) = E(X^2) - [E(X)]^2" of another formula replaces, nor "M = ((−2+6)/2, ...) = (2,1)"
+    one of "M = ((2+8)/2, ...) = (5,7)". "batch size = 32" is no formula."""
+    return _MATH.search(piece.text) is not None or "=" in piece.text and _ARITHMETIC.search(piece.text) is not None
 
 
 def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> ClauseUpdate | None:
@@ -723,6 +728,8 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     if any(kind in old_values and not set(keys) & set(old_values[kind])
            for kind, keys in named.items() if kind not in _NAMING_KINDS and not kind.startswith("number")):
         return None  # "the staging cluster" is not the clause about the production one
+    if _another_count_of(old.tokens, before, old.text, new.text):
+        return None  # "latency under 1,000 concurrent users" is not the one "under 100 concurrent users"
     after = [t for n, t in enumerate(new.tokens) if statement.values_from <= n < statement.values_to
              and not (named_old and named_old[0] <= n < named_old[1])]
     new_values = values_of(after)
@@ -770,7 +777,9 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     phrase = _attribute_phrase(before) or _attribute_phrase(new.tokens[statement.cue_at + 1:statement.values_from])
     head = frozenset(key for t in phrase for key in t.keys)
     if _another_modifier(old.tokens, new.tokens[:statement.values_from], head) \
-            or _another_word_before_the_noun(tokenize(old.context or old.text), phrase, sentence_keys):
+            or _another_word_before_the_noun(tokenize(old.context or old.text), phrase, sentence_keys) \
+            or len(text_clauses(old.context or old.text)[0].clauses) > 1 \
+            and _kind_never_said(new.tokens[:statement.values_from], head, sentence_keys):
         return None
     # What the new values count: of those that replace an old one ("120ms under 20 concurrent
     # requests": the 20 requests were there before, and say nothing of what 120ms is).
@@ -805,6 +814,23 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     if _words_left(old, said_anywhere, old_values):
         left.append(WORDS_LEFT)
     return ClauseUpdate(old, new, tuple(changed), tuple(left))
+
+
+def _another_count_of(old_tokens, before, old_text: str, new_text: str) -> bool:
+    """Whether a count the newer clause says before its cue ("under 1,000 concurrent users")
+    counts what a count of the older clause counts, with another number: the condition of the
+    measure, which says it is another measure."""
+    for token in before:
+        if token.kind != "number" or not token.keys:
+            continue
+        unit = _unit_after(before, token.keys[0], new_text)
+        if unit is None:
+            continue
+        for other in old_tokens:
+            if other.kind == "number" and other.keys and other.keys[0] != token.keys[0] \
+                    and _unit_after(old_tokens, other.keys[0], old_text) == unit:
+                return True
+    return False
 
 
 def _count_the_same_thing(old: Piece, gone: set[str], new_units: set[frozenset[str]]) -> bool:
@@ -975,6 +1001,16 @@ def _attribute_head(tokens) -> frozenset[str]:
     with Professor Danielle" -> meeting; "The number of commits merged into ..." -> commits;
     "The API key's daily quota" -> quota. Empty when they name nothing ("I recently")."""
     return frozenset(key for t in _attribute_phrase(tokens) for key in t.keys)
+
+
+def _kind_never_said(new_tokens, head: frozenset[str], sentence_keys: set[str]) -> bool:
+    """Whether the newer clause names the attribute with plain words before it, none of which
+    the older sentence says: "my strong induction quiz score increased to 96%" is no new score
+    of "Improved understanding of divisibility properties, quiz score rose from 70% to 85%",
+    whose other clause says what the score was of. (Asked only of an older sentence of more than
+    one clause: "Squat max is 100 kg" / "Increased back squat max to 110 kg" says more of one.)"""
+    kinds = {key for key in _modifiers(new_tokens, head) if key not in _GENERIC_ATTRIBUTE} - head
+    return bool(kinds) and not kinds & sentence_keys
 
 
 # Which-value words that still say which thing: "the evening dose" is not "the morning dose".

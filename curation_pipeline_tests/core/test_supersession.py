@@ -827,3 +827,25 @@ def test_what_a_first_review_of_the_eleventh_round_found():
                             "Increasing my running distance by 1 km each week.").verdict == UPDATE
     # Whole seconds glued to "s" are seconds as decimals are.
     assert judged_update("Build takes 45s.", "Build time cut to 30s.").taken
+
+
+def test_a_measure_of_another_kind_or_condition_is_another_measure():
+    # The older sentence says what its score was of in another clause; the newer names another.
+    assert compare_versions("Improved understanding of divisibility properties, quiz score rose from 70% to 85%.",
+                            "After more practice, my strong induction quiz score increased to 96%.").verdict != UPDATE
+    # Another load is another latency.
+    assert compare_versions("Reduced message latency from 180ms to 90ms under 100 concurrent users.",
+                            "The message latency under 1,000 concurrent users has improved to 110ms.").verdict != UPDATE
+    # Counter-examples: the same kind or condition, or an older clause that names it bare.
+    assert compare_versions("Solved 4 strong induction problems, quiz score improved from 70% to 88%.",
+                            "After more practice, my strong induction quiz score increased to 96%.").verdict == UPDATE
+    assert compare_versions("Measured socket latency at 120ms under 50 concurrent users.",
+                            "The socket latency has improved to 95ms under 50 concurrent users.").verdict == UPDATE
+    assert compare_versions("Squat max is 100 kg.", "Increased back squat max to 110 kg.").verdict == UPDATE
+
+
+def test_a_calculation_is_no_value_of_an_attribute():
+    assert compare_versions("Midpoint M = ((−2+6)/2, (5−3)/2) = (2,1).",
+                            "Midpoint M = ((2+8)/2, (3+11)/2) = (5,7).").verdict != UPDATE
+    # Counter-example: a setting written with "=" and no arithmetic.
+    assert compare_versions("Set max_connections = 50.", "Raised max_connections to 75.").verdict == UPDATE
