@@ -12,9 +12,11 @@ Sentence splitting is deliberately simple and predictable rather than linguistic
   ``"this"``. Handling them well needs a language-specific list; splitting there is harmless for
   the merge (a fragment is compared and kept like any other sentence), so we chose predictability.
   Decimal numbers and dotted names (``3.14``, ``v1.2``) are not split since no space follows.
-* two exceptions: a title before a name (``"Dr. Mbeki"``, ``"St. Mary's Church"``, a short
+* three exceptions: a title before a name (``"Dr. Mbeki"``, ``"St. Mary's Church"``, a short
   closed list of English titles) ends no sentence when a capitalised word that opens no sentence
-  follows (``"She lives on Oak St. The house is blue."`` still splits); and a person's initial:
+  follows (``"She lives on Oak St. The house is blue."`` still splits); a name's suffix
+  (``"Scott Sr. have been married ..."``) ends none when a word that opens no sentence follows
+  (``"I met Scott Sr. The talk ran long."`` still splits); and a person's initial:
   ``"founded by G. G. Ponnambalam."`` is one sentence (cut after each "G." its fragments would
   be carried and compared as statements of their own), so a lone capital and its full stop end
   no sentence when a capitalised word that opens no sentence follows; ``"He chose plan B. The
@@ -57,6 +59,8 @@ _TRAILING_CUT_JUNK = re.compile(r"[\s,;:.!?…\-–—(\[{/。！？]+\Z")
 _INITIAL_END = re.compile(r"(?:\A|(?P<before>\S+)\s)(?P<initial>[A-Z])\.\Z")
 # A title before a name ("Dr. Mbeki", "St. Mary's Church"), ending the text before a break.
 _TITLE_END = re.compile(r"(?:\A|\s)(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Mt|Ft|Sgt|Capt|Rev|Gen|Col|Lt)\.\Z")
+# A name's suffix ("Scott Sr.", "Martin Luther King Jr."), ending the text before a break.
+_SUFFIX_END = re.compile(r"[A-Z][a-z'’\-]+,?\s(?:Sr|Jr)\.\Z")
 _NEXT_WORD = re.compile(r"[A-Za-z]{2,}")  # a name, not one more initial
 _TITLED_NAME = re.compile(r"[A-Z][A-Za-z'’\-]*")  # "Mbeki", "O'Neil"
 _MORE_INITIALS = re.compile(r"(?:[A-Z]\.[ \t]+)*")
@@ -88,6 +92,10 @@ def _after_initial(sentence: str, text: str, gap: re.Match) -> bool:
     Zinc", "... Oak St. The house" and "A. B. C." break."""
     if "\n" in gap.group():
         return False
+    if _SUFFIX_END.search(sentence[-30:]):
+        # "Scott Sr. have been married ...": a name's suffix, unless a sentence opens after it.
+        word = re.compile(r"[A-Za-z][A-Za-z'’\-]*").match(text, gap.end())
+        return word is not None and word.group().lower() not in _SENTENCE_OPENERS
     if _TITLE_END.search(sentence[-8:]):
         word = _TITLED_NAME.match(text, gap.end())
         return word is not None and word.group().lower() not in _SENTENCE_OPENERS

@@ -208,3 +208,13 @@ def test_truncation_is_a_prefix_within_limit(text: str, limit: int) -> None:
     else:
         assert result.endswith("…")
         assert text.startswith(result[:-1])
+
+
+def test_a_names_suffix_ends_no_sentence() -> None:
+    # Cut after "Sr.", "Cynthia and Scott Sr" was a statement of names of its own, which "Cynthia
+    # and I discussed ..." read as their new value.
+    assert split_sentences("Cynthia and Scott Sr. have been married 30 years.") == [
+        "Cynthia and Scott Sr. have been married 30 years."]
+    assert split_sentences("Martin Luther King Jr. Day is in January.") == ["Martin Luther King Jr. Day is in January."]
+    # Counter-example: a sentence that opens after the suffix.
+    assert split_sentences("I met Scott Sr. The talk ran long.") == ["I met Scott Sr.", "The talk ran long."]
