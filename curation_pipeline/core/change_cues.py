@@ -35,6 +35,9 @@ The entries:
   is a change verb with an object, see above);
 - **correction markers** that open a memory: "Update:", "Correction:", "Actually,", "Make that",
   "Scratch that", "I meant";
+- **by how much**: a number after "by" that follows a change word ("reduced my bench press
+  weight by 5 kg", "improving my confidence by 30%") is the amount of the change, not a value
+  of the attribute a newer value could replace (`change_amounts`);
 - **a named old value**: "(the old value was X)", "(previously X)", "(was X)", "instead of X",
   "(the $100 was last year's price)": X is old, whatever else the memory says.
 - **once-only events** of a named subject: "was born", "died", and what was made: "was

@@ -50,6 +50,10 @@ UPDATES = [
     ("once-only: died", "Eddie Durham died in the city of New York City.", "Eddie Durham died in the city of Gatchina."),
     ("once-only: was born", "Ada Lovelace was born in London.", "Ada Lovelace was born in Paris."),
     ("once-only: was founded", "Netflix was founded in 1997.", "Netflix was founded in 2001."),
+    ("by how much: an amount for an amount", "Increasing my running distance by 2 km each week.",
+     "Increasing my running distance by 1 km each week."),
+    ("a change noun beside a change verb", "Scheduled the policy review for June 10.",
+     "The policy review was moved to June 17."),
 ]
 
 # (entry, older, newer): alike, and no update.
@@ -93,6 +97,9 @@ COUNTER_EXAMPLES = [
     ("once-only: where, then when", "Eddie Durham was born in Chicago.", "Eddie Durham was born in 1906."),
     ("once-only: who founded may found again", "Ana founded Brightpath in 2015.", "Ana founded Brightpath in 2016."),
     ("once-only: another value kind", "Ada Lovelace was born in 1815.", "Ada Lovelace was born in London."),
+    ("by how much: no value of the attribute", "Increased the dose by 25 mg.", "Increased the dose to 100 mg."),
+    ("a change word after its noun", "Followed the council's crypto policy update on June 10.",
+     "Followed the council's crypto policy update on August 15."),
 ]
 
 
