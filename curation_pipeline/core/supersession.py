@@ -712,7 +712,8 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
         return None
     before = new.tokens[:statement.cue_at]
     named = values_of(before, new.first == 0)
-    sentence_keys = {key for t in tokenize(old.context or old.text) for key in t.keys}
+    old_sentence = tokenize(old.context or old.text)
+    sentence_keys = {key for t in old_sentence for key in t.keys}
     # The attribute said between the cue and its new value ("Increased frontend Jest coverage to
     # 88%") names what changed as the words before the cue do.
     named_old = statement.old_values  # "switched from Spanish to Japanese": Spanish is the old value
@@ -776,10 +777,7 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
             return None
     phrase = _attribute_phrase(before) or _attribute_phrase(new.tokens[statement.cue_at + 1:statement.values_from])
     head = frozenset(key for t in phrase for key in t.keys)
-    if _another_modifier(old.tokens, new.tokens[:statement.values_from], head) \
-            or _another_word_before_the_noun(tokenize(old.context or old.text), phrase, sentence_keys) \
-            or len(text_clauses(old.context or old.text)[0].clauses) > 1 \
-            and _kind_never_said(new.tokens[:statement.values_from], head, sentence_keys):
+    if _another_attribute(old, new.tokens[:statement.values_from], phrase, old_sentence, sentence_keys):
         return None
     # What the new values count: of those that replace an old one ("120ms under 20 concurrent
     # requests": the 20 requests were there before, and say nothing of what 120ms is).
@@ -1001,6 +999,18 @@ def _attribute_head(tokens) -> frozenset[str]:
     with Professor Danielle" -> meeting; "The number of commits merged into ..." -> commits;
     "The API key's daily quota" -> quota. Empty when they name nothing ("I recently")."""
     return frozenset(key for t in _attribute_phrase(tokens) for key in t.keys)
+
+
+def _another_attribute(old: Piece, attribute_tokens, phrase: tuple, old_sentence, sentence_keys: set[str]) -> bool:
+    """Whether the words the newer clause names its attribute with (`attribute_tokens`, up to its
+    new value; `phrase`: the attribute's noun and the word before it) make it another attribute
+    than the older clause's: another plain word before the same noun, in the older clause or
+    its sentence, or kind words an older sentence of several clauses never says."""
+    head = frozenset(key for t in phrase for key in t.keys)
+    return _another_modifier(old.tokens, attribute_tokens, head) \
+        or _another_word_before_the_noun(old_sentence, phrase, sentence_keys) \
+        or len(text_clauses(old.context or old.text)[0].clauses) > 1 \
+        and _kind_never_said(attribute_tokens, head, sentence_keys)
 
 
 def _kind_never_said(new_tokens, head: frozenset[str], sentence_keys: set[str]) -> bool:
