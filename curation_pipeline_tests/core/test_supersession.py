@@ -693,7 +693,7 @@ def test_a_change_word_that_is_a_noun_says_no_value_changed():
 def test_what_was_used_in_one_month_is_not_outdated_by_the_next_months_use():
     assert compare_versions("Used the Calm app's sleep stories 5 nights a week in September.",
                             "Used the Calm app's sleep stories 5 nights a week in October.").verdict != UPDATE
-    # Counter-examples: a habit said in the present has one value at a time; "used to" is no event.
+    # Counter-example: a habit said in the present has one value at a time.
     assert compare_versions("I use the Calm app's sleep stories 5 nights a week.",
                             "I now use the Calm app's sleep stories 6 nights a week.").verdict == UPDATE
 
