@@ -27,7 +27,7 @@ say less than the older memory did.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from curation_pipeline.core.clauses import Piece
@@ -106,11 +106,12 @@ def _opened(text: str) -> int:
     return depth
 
 
-def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping[int, Piece | None]
-                    ) -> tuple[Carried, ...] | None:
+def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping[int, Piece | None],
+                    said: Collection[int] = ()) -> tuple[Carried, ...] | None:
     """What the newer memory must take over for the older `claims` numbered in `left` (neither
     said nor updated) to stay current, or None when one of them cannot be carried (see the module
-    docstring). `hosts`: for each other claim, the newer piece that updates or says it."""
+    docstring). `hosts`: for each other claim, the newer piece that updates or says it; `said`:
+    those the newer memory says (not updates)."""
     carried: list[Carried] = []
     left_set = set(left)
     n = 0
@@ -125,11 +126,16 @@ def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping
         first = claims[n]
         if any(_opening(claims[m]) in _SUBORDINATE for m in range(n, end + 1)):
             return None
+        if _starts_statement(first) and _object_goes_on(claims, end, left_set):
+            if end + 1 not in said:
+                return None  # "Balanced work" of "Balanced work and crypto by ...": half an object
+            # "Wrote integration tests for fetcher" of "... for fetcher and database interaction,
+            # passing 95% ...": the rest of the object is said by the newer memory too, and goes
+            # with the statement, whole.
+            end += 1
         text = _span(first, claims[end])
         if _opened(text) != 0:
             return None  # "Should I start with coin toss problems (P": a clause cut inside a formula
-        if _starts_statement(first) and _object_goes_on(claims, end, left_set):
-            return None  # "Balanced work" of "Balanced work and crypto by ...": half an object
         if _starts_statement(first):
             carried.append(Carried(as_sentence(text)))
         elif _continues(first) and n > 0 and claims[n - 1].sentence == first.sentence \

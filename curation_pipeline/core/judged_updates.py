@@ -714,7 +714,7 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
         return JudgedUpdate(True, "", tuple(changes), sentence, carry_into(written, sentence))
     if not changes:
         return JudgedUpdate(False, TWO_THINGS if another else NO_CHANGE)
-    carried = carried_clauses(claims, left, hosts)
+    carried = carried_clauses(claims, left, hosts, said=set(hosts) - set(replaced))
     if carried is None:
         return JudgedUpdate(False, UNCARRIABLE)
     text = carry_into(written, carried) if carried else None

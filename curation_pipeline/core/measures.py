@@ -9,7 +9,8 @@ never taken for the new value of "15,000 keys".
 
 The units are a closed list of abbreviations. Ambiguous ones are left out: "m" (minutes, metres
 or millions), "s" ("30s" may be a decade), "in", "c", "g" and "k" ("4G", "4K"). A spelled-out
-unit ("5 hours", "3 days") is a value word of its own (value_words.py) and is not read here.
+unit ("5 hours", "3 days") is a value word of its own (value_words.py) and is not read here;
+joined to its number by a hyphen ("a 15-minute TTL", "a 30-day trial") it is a length of time.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ _DIMENSIONS = {
 UNITS = {unit: dimension for dimension, units in _DIMENSIONS.items() for unit in units.split()}
 DIMENSIONS = frozenset(_DIMENSIONS)
 
+# A unit of time spelled out, joined to its number by a hyphen ("15-minute"): a length of time
+# (apart, "15 minutes" is read by value_words.py).
+_SPELLED_LENGTHS = frozenset("second minute hour day night week month year decade".split())
+
 _GLUED = re.compile(r"[-+]?\d+(?:[.,]\d+)*-?(?P<unit>[A-Za-z][A-Za-z/]*)")
 
 
@@ -48,6 +53,8 @@ def measurement_kind(token: str) -> str | None:
     if match is None:
         return None
     unit = match.group("unit").casefold()
+    if unit in _SPELLED_LENGTHS and "-" in match.group(0):
+        return "number:duration"  # "a 15-minute TTL", "a 30-day trial": "15 minutes", "30 days"
     if unit == "s":
         number = match.group(0)[:-1]
         # "2.5s", "45s": seconds; not "1990s", a decade.

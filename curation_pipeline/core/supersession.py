@@ -301,7 +301,9 @@ def _shape(piece: Piece) -> Shape:
         # A name or code before the verb, or in a "for/of/at ..." phrase of the subject (or of a
         # clause without a verb), says what the clause is about.
         of_which = _after_of_which(tokens, n) and (n < end_of_subject or not has_verb)
-        if kind in _NAMING_KINDS and (n < end_of_subject or of_which or n in records):
+        # A length joined to its noun ("The 30-day return window") names which one, as a code does.
+        naming = kind in _NAMING_KINDS or kind == "number:duration" and "-" in token.text
+        if naming and (n < end_of_subject or of_which or n in records):
             subject.update((kind, key) for key in token.keys)
     negated = sum(1 for m in piece.markers if m.category == NEGATION)
     cued = any(t.lower in _CHANGE_CUES and not adjective_use(tokens, n) for n, t in enumerate(tokens))
@@ -1250,7 +1252,7 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     entangled = tuple(update.old for update in updates if _entangles(update, set(update.left)))
     left = [n for n in rest if n not in said_by]
     hosts = {n: found[n].new if found[n] is not None else said_by.get(n) for n in range(len(older_clauses))}
-    carried = carried_clauses(older_clauses, left, hosts)
+    carried = carried_clauses(older_clauses, left, hosts, said=set(said_by))
     if entangled and not any(_asks(older_clauses[n]) for n in left):
         # An update of part of a one-sentence memory: the newer one carries the sentence without
         # the phrases of its replaced values (value_cut.py), if each can be cut cleanly.

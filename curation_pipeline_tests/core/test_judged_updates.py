@@ -582,6 +582,17 @@ def test_two_holders_two_posts_or_two_foundings_stay_two_things(older, newer):
     assert not judged_update(older, newer).taken
 
 
+def test_a_statement_is_carried_with_the_rest_of_its_object_that_the_newer_memory_says():
+    # The clauses split "checkout and payment services"; the newer memory says the second half
+    # again, and the statement goes whole, never as "Wrote load tests for checkout."
+    judged = judged_update("Wrote load tests for checkout and payment services, passing 90% of runs on April 3.",
+                           "The load tests for checkout and payment services now pass 96% of runs as of April 9.")
+    assert judged.carried_text == ("The load tests for checkout and payment services now pass 96% of runs as of April 9. "
+                                   "Wrote load tests for checkout and payment services.")
+    # Counter-example: the rest of the object changed ("and crypto" / "Reduced crypto research
+    # ..."), and is not said: nothing is carried (below).
+
+
 @pytest.mark.parametrize(("older", "newer", "garbled"), [
     # BEAM's 1M development chats, offline and with a judge: the newer memory carried words that
     # no longer said what the older memory said.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from curation_pipeline.core.judged_updates import judged_update
 from curation_pipeline.core.measures import measurement_kind, unit_of
 from curation_pipeline.core.subjects import subject_keys
 from curation_pipeline.core.supersession import LOOK_ALIKE, NONE, PARTIAL, UPDATE, compare_versions
@@ -87,3 +88,27 @@ def test_a_code_with_digits_is_still_a_code():
 def test_a_measurement_is_not_what_a_memory_is_about():
     keys = subject_keys("The login API response time is 180ms on build B-17.")
     assert "id:B-17" in keys and not any(key.startswith("id:180") for key in keys)
+
+
+@pytest.mark.parametrize(("token", "kind"), [
+    ("15-minute", "number:duration"), ("30-day", "number:duration"), ("2-hour", "number:duration"),
+    ("6-week", "number:duration"), ("5-year", "number:duration"),
+    # Counter-examples: a number joined by a hyphen to a word that is no length of time.
+    ("3-way", None), ("4-star", None), ("2-factor", None),
+])
+def test_a_number_joined_to_a_spelled_out_length_of_time_is_a_duration(token, kind):
+    assert measurement_kind(token) == kind
+
+
+def test_a_length_joined_by_a_hyphen_is_replaced_by_the_same_length_spelled_apart():
+    # "5-minute" was a code: "10 minutes" named nothing it replaced.
+    assert compare_versions("Set a 5-minute timeout on the payment webhook.",
+                            "The payment webhook timeout is now 10 minutes.").verdict == UPDATE
+    assert judged_update("Started a 30-day free trial of Figma on May 3.",
+                         "The Figma free trial was extended to 45 days.").carried_text == (
+        "The Figma free trial was extended to 45 days. Started a free trial of Figma on May 3.")
+    # Counter-examples: two events, and a length that says which window it is, as a code would.
+    assert compare_versions("Attended a 3-day workshop on Kubernetes in March.",
+                            "Attended a 5-day workshop on Terraform in May.").verdict != UPDATE
+    assert not judged_update("The 30-day return window at Acme applies to shoes.",
+                             "The 60-day return window at Acme applies to electronics.").taken
