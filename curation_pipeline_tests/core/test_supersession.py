@@ -737,6 +737,19 @@ def test_a_carried_statement_never_keeps_a_count_or_time_beside_its_new_one():
                             "Cut social media to 20 minutes a day.").verdict == UPDATE
 
 
+def test_a_carried_value_the_newer_clause_says_too_is_no_rival():
+    # "over a 30-day window" is said by the newer clause as well: the uptime is carried, the
+    # latency replaced.
+    check = compare_versions("Reached 99.95% uptime over a 30-day window, p95 latency 220ms under 500 users.",
+                             "The p95 latency under 500 users has improved to 180ms over the 30-day window.")
+    assert check.verdict == UPDATE
+    assert check.carried_text == ("The p95 latency under 500 users has improved to 180ms over the 30-day window. "
+                                  "Reached 99.95% uptime over a 30-day window.")
+    # Counter-example: a window the newer clause does not say is a rival of its own.
+    assert compare_versions("Reached 99.95% uptime over a 30-day window, p95 latency 220ms under 500 users.",
+                            "The p95 latency under 500 users has improved to 180ms over the 14-day window.").verdict != UPDATE
+
+
 def test_a_kind_said_after_a_counted_noun_is_a_kind():
     # "problems on complex roots" and "undetermined coefficients problems" are two kinds of problem.
     for newer in ["I have now completed 9 undetermined coefficients problems.",
