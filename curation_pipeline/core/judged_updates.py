@@ -299,15 +299,22 @@ def _object_names(piece: Piece) -> list[frozenset[str]]:
     replace each other ("interviewed at Google" / "... at Meta")."""
     tokens = [t for t in piece.tokens if t.kind != "punct"]
     end = subject_end(tokens)
-    verb = tokens[end].lower if 0 < end < len(tokens) else ""
-    if not (tokens[end - 1].is_name and verb in _ONE_AT_A_TIME_VERBS):
+    named = 0 < end < len(tokens) and tokens[end - 1].is_name
+    if named and end + 1 < len(tokens) and _adverb(tokens[end]):
+        end += 1  # "Diego Alvarez currently works for ..."
+    if not (named and tokens[end].lower in _ONE_AT_A_TIME_VERBS):
         return []
     return _names_in(tokens[end + 1:])
 
 
-# Verbs of which a person has one object at a time: "works for", "lives in", "reports to". Most
-# verbs take several ("volunteers at Oxfam" and "at the Red Cross", "writes for Wired").
-_ONE_AT_A_TIME_VERBS = frozenset("works lives reports resides".split())
+def _adverb(token) -> bool:
+    return token.kind == "word" and not token.is_name and len(token.lower) > 4 and token.lower.endswith("ly")
+
+
+# Verbs of which a person has one object at a time: "works for", "lives in", "reports to"; a
+# place lies in one country. Most verbs take several ("volunteers at Oxfam" and "at the Red
+# Cross", "writes for Wired", "plays for Inter Miami" and "for Argentina").
+_ONE_AT_A_TIME_VERBS = frozenset("works lives reports resides lies".split())
 
 
 # Lower-case words inside one name: "University of Oxford", "Bank of the West".
@@ -344,8 +351,9 @@ def _objects_of_one_subject(claim: Piece, piece: Piece, old: Shape, new: Shape) 
     if old.subject - {(k, v) for k, v in old.subject if v in mine_keys} \
             != new.subject - {(k, v) for k, v in new.subject if v in theirs_keys}:
         return False
-    gone = [name for name in mine if not name & theirs_keys]
-    came = [name for name in theirs if not name & mine_keys]
+    # One name for another, whole: "Bank of America" / "Bank of Montreal" share a word.
+    gone = [name for name in mine if name not in theirs]
+    came = [name for name in theirs if name not in mine]
     # Nothing after the older name that the newer clause does not say ("as a test engineer").
     said = {key for token in piece.tokens for key in token.keys}
     tokens = [t for t in claim.tokens if t.kind != "punct"]
@@ -548,12 +556,40 @@ def _same_thing(claim: Piece, piece: Piece, old: Shape, new: Shape, semantic: Se
     the embedder (within _FRAME_MARGIN of its threshold) when a value was replaced, each value
     gone has one in its place and the sentences name the same things; two things named apart
     are still told apart after this (_answer)."""
-    if _same_frame(old, new):
+    if _same_frame(old, new) or _same_words_but_values(claim, piece, old, new):
         return True
     if semantic is None or not _replaced(old, new)[0] or not _one_value_each(old, new) \
             or not _names_agree(claim, piece, old, new):
         return False
     return semantic.similarity(claim.text, piece.text) >= semantic.threshold - _FRAME_MARGIN
+
+
+def _same_words_but_values(claim: Piece, piece: Piece, old: Shape, new: Shape) -> bool:
+    """Whether two clauses without a frame word are word for word the same but for one run of
+    values, of the same subject and with a word beside it that says what holds: "The Quiet
+    Hours is signed to Sub Pop" / "... to Def Jam Recordings" (a status), "The owner of the
+    Grand Hotel Adler is ..." (a role), "The CEO of Quantix is ..." (a definite attribute, then
+    "is": _functional in supersession.py), whose every content word is a value. "Anna Lee is with
+    Google" / "... with Tom Hill" say nothing but names (an employer and a companion may both
+    hold); "Office hours on Monday are 2-4 PM" / "... on Wednesday are 3-5 PM" change which
+    one as well as its value."""
+    if old.frame or new.frame or old.subject != new.subject or not old.subject:
+        return False
+    said_what_holds = old.functional and new.functional or any(
+        set(old.values[kind]) & set(new.values[kind]) for kind in set(old.values) & set(new.values)
+        if kind not in _PROPER_KINDS and not kind.startswith("number"))
+    if not said_what_holds:
+        return False  # a count or a date in common says nothing of what holds ("E(X^2) = ...")
+    mine, theirs = ([t for t in p.tokens if t.kind != "punct"] for p in (claim, piece))
+    start = 0
+    while start < min(len(mine), len(theirs)) and mine[start].lower == theirs[start].lower:
+        start += 1
+    end = 0
+    while end < min(len(mine), len(theirs)) - start and mine[-1 - end].lower == theirs[-1 - end].lower:
+        end += 1
+    values = {value for shape_ in (old, new) for found in shape_.values.values() for value in found}
+    return all(token.keys and set(token.keys) <= values
+               for token in [*mine[start:len(mine) - end], *theirs[start:len(theirs) - end]])
 
 
 def _one_value_each(old: Shape, new: Shape) -> bool:

@@ -193,6 +193,8 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
     if word_class == "month" and following is not None and following.kind == "word" and past_form(following.lower) \
             and not (previous is not None and previous.lower in _MONTH_LINKS):
         return "name"  # "April apologized for a missed lesson": a person; not "in April moved to ..."
+    if word_class == "colour" and token.is_name and following is not None and following.is_name:
+        return "name"  # "the Green Party", "Red Bull", "Black Sabbath": a word of a name
     if word_class is not None:
         modifies = (word_class in _MODIFYING_CLASSES and following is not None and following.kind == "word"
                     and following.keys and value_class(following.lower, following.keys[0]) is None)

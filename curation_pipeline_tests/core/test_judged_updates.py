@@ -614,3 +614,42 @@ def test_words_that_would_say_less_or_other_than_the_older_memory_are_never_carr
         assert garbled not in (check.carried_text or "")
     assert not judged_update(older, newer).taken
     assert compare_versions(older, newer).verdict != "update"
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A colour word inside a name is a word of the name ("the Green Party"), not a colour: one
+    # party for another.
+    ("Sara Lind is a member of the Labour Party.", "Sara Lind is a member of the Green Party."),
+    ("The main sponsor of Team Vortex is Red Bull.", "The main sponsor of Team Vortex is Monster Energy."),
+    # Clauses whose every content word is a value (a status, a role, a definite attribute
+    # named by an acronym), the same word for word but for one run of values.
+    ("The Quiet Hours is signed to Sub Pop.", "The Quiet Hours is signed to Def Jam Recordings."),
+    ("The owner of the Grand Hotel Adler is Marriott International.", "The owner of the Grand Hotel Adler is Hilton."),
+    ("The CEO of Quantix is Priya Nair.", "The CEO of Quantix is Marcus Bell."),
+    # A verb of one object at a time after an adverb, and one name for another that shares a
+    # word with it; a place lies in one country.
+    ("Diego Alvarez currently works for Bank of America.", "Diego Alvarez currently works for Bank of Montreal."),
+    ("Tarsk lies in the country of Norway.", "Tarsk lies in the country of Iceland."),
+])
+def test_one_value_of_a_frameless_or_named_attribute_for_another_is_taken(older, newer):
+    taken = judged_update(older, newer)
+    assert taken.taken, taken.refused
+    assert taken.carried_text is None
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Nothing but names besides the value: an employer and a companion may both hold.
+    ("Anna Lee is with Google.", "Anna Lee is with Tom Hill."),
+    # Which one changed as well as its value: two office hours.
+    ("Office hours on Monday are 2-4 PM.", "Office hours on Wednesday are 3-5 PM."),
+    # Only numbers in common: no word says what holds.
+    ("E(X^2) = 91/6 ≈ 15.17.", "Var(X) = E(X^2) - [E(X)]^2 = 35/12."),
+    # The same attribute of another subject.
+    ("The CEO of Quantix is Priya Nair.", "The CEO of Stratos Air is Marcus Bell."),
+    # A verb of several objects at a time: a club and a national team.
+    ("Luka Modric currently plays for Real Madrid.", "Luka Modric currently plays for the Croatia national team."),
+    # A name with the same words and more after the older one's place.
+    ("Kai Lindemann currently works for Siemens in Munich.", "Kai Lindemann currently works for Bosch."),
+])
+def test_frameless_look_alikes_and_objects_of_many_stay_refused(older, newer):
+    assert not judged_update(older, newer).taken

@@ -862,3 +862,13 @@ def test_a_calculation_is_no_value_of_an_attribute():
                             "Midpoint M = ((2+8)/2, (3+11)/2) = (5,7).").verdict != UPDATE
     # Counter-example: a setting written with "=" and no arithmetic.
     assert compare_versions("Set max_connections = 50.", "Raised max_connections to 75.").verdict == UPDATE
+
+
+def test_a_colour_word_inside_a_name_is_a_word_of_the_name():
+    # "Red Bull" names a sponsor: before, "Red" read as a colour that the newer memory leaves
+    # unsaid, and the update was only partial.
+    assert compare_versions("The main sponsor of Team Vortex is Red Bull.",
+                            "The main sponsor of Team Vortex is Monster Energy.").verdict == UPDATE
+    # Counter-example: a colour on its own is still a colour, and another one is a new value.
+    check = compare_versions("The Tamsin team badge colour is red.", "The Tamsin team badge colour is blue.")
+    assert check.verdict == UPDATE and any("colour" in change for u in check.updates for change in u.changed)
