@@ -62,6 +62,7 @@ from curation_pipeline.core.supersession import (
     functional_swap,
     names_another_subject,
     object_swap,
+    one_more_of_many,
     rest_carried,
     says_two_values,
     sentence_subject,
@@ -639,6 +640,10 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
     found = None
     for piece, new in pieces:
         if not _same_thing(claim, piece, old, new, semantic) or no_newer_value(claim, piece, corrected=corrected):
+            continue
+        if one_more_of_many(claim, piece, corrected):
+            # "Ellen's sister is Joan" / "... is Ruth": two sisters, whatever the judge read.
+            found = found or _Answer(piece, (), "another thing")
             continue
         theirs = _continued_names(piece)
         if older_said is not None and theirs and not theirs & older_said:

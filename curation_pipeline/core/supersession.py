@@ -63,6 +63,7 @@ from curation_pipeline.core.change_cues import (
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
 from curation_pipeline.core.denials import no_newer_value
+from curation_pipeline.core.many_holders import holds_many
 from curation_pipeline.core.meaning_markers import NEGATION
 from curation_pipeline.core.measures import DIMENSIONS, is_measurement, measurement_kind, unit_of
 from curation_pipeline.core.noun_kinds import another_kind_of, which_value
@@ -262,6 +263,12 @@ def _state_word(tokens, n: int) -> str | None:
     return None
 
 
+def _cue_word(tokens, n: int) -> bool:
+    """Whether the word at `n` says that something changed: a word of _CHANGE_CUES, but not one
+    written as a name inside the clause ("a daughter named Rose Flynn": Rose is no "rose to")."""
+    return tokens[n].lower in _CHANGE_CUES and not (n > 0 and tokens[n].is_name and not tokens[n].text.isupper())
+
+
 def shape(piece: Piece) -> Shape:
     return _shape(piece)
 
@@ -288,7 +295,7 @@ def _shape(piece: Piece) -> Shape:
         if state is not None:
             values.setdefault("status", Counter())[state] += 1
             continue
-        if not token.keys or token.lower in _CHANGE_CUES or token.lower in _CLOCK or token.lower in _FILLERS:
+        if not token.keys or _cue_word(tokens, n) or token.lower in _CLOCK or token.lower in _FILLERS:
             continue
         following = next((t for t in tokens[n + 1:] if t.lower not in _CHANGE_CUES), None)
         code = token.lower in codes and not is_measurement(token.text)
@@ -308,7 +315,7 @@ def _shape(piece: Piece) -> Shape:
         if naming and (n < end_of_subject or of_which or n in records):
             subject.update((kind, key) for key in token.keys)
     negated = sum(1 for m in piece.markers if m.category == NEGATION)
-    cued = any(t.lower in _CHANGE_CUES and not adjective_use(tokens, n) for n, t in enumerate(tokens))
+    cued = any(_cue_word(tokens, n) and not adjective_use(tokens, n) for n in range(len(tokens)))
     return Shape(frozenset(frame), values, frozenset(subject), negated, tail_keys(tokens), frozenset(head),
                  _functional(tokens, end_of_subject, cued), cued)
 
@@ -498,7 +505,7 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
         return None
     newer = [new for new in newer
              if not writes_math(new) and not _of_another_thing(old, new) and not another_kind_of(old, new, names=True)
-             and not no_newer_value(old, new, corrected=corrected)]
+             and not no_newer_value(old, new, corrected=corrected) and not one_more_of_many(old, new, corrected)]
     for new in newer:
         new_shape = shape(new)
         if new_shape.identity == old_shape.identity and stands_alone(old) and stands_alone(new) \
@@ -528,6 +535,13 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
     events = [update for new in newer for find in (_event_update, _stop_update, _move_update, _state_after_setting)
               if (update := find(old, new)) is not None]
     return min(events, key=lambda update: len(update.left)) if events else None
+
+
+def one_more_of_many(old: Piece, new: Piece, corrected: bool = False) -> bool:
+    """Whether two clauses both state a relation that holds many at once ("Ellen's sister is
+    Joan" / "... is Ruth": many_holders.py) and the newer one says no change: one more, not a
+    new value."""
+    return not corrected and not shape(new).cued and holds_many(old.tokens) and holds_many(new.tokens)
 
 
 def _only_amounts_gone(old: Piece, new: Piece, old_shape: Shape, new_shape: Shape) -> bool:
@@ -685,7 +699,7 @@ def values_of(tokens, opening: bool = False) -> dict[str, Counter]:
     tokens open a sentence."""
     found: dict[str, Counter] = {}
     for n, token in enumerate(tokens):
-        if not token.keys or token.lower in _CHANGE_CUES or token.lower in _CLOCK:
+        if not token.keys or _cue_word(tokens, n) or token.lower in _CLOCK:
             continue
         following = tokens[n + 1] if n + 1 < len(tokens) else None
         kind = _kind(token, following, tokens[n - 1] if n else None, opening=opening and n == 0)

@@ -18,6 +18,8 @@ from curation_pipeline.core.supersession import (
     PARTIAL,
     UPDATE,
     compare_versions,
+    shape,
+    text_claims,
 )
 
 
@@ -872,3 +874,12 @@ def test_a_colour_word_inside_a_name_is_a_word_of_the_name():
     # Counter-example: a colour on its own is still a colour, and another one is a new value.
     check = compare_versions("The Tamsin team badge colour is red.", "The Tamsin team badge colour is blue.")
     assert check.verdict == UPDATE and any("colour" in change for u in check.updates for change in u.changed)
+
+
+def test_a_change_word_written_as_a_name_is_a_name():
+    # "Rose" inside a clause is a person, not "rose to": before, it was skipped as a cue, the
+    # clause read as cued, and Ada Flynn as gone with no name in her place.
+    named = shape(text_claims("Patrick Flynn has a daughter named Rose Flynn.")[0])
+    assert not named.cued and "ros" in named.values["name"]
+    # Counter-example: the same word in lower case says a value changed.
+    assert shape(text_claims("Monthly sales rose to 40 units.")[0]).cued

@@ -1,0 +1,67 @@
+"""Relations that hold many values at once: each entry of many_holders.py with a test and a
+counter-example, and what comes of them offline and for a judge's "update"."""
+
+from __future__ import annotations
+
+import pytest
+
+from curation_pipeline.core.judged_updates import judged_update
+from curation_pipeline.core.many_holders import holds_many
+from curation_pipeline.core.sentence_tokens import tokenize
+from curation_pipeline.core.supersession import LOOK_ALIKE, UPDATE, compare_versions
+
+
+@pytest.mark.parametrize(("entry", "holds", "counter"), [
+    # kin and company, as the relation the clause states
+    ("possessive, then 'is' and a name", "Ellen Marsh's sister is Joan Marsh.", "My sister is a nurse."),
+    ("the relative last", "Ruth is Ellen's cousin.", "My cousin lives in Oslo."),
+    ("'named' after the relative", "Patrick Flynn has a daughter named Ada Flynn.", "My daughter's school is Oak Hill."),
+    ("'of' after the relative", "The son of Tom Hale is Ben Hale.", "The mother of Leo Marsh is Ellen Marsh."),
+    ("company", "Dana's colleague is Priya Shah.", "Our son is 7."),
+    ("the relative's noun inside a name", "Mark Ellis's brother is Owen Ellis.", "Sister Act opened in London."),
+    ("the relative as a clause's subject", "Tom's friend is Ana Ruiz.", "Changed the routine so the kids are in bed by 8:30 PM."),
+    # twin towns
+    ("sister city", "Kestrel is a sister city of Kyoto.", "Kestrel is the capital city of Arvenia."),
+    ("twinned", "Port Alden is twinned with Brest.", "Port Alden is the twin of nothing."),
+    # borders
+    ("shares a border with", "Freedonia shares a border with Sylvania.", "The border crossing opens at 6 AM."),
+    ("borders", "Arvenia borders Norwyn.", "The borders of the form are blue."),
+    # other names
+    ("also known as", "Lucas Moreau is also known as Lulu.", "Lucas Moreau is known as a chef."),
+    # one of several
+    ("one of", "One of Ines Varga's notable works is The Glass Orchard.", "Ines Varga's best-known work is The Glass Orchard."),
+])
+def test_each_entry_and_its_counter_example(entry, holds, counter):
+    assert holds_many(tokenize(holds)), entry
+    assert not holds_many(tokenize(counter)), entry
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Ellen Marsh's sister is Joan Marsh.", "Ellen Marsh's sister is Ruth Marsh."),
+    ("Patrick Flynn has a daughter named Ada Flynn.", "Patrick Flynn has a daughter named Rose Flynn."),
+    ("Port Alden is twinned with Brest.", "Port Alden is twinned with Cork."),
+    ("Freedonia shares a border with Sylvania.", "Freedonia shares a border with Tarvia."),
+    ("Lucas Moreau is also known as Lulu.", "Lucas Moreau is also known as The Professor."),
+    ("One of Ines Varga's notable works is The Glass Orchard.", "One of Ines Varga's notable works is Salt and Iron."),
+])
+def test_one_more_of_many_is_linked_never_superseded(older, newer):
+    # Before, each read offline as one value for another, and a judge's "update" was taken:
+    # the older sister, daughter, twin town ... would have been marked no longer current.
+    assert compare_versions(older, newer).verdict == LOOK_ALIKE
+    assert not judged_update(older, newer).taken
+
+
+def test_a_correction_still_replaces_one_of_many():
+    # Counter-example: the newer memory says the older value was wrong.
+    older, newer = "Ellen Marsh's sister is Joan Marsh.", "Correction: Ellen Marsh's sister is Ruth Marsh."
+    assert compare_versions(older, newer).verdict == UPDATE
+    assert judged_update(older, newer).taken
+
+
+def test_a_relation_of_one_holder_is_still_one_value_for_another():
+    # Counter-example: parents and spouses are one at a time in the words.
+    older, newer = "The mother of Leo Marsh is Ellen Marsh.", "The mother of Leo Marsh is Joan Marsh."
+    assert compare_versions(older, newer).verdict == UPDATE
+    assert judged_update(older, newer).taken
+    # And what a relative does is their own value: where she lives changed.
+    assert compare_versions("My sister lives in Oslo.", "My sister moved to Bergen.").verdict == UPDATE
