@@ -301,21 +301,25 @@ def _object_names(piece: Piece) -> list[frozenset[str]]:
     tokens = [t for t in piece.tokens if t.kind != "punct"]
     end = subject_end(tokens)
     named = 0 < end < len(tokens) and tokens[end - 1].is_name
-    if named and end + 1 < len(tokens) and _adverb(tokens[end]):
+    if named and end + 1 < len(tokens) and tokens[end].lower in _NOW_ADVERBS:
         end += 1  # "Diego Alvarez currently works for ..."
-    if not (named and tokens[end].lower in _ONE_AT_A_TIME_VERBS):
+    # The verb right before its preposition: "works part-time at ..." may be one job of two.
+    if not (named and tokens[end].lower in _ONE_AT_A_TIME_VERBS and end + 1 < len(tokens)
+            and tokens[end + 1].lower in _ONE_AT_A_TIME_VERBS[tokens[end].lower]):
         return []
     return _names_in(tokens[end + 1:])
 
 
-def _adverb(token) -> bool:
-    return token.kind == "word" and not token.is_name and len(token.lower) > 4 and token.lower.endswith("ly")
+# Adverbs that say the state holds now; "occasionally works at Café Nero" may be one of two.
+_NOW_ADVERBS = frozenset("currently presently now".split())
 
 
-# Verbs of which a person has one object at a time: "works for", "lives in", "reports to"; a
-# place lies in one country. Most verbs take several ("volunteers at Oxfam" and "at the Red
-# Cross", "writes for Wired", "plays for Inter Miami" and "for Argentina").
-_ONE_AT_A_TIME_VERBS = frozenset("works lives reports resides lies".split())
+# Verbs of which a person has one object at a time, with the prepositions they take: "works
+# for", "lives in", "reports to"; a place lies in one country. Most verbs take several
+# ("volunteers at Oxfam" and "at the Red Cross", "writes for Wired", "plays for Inter Miami"
+# and "for Argentina").
+_ONE_AT_A_TIME_VERBS = {"works": ("for", "at"), "lives": ("in", "at"), "reports": ("to",),
+                        "resides": ("in", "at"), "lies": ("in",)}
 
 
 # Lower-case words inside one name: "University of Oxford", "Bank of the West".
@@ -588,6 +592,8 @@ def _same_words_but_values(claim: Piece, piece: Piece, old: Shape, new: Shape) -
     end = 0
     while end < min(len(mine), len(theirs)) - start and mine[-1 - end].lower == theirs[-1 - end].lower:
         end += 1
+    if start and mine[start - 1].lower == "by":
+        return False  # "The PR is approved by Ben" / "... by Carla": who did it, and two may
     values = {value for shape_ in (old, new) for found in shape_.values.values() for value in found}
     return all(token.keys and set(token.keys) <= values
                for token in [*mine[start:len(mine) - end], *theirs[start:len(theirs) - end]])

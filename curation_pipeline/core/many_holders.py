@@ -10,16 +10,23 @@ holds (a change cue: "now", "Correction: ...", "no longer"; change_cues.py).
 A closed vocabulary, each entry with a test and a counter-example
 (curation_pipeline_tests/core/test_many_holders.py):
 
-- **kin and company** as the relation a clause states ("X's sister is Y", "the daughter of X is
-  Y", "Y is X's cousin", "X has a daughter named Y"): sister, brother, sibling, child, son,
-  daughter, cousin, aunt, uncle, niece, nephew, grandchild, grandparent, friend, colleague,
-  neighbour, classmate, teammate. Not when the noun names whose value it is ("My sister lives
-  in Oslo" / "... in Bergen": where she lives changed), nor parents and spouses, of whom the
-  words take one ("The mother of Leo is ...");
+- **kin and company** as the relation a clause states, who the relative is ("X's sister is Y",
+  "the daughter of X is Y", "Y is X's cousin", "Y is my sister", "X has a daughter named Y"):
+  sister, brother, sibling, child, son, daughter, cousin, aunt, uncle, niece, nephew,
+  grandchild, grandparent, grandmother, grandfather, friend, colleague, neighbour, classmate,
+  teammate, roommate, with "step-" and "-in-law". Not parents and spouses, of whom the words
+  take one ("The mother of Leo is ..."); not the one of their kind ("only", "eldest",
+  "youngest", "best", "favourite": "Ellen's best friend is Joan" / "... is Ruth" is an update);
+  not what is said of a relative ("My sister lives in Oslo" / "... in Bergen", "The daughter
+  of Ana is 5 years old"); not a relative that is the value of another attribute ("The user's
+  emergency contact is their brother");
 - **twin towns**: "sister city", "twin town", "twinned with";
-- **borders**: "borders", "shares a border with", "is bordered by";
+- **borders**: "borders", "shares a border with", "is bordered by" (not "lives near the border
+  with France");
 - **other names**: "also known as", "aka";
-- **one of several**: "one of" ("One of Ines Varga's notable works is ...").
+- **one of several**: "one of" opening the clause or after "is" ("One of Ines Varga's notable
+  works is ...", "Ana is one of the founders"), not where it says which ("works at one of the
+  Big Four firms, Deloitte").
 """
 
 from __future__ import annotations
@@ -33,14 +40,15 @@ from curation_pipeline.core.sentence_tokens import Token, root
 _MANY = frozenset(root(word) for word in """
 sister sisters brother brothers sibling siblings child children kid kids son sons daughter daughters
 cousin cousins aunt aunts uncle uncles niece nieces nephew nephews grandchild grandchildren grandson
-grandsons granddaughter granddaughters grandparent grandparents friend friends colleague colleagues
-coworker coworkers co-worker co-workers neighbour neighbours neighbor neighbors classmate classmates
-teammate teammates
+grandsons granddaughter granddaughters grandparent grandparents grandmother grandmothers grandfather
+grandfathers grandma grandpa friend friends colleague colleagues coworker coworkers co-worker
+co-workers neighbour neighbours neighbor neighbors classmate classmates teammate teammates roommate
+roommates housemate housemates flatmate flatmates
 """.split())
-# Twin towns and borders: the word, and what must follow it ("a border with", not "the border
-# crossing"); None when nothing need follow.
-_SEVERAL = {"twinned": None, "aka": None, "sister": ("city", "town"), "twin": ("city", "town"),
-            "border": ("with",), "bordered": ("by",)}
+# Words before a relative that make them the one of their kind: "Ana's only child", "her eldest
+# daughter", "Ellen's best friend".
+_THE_ONE = frozenset("only eldest oldest youngest best favourite favorite".split())
+_BE = frozenset("is are was were".split())
 
 
 def holds_many(tokens: Sequence[Token]) -> bool:
@@ -52,28 +60,47 @@ def holds_many(tokens: Sequence[Token]) -> bool:
         previous = words[n - 1].lower if n else ""
         if token.is_name and n:
             continue  # "Sister Act", "Brothers Grimm": words of a name
-        if token.lower == "one" and after == "of":
+        if token.lower == "one" and after == "of" and (n == 0 or previous in _BE):
+            return True  # "One of Ines Varga's works is ...", "Ana is one of the founders"; not
+            # "works at one of the Big Four firms, Deloitte", where it says which firm
+        if token.lower in ("twinned", "aka") or token.lower in ("sister", "twin") and after in ("city", "town"):
             return True
-        if token.lower in _SEVERAL and (_SEVERAL[token.lower] is None or after in _SEVERAL[token.lower]):
-            return True
-        if token.lower == "borders" and n and following is not None and (following.is_name or after == "the"):
+        if token.lower == "border" and after == "with" and n > 1 and root(words[n - 2].lower) == root("share"):
+            return True  # "shares a border with", not "lives near the border with France"
+        if token.lower == "bordered" and after == "by" or token.lower == "borders" and n and following is not None \
+                and (following.is_name or after == "the"):
             return True  # "Arvenia borders Norwyn"
         if token.lower == "known" and previous == "also" and after == "as":
             return True
-        if root(token.lower) in _MANY and _says_who(words, n):
+        if _relative(token) and previous not in _THE_ONE and _says_who(words, n):
             return True
     return False
 
 
+def _relative(token: Token) -> bool:
+    """A relative or companion of whom one has several, with "step-" and "-in-law" ("stepbrother",
+    "brother-in-law")."""
+    word = token.lower.removesuffix("-in-law").removesuffix("s-in-law")
+    word = word.removeprefix("step-").removeprefix("step") if word.startswith("step") else word
+    return root(word) in _MANY
+
+
 def _says_who(words: Sequence[Token], n: int) -> bool:
     """Whether the relative's noun at `n` is the relation the clause states, who the relative
-    is: last ("Ruth is Ellen's sister"), before "named", "called" or "of" ("a daughter named
-    Ada", "the sister of Tom"), or before "is" and a name ("Ellen's sister is Joan"). Not when
-    "is" says something of them ("My sister is a nurse", "Our son is 7", "the kids are in bed
-    by 8:30 PM")."""
+    is: last after a name's possessive ("Ruth is Ellen's sister"), before "named" or "called"
+    ("a daughter named Ada"), or before "is" and a name, maybe after "of" and its owner ("Ellen's
+    sister is Joan", "The sister of Tom is Ruth"). Not when "is" says something of them ("My
+    sister is a nurse", "The daughter of Ana is 5 years old", "the kids are in bed by 8:30 PM"),
+    nor when the relative is the value of another attribute ("The user's emergency contact is
+    their brother")."""
     if n + 1 == len(words):
-        return True
+        return words[0].is_name and n > 0 and (words[n - 1].text.endswith(("'s", "’s"))
+                                               or words[n - 1].lower in ("my", "our", "his", "her", "their", "your"))
     following = words[n + 1].lower
-    if following in ("named", "called", "of"):
+    if following in ("named", "called"):
         return True
-    return following in ("is", "are", "was", "were") and n + 2 < len(words) and words[n + 2].is_name
+    rest = words[n + 1:]
+    if following == "of":  # "the sister of Tom is ...": on to its verb
+        verb = next((m for m, t in enumerate(rest) if t.lower in _BE), None)
+        rest = rest[verb:] if verb is not None else []
+    return len(rest) > 1 and rest[0].lower in _BE and rest[1].is_name

@@ -265,8 +265,18 @@ def _state_word(tokens, n: int) -> str | None:
 
 def _cue_word(tokens, n: int) -> bool:
     """Whether the word at `n` says that something changed: a word of _CHANGE_CUES, but not one
-    written as a name inside the clause ("a daughter named Rose Flynn": Rose is no "rose to")."""
-    return tokens[n].lower in _CHANGE_CUES and not (n > 0 and tokens[n].is_name and not tokens[n].text.isupper())
+    written as a name inside the clause, beside another name or after "named" ("a daughter named
+    Rose Flynn": Rose is no "rose to"). A title's capitals say nothing ("Standup Is Now on
+    Fridays")."""
+    token = tokens[n]
+    if token.lower not in _CHANGE_CUES:
+        return False
+    if n == 0 or not token.is_name or token.text.isupper():
+        return True
+    previous, following = tokens[n - 1], tokens[n + 1] if n + 1 < len(tokens) else None
+    named = previous.lower in ("named", "called") or (following is not None and following.kind == "word"
+                                                       and following.is_name and following.lower not in _CHANGE_CUES)
+    return not named
 
 
 def shape(piece: Piece) -> Shape:

@@ -650,6 +650,11 @@ def test_one_value_of_a_frameless_or_named_attribute_for_another_is_taken(older,
     ("Luka Modric currently plays for Real Madrid.", "Luka Modric currently plays for the Croatia national team."),
     # A name with the same words and more after the older one's place.
     ("Kai Lindemann currently works for Siemens in Munich.", "Kai Lindemann currently works for Bosch."),
+    # Words that say a job may be one of two, before or after the verb (a review's pairs).
+    ("Ben Ortiz occasionally works at Café Nero.", "Ben Ortiz occasionally works at Starbucks."),
+    ("Ana Silva works part-time at Bank of America.", "Ana Silva works part-time at Bank of Montreal."),
+    # Who did it, of which there may be two.
+    ("The PR is approved by Ben.", "The PR is approved by Carla."),
 ])
 def test_frameless_look_alikes_and_objects_of_many_stay_refused(older, newer):
     assert not judged_update(older, newer).taken

@@ -20,16 +20,22 @@ from curation_pipeline.core.supersession import LOOK_ALIKE, UPDATE, compare_vers
     ("company", "Dana's colleague is Priya Shah.", "Our son is 7."),
     ("the relative's noun inside a name", "Mark Ellis's brother is Owen Ellis.", "Sister Act opened in London."),
     ("the relative as a clause's subject", "Tom's friend is Ana Ruiz.", "Changed the routine so the kids are in bed by 8:30 PM."),
+    ("a step-relative or one by marriage", "Tom's brother-in-law is Ben Hale.", "Tom's father-in-law is Ben Hale."),
+    ("grandparents and housemates", "Tom's grandmother is Ada Hale.", "Tom's roommate pays the rent."),
+    ("a pronoun's relative, last", "Ruth is my sister.", "The user's emergency contact is their brother."),
+    ("the one of their kind", "Ana's daughter is Mia.", "Ana's eldest daughter is Mia."),
+    ("'of' then who they are", "The sister of Tom is Ruth.", "The daughter of Ana is 5 years old."),
     # twin towns
     ("sister city", "Kestrel is a sister city of Kyoto.", "Kestrel is the capital city of Arvenia."),
     ("twinned", "Port Alden is twinned with Brest.", "Port Alden is the twin of nothing."),
     # borders
-    ("shares a border with", "Freedonia shares a border with Sylvania.", "The border crossing opens at 6 AM."),
+    ("shares a border with", "Freedonia shares a border with Sylvania.", "Ana lives near the border with France."),
     ("borders", "Arvenia borders Norwyn.", "The borders of the form are blue."),
     # other names
     ("also known as", "Lucas Moreau is also known as Lulu.", "Lucas Moreau is known as a chef."),
     # one of several
     ("one of", "One of Ines Varga's notable works is The Glass Orchard.", "Ines Varga's best-known work is The Glass Orchard."),
+    ("one of, after 'is'", "Ana is one of the founders of Lumio.", "Ana works at one of the Big Four firms, Deloitte."),
 ])
 def test_each_entry_and_its_counter_example(entry, holds, counter):
     assert holds_many(tokenize(holds)), entry
@@ -65,3 +71,18 @@ def test_a_relation_of_one_holder_is_still_one_value_for_another():
     assert judged_update(older, newer).taken
     # And what a relative does is their own value: where she lives changed.
     assert compare_versions("My sister lives in Oslo.", "My sister moved to Bergen.").verdict == UPDATE
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Counter-examples a review wrote: the one of their kind, a relative who is the value of
+    # another attribute, what is said of a relative, a place near a border, a firm said to be
+    # one of several. Each is one value for another.
+    ("Ellen's best friend is Joan.", "Ellen's best friend is Ruth."),
+    ("Ana's eldest daughter is Mia.", "Ana's eldest daughter is Lea."),
+    ("Ana's only child is Mia.", "Ana's only child is Lea."),
+    ("The user's emergency contact is their brother.", "The user's emergency contact is their sister."),
+    ("Ana lives near the border with France.", "Ana lives near the border with Spain."),
+    ("The daughter of Ana is 5 years old.", "The daughter of Ana is 6 years old."),
+])
+def test_a_relation_of_one_said_with_a_relatives_word_is_still_an_update(older, newer):
+    assert compare_versions(older, newer).verdict == UPDATE

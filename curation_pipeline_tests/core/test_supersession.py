@@ -881,5 +881,7 @@ def test_a_change_word_written_as_a_name_is_a_name():
     # clause read as cued, and Ada Flynn as gone with no name in her place.
     named = shape(text_claims("Patrick Flynn has a daughter named Rose Flynn.")[0])
     assert not named.cued and "ros" in named.values["name"]
-    # Counter-example: the same word in lower case says a value changed.
+    # Counter-examples: the same word in lower case says a value changed, and so does a
+    # title's capital, beside no name.
     assert shape(text_claims("Monthly sales rose to 40 units.")[0]).cued
+    assert shape(text_claims("Standup Is Now on Fridays.")[0]).cued
