@@ -300,7 +300,8 @@ def _object_names(piece: Piece) -> list[frozenset[str]]:
     replace each other ("interviewed at Google" / "... at Meta")."""
     tokens = [t for t in piece.tokens if t.kind != "punct"]
     end = subject_end(tokens)
-    named = 0 < end < len(tokens) and tokens[end - 1].is_name
+    # A named subject, or a person's pronoun: "I work for Spotify" / "I work for Klarna".
+    named = 0 < end < len(tokens) and (tokens[end - 1].is_name or tokens[end - 1].lower in _PERSONS)
     if named and end + 1 < len(tokens) and tokens[end].lower in _NOW_ADVERBS:
         end += 1  # "Diego Alvarez currently works for ..."
     # The verb right before its preposition: "works part-time at ..." may be one job of two.
@@ -319,7 +320,9 @@ _NOW_ADVERBS = frozenset("currently presently now".split())
 # ("volunteers at Oxfam" and "at the Red Cross", "writes for Wired", "plays for Inter Miami"
 # and "for Argentina").
 _ONE_AT_A_TIME_VERBS = {"works": ("for", "at"), "lives": ("in", "at"), "reports": ("to",),
-                        "resides": ("in", "at"), "lies": ("in",)}
+                        "resides": ("in", "at"), "lies": ("in",),
+                        "work": ("for", "at"), "live": ("in", "at"), "report": ("to",), "reside": ("in", "at")}
+_PERSONS = frozenset("i we he she they you".split())
 
 
 # Lower-case words inside one name: "University of Oxford", "Bank of the West".

@@ -17,6 +17,7 @@ A closed vocabulary, each entry with a test and a counter-example
   teammate, roommate, with "step-" and "-in-law". Not parents and spouses, of whom the words
   take one ("The mother of Leo is ..."); not the one of their kind ("only", "eldest",
   "youngest", "best", "favourite": "Ellen's best friend is Joan" / "... is Ruth" is an update);
+  "Our neighbours are the Hendersons";
   not what is said of a relative ("My sister lives in Oslo" / "... in Bergen", "The daughter
   of Ana is 5 years old"); not a relative that is the value of another attribute ("The user's
   emergency contact is their brother");
@@ -24,9 +25,12 @@ A closed vocabulary, each entry with a test and a counter-example
 - **borders**: "borders", "shares a border with", "is bordered by" (not "lives near the border
   with France");
 - **other names**: "also known as", "aka";
-- **one of several**: "one of" opening the clause or after "is" ("One of Ines Varga's notable
-  works is ...", "Ana is one of the founders"), not where it says which ("works at one of the
-  Big Four firms, Deloitte").
+- **one of several**: a clause that opens with "One of" and says which member ("One of Ines
+  Varga's notable works is ..."); not "The project is one of our top priorities" / "... lowest
+  priorities" (its rank changed), nor "works at one of the Big Four firms, Deloitte";
+- **memberships of two kinds**: "is a member of the Green Party" / "... of the Sierra Club" (the
+  nouns that end the names differ); "the Labour Party" / "the Green Party" is one party for
+  another.
 """
 
 from __future__ import annotations
@@ -60,9 +64,9 @@ def holds_many(tokens: Sequence[Token]) -> bool:
         previous = words[n - 1].lower if n else ""
         if token.is_name and n:
             continue  # "Sister Act", "Brothers Grimm": words of a name
-        if token.lower == "one" and after == "of" and (n == 0 or previous in _BE):
-            return True  # "One of Ines Varga's works is ...", "Ana is one of the founders"; not
-            # "works at one of the Big Four firms, Deloitte", where it says which firm
+        if token.lower == "one" and after == "of" and n == 0 and _names_a_member(words):
+            return True  # "One of Ines Varga's works is ..."; not "The project is one of our
+            # top priorities" / "... lowest priorities", where the project's rank changed
         if token.lower in ("twinned", "aka") or token.lower in ("sister", "twin") and after in ("city", "town"):
             return True
         if token.lower == "border" and after == "with" and n > 1 and root(words[n - 2].lower) == root("share"):
@@ -103,4 +107,32 @@ def _says_who(words: Sequence[Token], n: int) -> bool:
     if following == "of":  # "the sister of Tom is ...": on to its verb
         verb = next((m for m, t in enumerate(rest) if t.lower in _BE), None)
         rest = rest[verb:] if verb is not None else []
-    return len(rest) > 1 and rest[0].lower in _BE and rest[1].is_name
+    return len(rest) > 1 and rest[0].lower in _BE and _a_name_at(rest, 1)
+
+
+def _a_name_at(words: Sequence[Token], n: int) -> bool:
+    """A name at `n`, maybe after "the" ("the Hendersons")."""
+    if n < len(words) and words[n].lower == "the":
+        n += 1
+    return n < len(words) and words[n].is_name
+
+
+def _names_a_member(words: Sequence[Token]) -> bool:
+    """Whether a clause that opens with "One of" says which member, after "is": "One of Ines
+    Varga's notable works is The Glass Orchard", "One of Ana's hobbies is chess"; not "One of my
+    sisters, Eva, lives in Graz", which says where she lives."""
+    verb = next((m for m, t in enumerate(words) if t.lower in _BE), None)
+    return verb is not None and verb + 1 < len(words)
+
+
+def memberships_of_two_kinds(old: Sequence[Token], new: Sequence[Token]) -> bool:
+    """Whether two clauses say their subject is a member of organisations of two kinds, told by
+    the nouns that end the names: "Ana is a member of the Green Party" / "... of the Sierra
+    Club" are two memberships; "... of the Labour Party" / "... of the Green Party" one party
+    for another."""
+    def head(tokens: Sequence[Token]) -> str | None:
+        words = [t for t in tokens if t.kind != "punct"]
+        at = next((m for m, t in enumerate(words[:-1]) if root(t.lower) == "member" and words[m + 1].lower == "of"), None)
+        return root(words[-1].lower) if at is not None and at + 2 < len(words) else None
+    mine, theirs = head(old), head(new)
+    return mine is not None and theirs is not None and mine != theirs

@@ -63,7 +63,7 @@ from curation_pipeline.core.change_cues import (
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
 from curation_pipeline.core.denials import no_newer_value
-from curation_pipeline.core.many_holders import holds_many
+from curation_pipeline.core.many_holders import holds_many, memberships_of_two_kinds
 from curation_pipeline.core.meaning_markers import NEGATION
 from curation_pipeline.core.measures import DIMENSIONS, is_measurement, measurement_kind, unit_of
 from curation_pipeline.core.noun_kinds import another_kind_of, which_value
@@ -265,18 +265,20 @@ def _state_word(tokens, n: int) -> str | None:
 
 def _cue_word(tokens, n: int) -> bool:
     """Whether the word at `n` says that something changed: a word of _CHANGE_CUES, but not one
-    written as a name inside the clause, beside another name or after "named" ("a daughter named
-    Rose Flynn": Rose is no "rose to"). A title's capitals say nothing ("Standup Is Now on
-    Fridays")."""
+    written as a name inside the clause, beside another name, after "named" or ending the clause
+    after "is" ("a daughter named Rose Flynn", "Tom Fell", "My neighbour is Rose": no "rose to"
+    or "fell to"). A title's capitals say nothing ("Standup Is Now on Fridays")."""
     token = tokens[n]
     if token.lower not in _CHANGE_CUES:
         return False
     if n == 0 or not token.is_name or token.text.isupper():
         return True
     previous, following = tokens[n - 1], tokens[n + 1] if n + 1 < len(tokens) else None
-    named = previous.lower in ("named", "called") or (following is not None and following.kind == "word"
-                                                       and following.is_name and following.lower not in _CHANGE_CUES)
-    return not named
+    named = previous.lower in ("named", "called") \
+        or following is not None and following.kind == "word" and following.is_name and following.lower not in _CHANGE_CUES \
+        or n > 1 and previous.is_name and previous.lower not in _CHANGE_CUES \
+        or (following is None or following.ends_clause) and previous.lower in ("is", "was")
+    return not named  # "Rose Chase", "Tom Fell", "My neighbour is Rose."
 
 
 def shape(piece: Piece) -> Shape:
@@ -551,7 +553,9 @@ def one_more_of_many(old: Piece, new: Piece, corrected: bool = False) -> bool:
     """Whether two clauses both state a relation that holds many at once ("Ellen's sister is
     Joan" / "... is Ruth": many_holders.py) and the newer one says no change: one more, not a
     new value."""
-    return not corrected and not shape(new).cued and holds_many(old.tokens) and holds_many(new.tokens)
+    if corrected or shape(new).cued:
+        return False
+    return holds_many(old.tokens) and holds_many(new.tokens) or memberships_of_two_kinds(old.tokens, new.tokens)
 
 
 def _only_amounts_gone(old: Piece, new: Piece, old_shape: Shape, new_shape: Shape) -> bool:

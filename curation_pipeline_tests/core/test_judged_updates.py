@@ -630,6 +630,9 @@ def test_words_that_would_say_less_or_other_than_the_older_memory_are_never_carr
     # word with it; a place lies in one country.
     ("Diego Alvarez currently works for Bank of America.", "Diego Alvarez currently works for Bank of Montreal."),
     ("Tarsk lies in the country of Norway.", "Tarsk lies in the country of Iceland."),
+    # The same verbs after a person's pronoun.
+    ("I work for Spotify.", "I work for Klarna."),
+    ("I currently work at Samsung.", "I currently work at LG."),
 ])
 def test_one_value_of_a_frameless_or_named_attribute_for_another_is_taken(older, newer):
     taken = judged_update(older, newer)
@@ -653,6 +656,7 @@ def test_one_value_of_a_frameless_or_named_attribute_for_another_is_taken(older,
     # Words that say a job may be one of two, before or after the verb (a review's pairs).
     ("Ben Ortiz occasionally works at Café Nero.", "Ben Ortiz occasionally works at Starbucks."),
     ("Ana Silva works part-time at Bank of America.", "Ana Silva works part-time at Bank of Montreal."),
+    ("I work part-time at Cafe Nero.", "I work part-time at Starbucks."),
     # Who did it, of which there may be two.
     ("The PR is approved by Ben.", "The PR is approved by Carla."),
 ])

@@ -35,7 +35,10 @@ from curation_pipeline.core.supersession import LOOK_ALIKE, UPDATE, compare_vers
     ("also known as", "Lucas Moreau is also known as Lulu.", "Lucas Moreau is known as a chef."),
     # one of several
     ("one of", "One of Ines Varga's notable works is The Glass Orchard.", "Ines Varga's best-known work is The Glass Orchard."),
-    ("one of, after 'is'", "Ana is one of the founders of Lumio.", "Ana works at one of the Big Four firms, Deloitte."),
+    ("one of, saying which", "One of Ana's hobbies is chess.", "Ana works at one of the Big Four firms, Deloitte."),
+    ("one of, its member after 'is'", "One of Ines Varga's notable works is The Glass Orchard.", "One of my sisters, Eva, lives in Graz."),
+    ("one of, not the subject's rank", "One of Ana's hobbies is chess.", "The project is one of our top priorities."),
+    ("a family's name after 'the'", "Our neighbours are the Hendersons.", "Our neighbours are very quiet."),
 ])
 def test_each_entry_and_its_counter_example(entry, holds, counter):
     assert holds_many(tokenize(holds)), entry
@@ -86,3 +89,26 @@ def test_a_relation_of_one_holder_is_still_one_value_for_another():
 ])
 def test_a_relation_of_one_said_with_a_relatives_word_is_still_an_update(older, newer):
     assert compare_versions(older, newer).verdict == UPDATE
+
+
+def test_memberships_of_two_kinds_are_two_and_one_party_for_another_is_one():
+    # A second review's pair: the Green Party read as a name made it one name for another.
+    assert compare_versions("Ana is a member of the Green Party.", "Ana is a member of the Sierra Club.").verdict == LOOK_ALIKE
+    assert not judged_update("Ana is a member of the Green Party.", "Ana is a member of the Sierra Club.").taken
+    # Counter-example: the same noun ends both names, one party for another.
+    assert compare_versions("Ana is a member of the Labour Party.", "Ana is a member of the Green Party.").verdict == UPDATE
+
+
+def test_a_change_of_rank_among_several_is_an_update_for_the_judge():
+    # "one of" after "is" says where the subject stands, and that changed (a second review).
+    assert judged_update("The project is one of our top priorities.", "The project is one of our lowest priorities.").taken
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A change word written as a name: the first or last word of a name, or alone after "is".
+    ("Ana's friend is Rose Chase.", "Ana's friend is Tom Fell."),
+    ("My neighbour is Daisy.", "My neighbour is Rose."),
+])
+def test_a_relative_named_with_a_change_word_is_still_one_more(older, newer):
+    assert compare_versions(older, newer).verdict != UPDATE
+    assert not judged_update(older, newer).taken
