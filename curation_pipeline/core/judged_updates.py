@@ -12,10 +12,15 @@ change, not on every word of the two texts:
   newer clause names beside its new one, in words that say it changed ("The May 9 deadline was
   extended to May 16"), counts as replaced; so do another stated value of one attribute,
   another ending after the same words, a name for a language before one noun, and the object
-  of a verb of one object at a time ("works for Siemens" / "... Bosch"). A count of another
-  noun ("120 guests" / "110 people") replaces nothing;
-- **two things**: a change from a value that named the older clause's subject to one that names
-  the newer's ("The Seville office ..." / "The Bilbao office ..."), of two clauses whose
+  of a verb of one object at a time ("works for Siemens" / "... Bosch"). In a clause whose every
+  content word is a value, the same words but for one run of values, with a status, a role or a
+  definite attribute beside them, say one value for another ("The Quiet Hours is signed to Sub
+  Pop" / "... to Def Jam Recordings"). A count of another noun ("120 guests" / "110 people")
+  replaces nothing;
+- **two things**: one more of a relation that holds many at once ("Ellen's sister is Joan" /
+  "... is Ruth": core/many_holders.py), or a change from a value that named the older clause's
+  subject to one that names the newer's ("The Seville office ..." / "The Bilbao office ..."),
+  of two clauses whose
   subjects put a different word before a word they share ("The staging database backups ..." /
   "The analytics database backups ..."), of one noun named as two kinds ("my graphing quiz
   score" / "my proof writing quiz score": core/noun_kinds.py), of two sentences that open on
@@ -294,8 +299,9 @@ def _count_left(claim: Piece, piece: Piece, old: Shape, new: Shape) -> bool:
 
 
 def _object_names(piece: Piece) -> list[frozenset[str]]:
-    """The names after a verb of one object at a time that follows a named subject, which the
-    closed list of VERBS does not know ("Marta Kowal works for Siemens": [{"siemen"}]), one key
+    """The names after a verb of one object at a time that follows a named subject or a
+    person's pronoun, which the closed list of VERBS does not know ("Marta Kowal works for
+    Siemens": [{"siemen"}], "I work for Spotify"), one key
     set per name; empty when there is none. A verb in -ed tells an event, and two events do not
     replace each other ("interviewed at Google" / "... at Meta")."""
     tokens = [t for t in piece.tokens if t.kind != "punct"]

@@ -11,16 +11,15 @@ A closed vocabulary, each entry with a test and a counter-example
 (curation_pipeline_tests/core/test_many_holders.py):
 
 - **kin and company** as the relation a clause states, who the relative is ("X's sister is Y",
-  "the daughter of X is Y", "Y is X's cousin", "Y is my sister", "X has a daughter named Y"):
-  sister, brother, sibling, child, son, daughter, cousin, aunt, uncle, niece, nephew,
-  grandchild, grandparent, grandmother, grandfather, friend, colleague, neighbour, classmate,
-  teammate, roommate, with "step-" and "-in-law". Not parents and spouses, of whom the words
-  take one ("The mother of Leo is ..."); not the one of their kind ("only", "eldest",
-  "youngest", "best", "favourite": "Ellen's best friend is Joan" / "... is Ruth" is an update);
-  "Our neighbours are the Hendersons";
-  not what is said of a relative ("My sister lives in Oslo" / "... in Bergen", "The daughter
-  of Ana is 5 years old"); not a relative that is the value of another attribute ("The user's
-  emergency contact is their brother");
+  "the daughter of X is Y", "Y is X's cousin", "Y is my sister", "X has a daughter named Y",
+  "Our neighbours are the Hendersons"): sister, brother, sibling, child, son, daughter, cousin,
+  aunt, uncle, niece, nephew, grandchild, grandparent, grandmother, grandfather, friend,
+  colleague, neighbour, classmate, teammate, roommate, with "step-" and "-in-law". Not parents
+  and spouses, of whom the words take one ("The mother of Leo is ..."); not the one of their
+  kind ("only", "eldest", "youngest", "best", "favourite": "Ellen's best friend is Joan" / "...
+  is Ruth" is an update); not what is said of a relative ("My sister lives in Oslo" / "... in
+  Bergen", "The daughter of Ana is 5 years old"); not a relative that is the value of another
+  attribute ("The user's emergency contact is their brother");
 - **twin towns**: "sister city", "twin town", "twinned with";
 - **borders**: "borders", "shares a border with", "is bordered by" (not "lives near the border
   with France");
@@ -84,7 +83,7 @@ def holds_many(tokens: Sequence[Token]) -> bool:
 def _relative(token: Token) -> bool:
     """A relative or companion of whom one has several, with "step-" and "-in-law" ("stepbrother",
     "brother-in-law")."""
-    word = token.lower.removesuffix("-in-law").removesuffix("s-in-law")
+    word = token.lower.removesuffix("-in-law")
     word = word.removeprefix("step-").removeprefix("step") if word.startswith("step") else word
     return root(word) in _MANY
 

@@ -274,10 +274,11 @@ def _cue_word(tokens, n: int) -> bool:
     if n == 0 or not token.is_name or token.text.isupper():
         return True
     previous, following = tokens[n - 1], tokens[n + 1] if n + 1 < len(tokens) else None
-    named = previous.lower in ("named", "called") \
-        or following is not None and following.kind == "word" and following.is_name and following.lower not in _CHANGE_CUES \
-        or n > 1 and previous.is_name and previous.lower not in _CHANGE_CUES \
-        or (following is None or following.ends_clause) and previous.lower in ("is", "was")
+    named = (previous.lower in ("named", "called")
+             or (following is not None and following.kind == "word" and following.is_name
+                 and following.lower not in _CHANGE_CUES)
+             or (n > 1 and previous.is_name and previous.lower not in _CHANGE_CUES)
+             or ((following is None or following.ends_clause) and previous.lower in ("is", "was")))
     return not named  # "Rose Chase", "Tom Fell", "My neighbour is Rose."
 
 
