@@ -19,8 +19,15 @@ The entries:
   to ..." and "raised my son's allowance to ..." may name another thing): the value after "to"
   is the new one, a value after "from" the old one, which must be the older memory's ("query
   time reduced from 700ms to 200ms" updates no "reduced from 500ms to 150ms" of another table);
-  "to over 200 members" sets 200. After "a" or "an" a change word is an adjective ("a delayed
-  reply") and says nothing changed;
+  "to over 200 members" sets 200. The noun phrase may also open with a name or hold names and
+  codes ("Improved Falcon's API p95 latency to 180ms", "Upgraded the Nimbus staging cluster to
+  Kubernetes 1.29"): supersession.py finds each of them in the older sentence. After "a" or
+  "an" a change word is an adjective ("a delayed reply") and says nothing changed; after "to" or
+  a modal it is asked for or planned ("asked me to cut my talk to 20 minutes", "will raise the
+  rent to ..."), not done;
+- **"down to", "up to"** and a number, after a form of "be" or "now", opening the note, or
+  after "got" or "brought" ("is down to 41 open issues", "Got the bundle down to 310KB"): not
+  "supports up to 50 users" (a ceiling), nor "was down to 20 last December" (a past value);
 - **"now"** before a value ("now includes 10 cards", "now averaging around 250ms", "aiming now for
   April 5", "now reaching 95%"); and "reached" / "reaching" a value;
 - **"no longer"**, "not ... anymore": the statement is no longer true (its polarity changed:
@@ -62,7 +69,14 @@ moved move changed change switched switch shifted shift pushed rescheduled postp
 extended increased increase decreased decrease raised lowered reduced cut adjusted updated
 bumped grown grew grow rose risen dropped fell fallen renamed promoted upgraded downgraded
 relocated migrated transferred expanded improved climbed revised amended
+upped trimmed slashed boosted capped hiked rebooked resized shortened lengthened doubled halved
+tripled moves
 """.split())
+# "is down to 41 open issues", "is up to 8 paying customers", "Got the bundle down to 310KB":
+# a count or measure that fell or rose to a number. Only after a form of "be", "now" or a verb
+# that brought it there, or opening the clause: "supports up to 50 users" is a ceiling, no change.
+_DIRECTIONS = frozenset({"down", "up"})
+_BROUGHT = frozenset("is are 's been now got get gets brought".split())  # not "was down to 20 last December"
 # After a change verb, within this many words: the word that introduces the new value.
 _TO_WORDS = frozenset({"to", "for", "at", "into", "until"})
 _TO_REACH = 4
@@ -266,9 +280,9 @@ def change_statement(tokens: Sequence[Token]) -> ChangeStatement | None:
     "an" is an adjective (`adjective_use`), no change verb."""
     words = _words(tokens)
     for n, word in enumerate(words):
-        if word in CHANGE_VERBS and not adjective_use(tokens, n):
+        if word in CHANGE_VERBS and not adjective_use(tokens, n) and not _not_done(words, n):
             to = next((m for m in range(n + 1, min(len(words), n + 1 + _TO_REACH)) if words[m] in _TO_WORDS), None)
-            if to is None and n + 1 < len(words) and words[n + 1] in _OWNED:
+            if to is None and n + 1 < len(words) and (words[n + 1] in _OWNED or _a_name(tokens[n + 1])):
                 to = _to_after_owned_phrase(tokens, n + 1)
             if to is not None:
                 start, end = _target(tokens, to + 1)
@@ -280,7 +294,32 @@ def change_statement(tokens: Sequence[Token]) -> ChangeStatement | None:
             start, end = _target(tokens, n + 1)
             if end > start:
                 return ChangeStatement(tokens[n].text, n, start, end)
+        if word in _DIRECTIONS and words[n + 1:n + 2] == ["to"] and _brought_there(words, n):
+            start, end = _target(tokens, n + 2)
+            if end > start and tokens[start].kind == "number":
+                return ChangeStatement(tokens[n].text, n, start, end)
     return None
+
+
+# Before a change verb: it is asked for, planned or possible, not done ("asked me to cut my talk
+# to 20 minutes", "will raise the rent to ...", "might move the retro to 3pm").
+_NOT_DONE = frozenset("to will would should could might may must can shall 'll".split())
+
+
+def _not_done(words: Sequence[str], n: int) -> bool:
+    """Whether the change verb at `n` is asked for, planned, possible or denied: after "to", a
+    modal ("will", "we'll", "they'd"), or a negation ("was not extended", "Haven't lowered")."""
+    before = words[max(0, n - 2):n]
+    return (n > 0 and (words[n - 1] in _NOT_DONE or words[n - 1].endswith(("'ll", "'d"))))  \
+        or any(word in ("not", "never") or word.endswith("n't") for word in before)
+
+
+def _brought_there(words: Sequence[str], n: int) -> bool:
+    """Whether "down" or "up" at `n` says where a value went: it opens the clause ("Down to
+    79.5 kg"), follows a form of "be" or "now" ("is down to 41"), or a verb that brought it
+    there comes before it ("Got Glimmer's bundle down to 310KB"). "supports up to 50 users"
+    and "costs up to $40" set a ceiling."""
+    return n == 0 or words[n - 1] in _BROUGHT or any(word in ("got", "get", "gets", "brought") for word in words[:n])
 
 
 # "increased my daily water intake goal to 3 liters": the words between the verb and "to" are
@@ -290,17 +329,29 @@ _OWNED_REACH = 7
 
 
 def _to_after_owned_phrase(tokens: Sequence[Token], start: int) -> int | None:
-    """The "to" that ends a plain noun phrase opened by an owner at `start` ("my daily water
-    intake goal to"), or None: a comma, a value or another preposition first ends the search
-    ("increased my hours at the clinic to ..." names another thing than the hours)."""
-    for m in range(start + 1, min(len(tokens), start + 1 + _OWNED_REACH)):
+    """The "to" that ends a plain noun phrase opened by an owner or a name at `start` ("my daily
+    water intake goal to", "Falcon's API p95 latency to", "the Nimbus staging cluster to"), or
+    None: a comma, a number, a date or another preposition first ends the search ("increased my
+    hours at the clinic to ..." names another thing than the hours). A name inside the phrase
+    says whose attribute it is, and supersession.py finds that name in the older sentence or
+    reads the clause as of another thing; an owner that is no name ("my son's") it cannot
+    check, so the search ends there."""
+    for m in range(start + 1 - _a_name(tokens[start]), min(len(tokens), start + 1 + _OWNED_REACH)):
         token = tokens[m]
         if token.lower in _TO_WORDS:
             return m
+        if _a_name(token):
+            continue
         if token.kind != "word" or _is_value(token) or token.lower in _PHRASE_BREAKS \
                 or token.text.endswith(("'s", "’s")):
             return None  # "raised my son's weekly allowance to ...": whose allowance is the question
     return None
+
+
+def _a_name(token: Token) -> bool:
+    """A name or a code inside an attribute's phrase ("Falcon's", "API", "p95"), not a date."""
+    return token.kind == "word" and token.lower not in _MONTHS and (
+        token.is_name or any(c.isdigit() for c in token.text)) and token.lower not in _TO_WORDS
 
 
 _PHRASE_BREAKS = frozenset("with for of from into onto about at in on by and or but".split())
@@ -318,7 +369,9 @@ _ABOUT = frozenset("over about around approximately roughly nearly almost".split
 
 
 def _is_value(token: Token) -> bool:
-    return token.kind == "number" or (token.is_name and bool(token.keys)) or token.lower in _MONTHS
+    """A number, a name, a month, or a code ("v3", "db.r6g.large": a word with a digit)."""
+    return token.kind == "number" or (token.is_name and bool(token.keys)) or token.lower in _MONTHS \
+        or (token.kind == "word" and any(c.isdigit() for c in token.text))
 
 
 def _target(tokens: Sequence[Token], start: int) -> tuple[int, int]:

@@ -64,17 +64,21 @@ from curation_pipeline.core.subjects import (
 )
 from curation_pipeline.core.supersession import (
     Shape,
+    denies_another_value,
     functional_swap,
     names_another_subject,
     object_swap,
     one_more_of_many,
     rest_carried,
+    said_keys,
     says_two_values,
+    scoped,
     sentence_subject,
     shape,
     stands_alone,
     text_claims,
     two_events,
+    unasserted,
     values_left,
 )
 from curation_pipeline.core.value_cut import counted_words
@@ -376,12 +380,13 @@ def _objects_of_one_subject(claim: Piece, piece: Piece, old: Shape, new: Shape) 
     return len(gone) == 1 and len(came) == 1 and rest <= said
 
 
-def _left(old: Shape, new: Shape, piece: Piece, swapped: bool = False, proper: bool = False) -> list[str]:
+def _left(old: Shape, new: Shape, piece: Piece, swapped: bool = False, proper: bool = False,
+          claim: Piece | None = None) -> list[str]:
     """The kinds of value the older claim states that the newer clause leaves unsaid: not
     stated as values of that kind, nor anywhere in its words ("scheduled a Zoom call" / "The
     scheduled Zoom call was moved": the status is said, as a word of the thing's name), nor
     in the object another one replaced ("left fielder" / "shooting guard")."""
-    words = {key for token in piece.tokens for key in token.keys} | (old.tail if swapped else set())
+    words = said_keys(piece.tokens, claim.tokens if claim else ()) | (old.tail if swapped else set())
     # The one language or colour written as a name that a name replaced ("a Polish citizen" /
     # "a Canadian citizen") is stated in its place; any other name is left unsaid ("... married
     # to Piotr Nowak").
@@ -654,8 +659,9 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
         return _Answer(pieces[0][0], (), "another thing") if pieces else None
     found = None
     for piece, new in pieces:
-        if not _same_thing(claim, piece, old, new, semantic) or no_newer_value(claim, piece, corrected=corrected):
-            continue
+        if not _same_thing(claim, piece, old, new, semantic) or no_newer_value(claim, piece, corrected=corrected) \
+                or scoped(claim, piece) or unasserted(piece):
+            continue  # "closes at 9pm during Black Friday week" leaves "closes at 6pm" the rule
         if one_more_of_many(claim, piece, corrected):
             # "Ellen's sister is Joan" / "... is Ruth": two sisters, whatever the judge read.
             found = found or _Answer(piece, (), "another thing")
@@ -668,6 +674,8 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
             found = found or _Answer(piece, (), "another thing")
             continue
         changed, about_another = _replaced(old, new)
+        if denies_another_value(new, changed):
+            continue  # "was not extended to March 15": what is not so
         if about_another and (_objects_of_one_subject(claim, piece, old, new)
                               or _one_post(claim.context or claim.text, piece.context or piece.text)):
             about_another = False  # the subject named is the holder that changed
@@ -702,7 +710,8 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
                 or names_another_subject(claim, piece) or other_persons(claim.tokens, piece.tokens) \
                 or _opens_on_other_names(claim, piece) or _new_name_and_values(claim, piece, changed):
             found = found or _Answer(piece, tuple(changed), "another thing")
-        elif names_left or _left(old, new, piece, swapped, proper=any(change.startswith("proper ") for change in changed)) \
+        elif names_left or _left(old, new, piece, swapped, proper=any(change.startswith("proper ") for change in changed),
+                                    claim=claim) \
                 or _count_left(claim, piece, old, new):
             found = _Answer(piece, tuple(changed), "partly")
         else:

@@ -105,6 +105,7 @@ _OF_WHICH = frozenset({"for", "of", "at"})
 _MODIFYING_CLASSES = frozenset({"channel", "environment", "status"})
 # "3 PM", "09:00 UTC": part of a time, not a name.
 _CLOCK = frozenset({"am", "pm", "a.m", "p.m"})
+_HOUR = re.compile(r"\d{1,2}(?:am|pm)")
 # Status words that are also common verbs: a status only after a form of "be" ("is live").
 _ALSO_VERBS = frozenset({"live"})
 _DOERS = frozenset("i we you they he she who to still now also".split())
@@ -178,6 +179,8 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
     measured = measurement_kind(token.text)
     if measured is not None:
         return measured  # "180ms", "512MB": a value of what it measures, not a code
+    if _HOUR.fullmatch(token.text.casefold()):
+        return "number:time"  # "10am" is the hour "10:00am" is, not a code
     if any(ch.isdigit() for ch in token.text) or token.text.startswith("#"):
         return "identifier"
     if opening and verb_like_opening(token):
@@ -225,8 +228,8 @@ def _number_kind(token, following, previous) -> str:
         return "number:percent"
     if text[:1] in "$€£" or (following is not None and following.lower in _MONEY_WORDS):
         return "number:money"
-    if ":" in text or (following is not None and following.lower in _CLOCK):
-        return "number:time"
+    if ":" in text or (following is not None and following.lower in _CLOCK) or _HOUR.fullmatch(text.casefold()):
+        return "number:time"  # "9:30", "9 am", "10am" (the same hour as "10:00am")
     if (previous is not None and previous.lower.rstrip(".") in MONTH_WORDS) or \
             (following is not None and following.lower.rstrip(".") in MONTH_WORDS) or \
             re.fullmatch(r"\d{4}-\d{2}-\d{2}.*|\d{1,2}/\d{1,2}/\d{2,4}", text) or \
@@ -311,7 +314,7 @@ def _shape(piece: Piece) -> Shape:
         if not token.keys or _cue_word(tokens, n) or token.lower in _CLOCK or token.lower in _FILLERS:
             continue
         following = next((t for t in tokens[n + 1:] if t.lower not in _CHANGE_CUES), None)
-        code = token.lower in codes and not is_measurement(token.text)
+        code = token.lower in codes and not is_measurement(token.text) and not _HOUR.fullmatch(token.lower)
         kind = "identifier" if code or n in in_names else _kind(
             token, following, tokens[n - 1] if n else None, opening=n == 0 and piece.first == 0)
         if kind is None:
@@ -516,8 +519,9 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
     old_shape = shape(old)
     if not old_shape.identity or writes_math(old):
         return None
-    newer = [new for new in newer
-             if not writes_math(new) and not _of_another_thing(old, new) and not another_kind_of(old, new, names=True)
+    newer = [new for new in newer  # a question states no value ("Should we move the freeze to 3pm?")
+             if not unasserted(new) and not scoped(old, new)
+             and not writes_math(new) and not _of_another_thing(old, new) and not another_kind_of(old, new, names=True)
              and not no_newer_value(old, new, corrected=corrected) and not one_more_of_many(old, new, corrected)]
     for new in newer:
         new_shape = shape(new)
@@ -530,6 +534,8 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
             # death); and a clause that continues another ("4 correct", "and Canadian markets")
             # is read only with it.
             changed, about_another = value_changes(old_shape, new_shape)
+            if denies_another_value(new_shape, changed):
+                changed = []  # "The grant deadline was not extended to March 15" sets no date
             if _only_amounts_gone(old, new, old_shape, new_shape):
                 changed = []  # "Increased the dose by 25 mg." says no dose "... to 100 mg" replaces
             once_only = _once_only(old) and _once_only(new) and not _event_cued(new)
@@ -539,7 +545,11 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
                 # "was born in 1906" says when, and leaves where unsaid.
                 changed = []
             if changed and not about_another and not _unsure(changed, cued=new_shape.cued):
-                return ClauseUpdate(old, new, tuple(changed), tuple(values_left(old_shape, new_shape)))
+                # A kind of value left unsaid as a value may be said in other words: "Monthly"
+                # in "$500/month", "Project Falcon" in "Falcon's".
+                said = said_keys(new.tokens, old.tokens)
+                left = [kind for kind in values_left(old_shape, new_shape) if not set(old_shape.values[kind]) <= said]
+                return ClauseUpdate(old, new, tuple(changed), tuple(left))
         swap = functional_swap(old, new)
         if swap is not None:
             return swap
@@ -548,6 +558,43 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
     events = [update for new in newer for find in (_event_update, _stop_update, _move_update, _state_after_setting)
               if (update := find(old, new)) is not None]
     return min(events, key=lambda update: len(update.left)) if events else None
+
+
+# Words that open a span of time a value holds in, beside another that holds the rest of the time.
+_SPAN_WORDS = frozenset({"during", "throughout"})
+# ... and the spans ("during Black Friday week", "throughout the summer"); not "during workouts",
+# "during distributed training": how or what for, not when instead.
+_SPANS = frozenset("""hour hours day days week weeks weekend weekends month months season seasons summer
+winter spring autumn fall holiday holidays break quarter semester term sale period""".split())
+
+
+def denies_another_value(new: Shape, changed: Sequence[str]) -> bool:
+    """Whether a negated newer clause names another value than the older one: it says what is
+    not so ("was not extended to March 15"), not what is. "The cafe is no longer open on
+    Sundays" turns the same values over: that is a change."""
+    return new.negated > 0 and "polarity" in changed and len(changed) > 1
+
+
+def unasserted(piece: Piece) -> bool:
+    """Whether a clause states no value as holding: its sentence asks ("Should we move the
+    freeze to 3pm?") or is a condition ("If the Berlin folks join, we'll move standup to 8am")."""
+    sentence = (piece.context or piece.text).strip()
+    words = [t.lower for t in tokenize(sentence) if t.kind != "punct"]
+    return sentence.endswith("?") or bool(words) and words[0] in ("if", "unless") or " if " in f" {' '.join(words)} "
+
+
+def scoped(old: Piece, new: Piece) -> bool:
+    """Whether the newer clause gives its value for a span or a part the older one does not name:
+    "The support line closes at 9pm during Black Friday week" leaves "closes at 6pm" the rule,
+    and "Bumped Node to 20 in the Ashby docs site only" the repository's Node 18."""
+    said = {key for t in tokenize(old.context or old.text) for key in t.keys}
+    tokens = tokenize(new.context or new.text)  # "during ..." may be a clause of its own
+    words = [t for t in tokens if t.kind != "punct"]
+    # "... in the Ashby docs site only": a value for part of what the older clause speaks of.
+    only_part = bool(words) and words[-1].lower == "only" and "only" not in {t.lower for t in old.tokens}
+    spans = [n for n, t in enumerate(tokens) if t.lower in _SPAN_WORDS
+             and any(following.lower in _SPANS for following in tokens[n + 1:n + 5])]
+    return only_part or any(not {key for t in tokens[n + 1:n + 5] for key in t.keys} <= said for n in spans)
 
 
 def one_more_of_many(old: Piece, new: Piece, corrected: bool = False) -> bool:
@@ -576,6 +623,8 @@ def functional_swap(old: Piece, new: Piece) -> ClauseUpdate | None:
     older value but the stated one may be gone: a value changed before it is another attribute
     or thing."""
     old_shape, new_shape = shape(old), shape(new)
+    if new_shape.negated > old_shape.negated:
+        return None  # "The deadline was not extended to March 15": what is not so
     if not (new_shape.functional and (old_shape.functional or new_shape.cued and _functional(
             old.tokens, subject_end(old.tokens), cued=True)) and object_swap(old_shape, new_shape)):
         return None
@@ -755,8 +804,29 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     if not {key for kinds in (named, attribute_named) for kind, keys in kinds.items() if kind in _NAMING_KINDS
             for key in keys} <= sentence_keys:
         return None  # the newer one names another thing
-    subject = _subject_besides_values(new)
-    if subject and not subject & sentence_keys:
+    if not {key for n, t in enumerate(new.tokens) if statement.cue_at < n < statement.values_from - 1
+            and t.is_name and not (named_old and named_old[0] <= n < named_old[1]) for key in t.keys} <= sentence_keys:
+        return None  # "my average time per Green's theorem problem" is of no Jacobian calculations
+    # A note that opens with its own action ("Upgraded the Nimbus staging cluster to ...", "Got
+    # Kite's bundle down to ...") has no subject: what follows the verb is what changed, and
+    # the names in it are checked above. ("Building 4 is closed" has one.)
+    own_action = new.first == 0 and not new.tokens[0].lower.endswith("ing") and verb_like_opening(new.tokens[0])
+    subject = frozenset() if own_action else _subject_besides_values(new)
+    # Who made the change, when its object names the older attribute: "PyCon organizers cut my
+    # talk slot to 25 minutes" is of "My PyCon talk slot"; "Riverstone Bank moved its
+    # headquarters to Lyon" names no attribute of "a 31% discount for Riverstone Bank".
+    object_words = []
+    for token in new.tokens[statement.cue_at + 1:statement.values_from - 1]:
+        if token.lower in ("from", "to"):
+            break  # "switched from Spanish to Japanese": no object, the old value
+        if token.kind == "word" and token.keys:
+            object_words.append(token)
+    changed_object = frozenset(key for t in object_words for key in t.keys)
+    # Every word of it, and a plain noun among them: "cut the lightning talk slots to 5 minutes"
+    # is not of "My talk slot".
+    doer = statement.cue.casefold() in CHANGE_VERBS and any(t.keys for t in before) \
+        and any(not t.is_name for t in object_words) and changed_object <= sentence_keys
+    if subject and not subject & sentence_keys and not doer:
         return None  # "The guest list has grown to 28 attendees" is no funeral's 50 attendees
     old_values = values_of(old.tokens, old.first == 0)
     if any(kind in old_values and not set(keys) & set(old_values[kind])
@@ -775,7 +845,7 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     # to Lyon" gives no new value to "a 31% discount for Riverstone Bank". (A date there names
     # the old value: "The webinar on September 10 was rescheduled to September 17".)
     spoken_of = {key for t in before for key in t.keys}
-    said_anywhere = {key for t in new.tokens for key in t.keys}
+    said_anywhere = said_keys(new.tokens, old.tokens)
     # Not a value named as the old one: "switched from Spanish to Japanese".
     from_at = next((n for n in range(statement.cue_at, statement.values_from) if new.tokens[n].lower == "from"),
                    statement.values_from)
@@ -808,7 +878,8 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
         from_keys = {key for t in new.tokens[named_old[0]:named_old[1]] for key in t.keys}
         if not from_keys & ({key for t in old.tokens for key in t.keys} - historical):
             return None
-    phrase = _attribute_phrase(before) or _attribute_phrase(new.tokens[statement.cue_at + 1:statement.values_from])
+    phrase = _attribute_phrase(new.tokens[statement.cue_at + 1:statement.values_from]) if doer else \
+        _attribute_phrase(before) or _attribute_phrase(new.tokens[statement.cue_at + 1:statement.values_from])
     head = frozenset(key for t in phrase for key in t.keys)
     if _another_attribute(old, new.tokens[:statement.values_from], phrase, old_sentence, sentence_keys):
         return None
@@ -824,7 +895,14 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
         # practice sessions to 12 conditional probability problems" / "Completed 8 conditional
         # probability problems").
         return None
+    object_phrase = _attribute_phrase([t for t in object_words if not t.is_name])
+    if object_phrase and not any(set(t.keys) <= sentence_keys for t in object_phrase) \
+            and not _count_the_same_thing(old, gone_all, new_units):
+        return None  # "Coach Brennan moved the team dinner to 7pm" gives his practice time no new value
     for key in gone_all:
+        state = _state_of_count(old.tokens, key)
+        if state and not state & said_anywhere:
+            return None  # "840 tests passing" / "down to 12 tests failing": another count
         # What the old value counts ("8 cards", "4 interview prep sessions") is what changed:
         # the attribute's head noun, or what the new value counts; a value that counts another
         # thing than the new one is another value.
@@ -845,6 +923,22 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     if _words_left(old, said_anywhere, old_values):
         left.append(WORDS_LEFT)
     return ClauseUpdate(old, new, tuple(changed), tuple(left))
+
+
+# Words that say what kind of thing the name after them is ("Project Falcon", "Team Nova"):
+# the name said alone ("Falcon's API p95 latency") says them too.
+_NAME_HEADS = frozenset({"project", "team", "app", "operation", "program", "programme", "initiative"})
+
+
+def said_keys(tokens, older_tokens=()) -> set[str]:
+    """The keys a clause says: its words', the period of a rate ("$500/month" says the month of
+    "Monthly grocery budget"), and the kind word of an older name whose name it says ("Falcon's"
+    says "Project Falcon"). Any other word of a name is its own ("Anna Lee" / "Anna Kim")."""
+    said = {key for t in tokens for key in t.keys}
+    said |= {key.rsplit("/", 1)[1] for key in said if "/" in key and key.rsplit("/", 1)[1].isalpha()}
+    said |= {head.keys[0] for head, name in zip(older_tokens, older_tokens[1:])
+             if head.is_name and head.lower in _NAME_HEADS and name.is_name and set(name.keys) & said}
+    return said
 
 
 def _another_count_of(old_tokens, before, old_text: str, new_text: str) -> bool:
@@ -1087,7 +1181,8 @@ def _attribute_phrase(tokens) -> tuple:
     words = [t for t in tokens if t.kind != "punct"]
     if words and words[0].lower in _PERSONS:
         return ()  # "I recently adjusted my budget ceiling ...": a doer, no attribute
-    n = 0
+    # "Got Kite's bundle down to 310KB": the note's own verb opens it; the attribute follows.
+    n = 1 if words and not words[0].lower.endswith("ing") and verb_like_opening(words[0]) else 0
     while n < len(words) and words[n].lower in _DETERMINERS:
         n += 1
     phrase = []
@@ -1100,6 +1195,25 @@ def _attribute_phrase(tokens) -> tuple:
         return _attribute_phrase(words[n + 1:])
     # The head and the word before it: "the bounce rate" is not "the pass rate".
     return tuple(content[-2:])
+
+
+def _state_of_count(tokens, key: str) -> frozenset[str]:
+    """The participle that says which of the things the value `key` counts: "labeled" of "2
+    million rows labeled", "passing" of "840 tests passing", "gzipped" of "480KB gzipped"."""
+    for n, token in enumerate(tokens):
+        if key not in token.keys:
+            continue
+        for m in range(n + 1, min(len(tokens), n + 5)):
+            following = tokens[m]
+            if following.kind != "word" or following.is_name:
+                return frozenset()
+            if following.lower.endswith(("ed", "ing")) and len(following.lower) > 4:
+                after = tokens[m + 1] if m + 1 < len(tokens) else None
+                if after is not None and (after.kind == "number" or after.is_name or after.lower in _DETERMINERS):
+                    return frozenset()  # "8 cards using Bootstrap": a verb with its own object
+                return frozenset(following.keys)
+        return frozenset()
+    return frozenset()
 
 
 def _unit_after(tokens, key: str, text: str = "") -> frozenset[str] | None:

@@ -178,6 +178,12 @@ def test_an_older_statement_the_newer_memory_does_not_say_is_carried_into_it(old
     # squad", and Dmitri's other clauses carried into Camille's sentence.
     ("Dmitri Volkov leads the Keystone data platform team, works from Tallinn, and is off every other Friday.",
      "Camille Roux joined in March 2025, works on the billing squad, and mentors two juniors.", "two things"),
+    # A value for a span of time the older memory does not name: the rest of the time it still
+    # closes at 6pm (once "6pm" and "9pm" were both hours, the judge's "update" got through).
+    ("The support line closes at 6pm.", "The support line closes at 9pm during the holiday week.", "no change"),
+    # A condition states no value as holding (taken once "$160/month" said the older "monthly").
+    ("The monthly fee for the Brora storage unit is $140.",
+     "Brora Storage said they would raise the fee to $160/month if we upsize.", "no change"),
 ])
 def test_a_judges_update_the_texts_do_not_bear_out_is_refused(older, newer, why):
     taken = judged_update(older, newer)

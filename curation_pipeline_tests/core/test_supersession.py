@@ -191,7 +191,8 @@ def test_in_the_band_pairs_go_to_the_judge_when_the_llm_is_on():
 def test_the_judges_verdicts_become_merges_and_guarded_supersessions():
     nodes = _nodes(("a", "Dana prefers email.", 30), ("b", "Dana would rather be contacted by email.", 2),
                    ("c", "The Quasar production database is hosted in us-east-1.", 40),
-                   ("d", "The Quasar production database was migrated to eu-west-1.", 3),
+                   # (the words alone call this a look-alike: "was migrated to eu-west-1" they take)
+                   ("d", "The Quasar production database lives in eu-west-1.", 3),
                    ("e", "Dana likes tea.", 40), ("f", "The deploy runs on Fridays.", 3))
     judged = _decide(nodes, _pairs((0, 1, 0.85), (2, 3, 0.8), (4, 5, 0.78)), judge_cap=5).to_judge
     verdicts = {("a", "b"): "same", ("c", "d"): "update", ("e", "f"): "update"}
