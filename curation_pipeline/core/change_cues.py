@@ -303,14 +303,14 @@ def change_statement(tokens: Sequence[Token]) -> ChangeStatement | None:
 
 # Before a change verb: it is asked for, planned or possible, not done ("asked me to cut my talk
 # to 20 minutes", "will raise the rent to ...", "might move the retro to 3pm").
-_NOT_DONE = frozenset("to will would should could might may must can shall 'll".split())
+_NOT_DONE = frozenset("to will would should could might may must can shall".split())
 
 
 def _not_done(words: Sequence[str], n: int) -> bool:
     """Whether the change verb at `n` is asked for, planned, possible or denied: after "to", a
     modal ("will", "we'll", "they'd"), or a negation ("was not extended", "Haven't lowered")."""
     before = words[max(0, n - 2):n]
-    return (n > 0 and (words[n - 1] in _NOT_DONE or words[n - 1].endswith(("'ll", "'d"))))  \
+    return (n > 0 and (words[n - 1] in _NOT_DONE or words[n - 1].endswith(("'ll", "'d")))) \
         or any(word in ("not", "never") or word.endswith("n't") for word in before)
 
 

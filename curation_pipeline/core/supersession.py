@@ -519,7 +519,7 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
     old_shape = shape(old)
     if not old_shape.identity or writes_math(old):
         return None
-    newer = [new for new in newer  # a question states no value ("Should we move the freeze to 3pm?")
+    newer = [new for new in newer
              if not unasserted(new) and not scoped(old, new)
              and not writes_math(new) and not _of_another_thing(old, new) and not another_kind_of(old, new, names=True)
              and not no_newer_value(old, new, corrected=corrected) and not one_more_of_many(old, new, corrected)]
@@ -560,14 +560,6 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
     return min(events, key=lambda update: len(update.left)) if events else None
 
 
-# Words that open a span of time a value holds in, beside another that holds the rest of the time.
-_SPAN_WORDS = frozenset({"during", "throughout"})
-# ... and the spans ("during Black Friday week", "throughout the summer"); not "during workouts",
-# "during distributed training": how or what for, not when instead.
-_SPANS = frozenset("""hour hours day days week weeks weekend weekends month months season seasons summer
-winter spring autumn fall holiday holidays break quarter semester term sale period""".split())
-
-
 def denies_another_value(new: Shape, changed: Sequence[str]) -> bool:
     """Whether a negated newer clause names another value than the older one: it says what is
     not so ("was not extended to March 15"), not what is. "The cafe is no longer open on
@@ -581,6 +573,14 @@ def unasserted(piece: Piece) -> bool:
     sentence = (piece.context or piece.text).strip()
     words = [t.lower for t in tokenize(sentence) if t.kind != "punct"]
     return sentence.endswith("?") or bool(words) and words[0] in ("if", "unless") or " if " in f" {' '.join(words)} "
+
+
+# Words that open a span of time a value holds in, beside another that holds the rest of the time.
+_SPAN_WORDS = frozenset({"during", "throughout"})
+# ... and the spans ("during Black Friday week", "throughout the summer"); not "during workouts",
+# "during distributed training": how or what for, not when instead.
+_SPANS = frozenset("""hour hours day days week weeks weekend weekends month months season seasons summer
+winter spring autumn fall holiday holidays break quarter semester term sale period""".split())
 
 
 def scoped(old: Piece, new: Piece) -> bool:
