@@ -12,7 +12,8 @@ Sentence splitting is deliberately simple and predictable rather than linguistic
   ``"this"``. Handling them well needs a language-specific list; splitting there is harmless for
   the merge (a fragment is compared and kept like any other sentence), so we chose predictability.
   Decimal numbers and dotted names (``3.14``, ``v1.2``) are not split since no space follows.
-* three exceptions: a title before a name (``"Dr. Mbeki"``, ``"St. Mary's Church"``, a short
+* four exceptions: an abbreviation before a number (``"String Quartet No. 2"``, ``"Op. 27"``)
+  ends no sentence when a digit follows; a title before a name (``"Dr. Mbeki"``, ``"St. Mary's Church"``, a short
   closed list of English titles) ends no sentence when a capitalised word that opens no sentence
   follows (``"She lives on Oak St. The house is blue."`` still splits); a name's suffix
   (``"Scott Sr. have been married ..."``) ends none when a word that opens no sentence follows
@@ -59,6 +60,9 @@ _TRAILING_CUT_JUNK = re.compile(r"[\s,;:.!?…\-–—(\[{/。！？]+\Z")
 _INITIAL_END = re.compile(r"(?:\A|(?P<before>\S+)\s)(?P<initial>[A-Z])\.\Z")
 # A title before a name ("Dr. Mbeki", "St. Mary's Church"), ending the text before a break.
 _TITLE_END = re.compile(r"(?:\A|\s)(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Mt|Ft|Sgt|Capt|Rev|Gen|Col|Lt)\.\Z")
+# An abbreviation before a number ("String Quartet No. 2", "Op. 27", "Vol. 3"), ending the text
+# before a break: the number that follows is part of it.
+_NUMBERED_END = re.compile(r"(?:\A|\s)(?:No|Nos|Vol|Op|Fig|Ch|pp)\.\Z")
 # A name's suffix ("Scott Sr.", "Martin Luther King Jr."), ending the text before a break.
 _SUFFIX_END = re.compile(r"[A-Z][a-z'’\-]+,?\s(?:Sr|Jr)\.\Z")
 _NEXT_WORD = re.compile(r"[A-Za-z]{2,}")  # a name, not one more initial
@@ -92,6 +96,8 @@ def _after_initial(sentence: str, text: str, gap: re.Match) -> bool:
     Zinc", "... Oak St. The house" and "A. B. C." break."""
     if "\n" in gap.group():
         return False
+    if _NUMBERED_END.search(sentence[-6:]):
+        return text[gap.end():gap.end() + 1].isdigit()  # "No. 2"; "... said No. Then ..." breaks
     if _SUFFIX_END.search(sentence[-30:]):
         # "Scott Sr. have been married ...": a name's suffix, unless a sentence opens after it.
         word = re.compile(r"[A-Za-z][A-Za-z'’\-]*").match(text, gap.end())

@@ -59,6 +59,16 @@ def test_a_title_before_a_name_ends_no_sentence() -> None:
     assert split_sentences("Ask the Dr. Then rest.") == ["Ask the Dr.", "Then rest."]
 
 
+def test_an_abbreviation_before_a_number_ends_no_sentence() -> None:
+    # Cut at "No." the "2" was a statement of its own, and "No" read as a negation.
+    assert split_sentences("John Lennon is famous for String Quartet No. 2.") == [
+        "John Lennon is famous for String Quartet No. 2."]
+    assert split_sentences("Beethoven wrote Op. 27 in 1801. It has two sonatas.") == [
+        "Beethoven wrote Op. 27 in 1801.", "It has two sonatas."]
+    # Without a number after it, it still ends one.
+    assert split_sentences("She said No. Then she left.") == ["She said No.", "Then she left."]
+
+
 def test_a_lone_capital_at_a_sentences_end_still_ends_it() -> None:
     # Counter-examples: a capital that names a plan, a vitamin or a grade, then a new sentence.
     assert split_sentences("He chose plan B. The rest waited.") == ["He chose plan B.", "The rest waited."]
