@@ -211,16 +211,29 @@ def _verb_form(token: Token) -> bool:
 _NOT_VERB_FORMS = frozenset({"speed", "hundred"})
 
 
+# Abbreviations a number of a work or a volume follows ("No. 2", "Op. 27", "Vol. 3").
+_NUMBERED = frozenset({"no", "nos", "op", "vol"})
+
+
+def numbered_in_name(tokens: Sequence[Token], n: int) -> bool:
+    """Whether the number at `n` follows "No.", "Op.", "Vol." of a name: a word of that name
+    ("String Quartet No. 2"), replaced with it."""
+    return n > 0 and tokens[n - 1].lower.rstrip(".") in _NUMBERED and tokens[n - 1].text[:1].isupper()
+
+
 def naming_numbers(tokens: Sequence[Token]) -> set[int]:
     """Positions of the numbers that are part of a name: right after a word of the clause's
-    subject ("Ticket 3301 is ...", "Room 101 is ...") or after "for/of <noun>" ("the export for
-    invoice 4471")."""
+    subject ("Ticket 3301 is ...", "Room 101 is ..."), after "for/of <noun>" ("the export for
+    invoice 4471") or after "No." ("String Quartet No. 2")."""
     end = subject_end(tokens)
     found = set()
     for n, token in enumerate(tokens):
         if token.kind != "number" or n == 0:
             continue
         before = tokens[n - 1]
+        if numbered_in_name(tokens, n):
+            found.add(n)  # "String Quartet No. 2", "Op. 27": the number is the name's
+            continue
         if before.kind != "word" or not before.keys:
             continue
         if before.lower.rstrip(".") in MONTH_WORDS:

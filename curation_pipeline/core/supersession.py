@@ -73,6 +73,7 @@ from curation_pipeline.core.subjects import (
     MONTH_WORDS,
     is_verb,
     naming_numbers,
+    numbered_in_name,
     other_persons,
     own_subject,
     past_event,
@@ -315,7 +316,7 @@ def _shape(piece: Piece) -> Shape:
             continue
         following = next((t for t in tokens[n + 1:] if t.lower not in _CHANGE_CUES), None)
         code = token.lower in codes and not is_measurement(token.text) and not _HOUR.fullmatch(token.lower)
-        kind = "identifier" if code or n in in_names else _kind(
+        kind = "name" if n in in_names and numbered_in_name(tokens, n) else "identifier" if code or n in in_names else _kind(
             token, following, tokens[n - 1] if n else None, opening=n == 0 and piece.first == 0)
         if kind is None:
             frame.update(token.keys)

@@ -886,3 +886,15 @@ def test_a_change_word_written_as_a_name_is_a_name():
     # title's capital, beside no name.
     assert shape(text_claims("Monthly sales rose to 40 units.")[0]).cued
     assert shape(text_claims("Standup Is Now on Fridays.")[0]).cued
+
+
+def test_the_number_of_a_work_is_a_word_of_its_name():
+    # "No. 2" was cut as a sentence of its own, "No" read as a negation and "2" as a value the
+    # newer memory leaves unsaid: the change was taken for a denial, or partial.
+    assert compare_versions("Brian Ferneyhough is famous for String Quartet No. 2.",
+                            "Brian Ferneyhough is famous for Billy Elliot the Musical.").verdict == UPDATE
+    assert compare_versions("John Lennon is famous for Quran.",
+                            "John Lennon is famous for String Quartet No. 2.").verdict == UPDATE
+    # Counter-example: after a lower-case "no" a number is a count, no word of a name.
+    counted = shape(text_claims("Priya owns no 2 cats of one breed.")[0])
+    assert "2" not in counted.values.get("name", {}) and "2" in counted.values["number"]
