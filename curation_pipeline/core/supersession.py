@@ -901,6 +901,8 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
             and not _count_the_same_thing(old, gone_all, new_units):
         return None  # "Coach Brennan moved the team dinner to 7pm" gives his practice time no new value
     for key in gone_all:
+        if _an_example(old.tokens, key):
+            return None  # "prefer models like DistilGPT-2": an example of a kind, no attribute's value
         state = _state_of_count(old.tokens, key)
         if state and not state & said_anywhere:
             return None  # "840 tests passing" / "down to 12 tests failing": another count
@@ -1196,6 +1198,20 @@ def _attribute_phrase(tokens) -> tuple:
         return _attribute_phrase(words[n + 1:])
     # The head and the word before it: "the bounce rate" is not "the pass rate".
     return tuple(content[-2:])
+
+
+# Words that give what follows as an example of a kind ("models like DistilGPT-2", "such as").
+_EXAMPLE_WORDS = frozenset({"like", "including", "e.g", "e.g.", "eg"})
+
+
+def _an_example(tokens, key: str) -> bool:
+    """Whether the value `key` is given as an example ("I prefer lightweight models like
+    DistilGPT-2", "tools such as Jest"): an upgrade to GPT-2 large replaces no preference."""
+    for n, token in enumerate(tokens):
+        if key in token.keys:
+            before = [t.lower for t in tokens[max(0, n - 2):n]]
+            return bool(before) and (before[-1] in _EXAMPLE_WORDS or before == ["such", "as"])
+    return False
 
 
 def _state_of_count(tokens, key: str) -> frozenset[str]:
