@@ -896,7 +896,9 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
         # practice sessions to 12 conditional probability problems" / "Completed 8 conditional
         # probability problems").
         return None
-    object_phrase = _attribute_phrase([t for t in object_words if not t.is_name])
+    # The object of a change verb (not the words after "now": "now averaging around 140MB").
+    object_phrase = _attribute_phrase([t for t in object_words if not t.is_name]) \
+        if statement.cue.casefold() in CHANGE_VERBS else ()
     if object_phrase and not any(set(t.keys) <= sentence_keys for t in object_phrase) \
             and not _count_the_same_thing(old, gone_all, new_units):
         return None  # "Coach Brennan moved the team dinner to 7pm" gives his practice time no new value

@@ -75,6 +75,8 @@ UPDATES = [
      "Upgraded the Brisk service transformer to GPT-2 large."),
     ("during: how, not a span of time", "Increased water intake to 2.5 liters daily.",
      "I increased my daily water intake goal to 3 liters to stay hydrated during workouts."),
+    ("now, with words between it and the value", "Reduced peak memory usage during batch resume processing from 250MB to 150MB.",
+     "The batch resume processing memory usage was further optimized, now averaging around 140MB per session."),
     ("brought ... down to", "The Gannet CI pipeline takes 22 minutes.", "Brought the Gannet CI pipeline down to 9 minutes."),
     ("an hour written 10am", "The Heron team retro is at 10am on Fridays.", "The Heron team retro moved to 10:30am on Fridays."),
     ("an hour written 10am, corrected", "Dentist appointment: Tuesday at 10am.",
