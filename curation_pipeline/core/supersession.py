@@ -568,12 +568,19 @@ def denies_another_value(new: Shape, changed: Sequence[str]) -> bool:
     return new.negated > 0 and "polarity" in changed and len(changed) > 1
 
 
+@lru_cache(maxsize=16384)
+def _sentence_tokens(sentence: str) -> tuple:
+    """A clause's sentence, tokenized once for every pair it is in (scoped, unasserted)."""
+    return tuple(tokenize(sentence))
+
+
 def unasserted(piece: Piece) -> bool:
     """Whether a clause states no value as holding: its sentence asks ("Should we move the
     freeze to 3pm?") or is a condition ("If the Berlin folks join, we'll move standup to 8am")."""
-    sentence = (piece.context or piece.text).strip()
-    words = [t.lower for t in tokenize(sentence) if t.kind != "punct"]
-    return sentence.endswith("?") or bool(words) and words[0] in ("if", "unless") or " if " in f" {' '.join(words)} "
+    if _asks(piece):
+        return True
+    words = [t.lower for t in _sentence_tokens(piece.context or piece.text) if t.kind != "punct"]
+    return bool(words) and words[0] in ("if", "unless") or "if" in words
 
 
 # Words that open a span of time a value holds in, beside another that holds the rest of the time.
@@ -588,8 +595,8 @@ def scoped(old: Piece, new: Piece) -> bool:
     """Whether the newer clause gives its value for a span or a part the older one does not name:
     "The support line closes at 9pm during Black Friday week" leaves "closes at 6pm" the rule,
     and "Bumped Node to 20 in the Ashby docs site only" the repository's Node 18."""
-    said = {key for t in tokenize(old.context or old.text) for key in t.keys}
-    tokens = tokenize(new.context or new.text)  # "during ..." may be a clause of its own
+    said = {key for t in _sentence_tokens(old.context or old.text) for key in t.keys}
+    tokens = _sentence_tokens(new.context or new.text)  # "during ..." may be a clause of its own
     words = [t for t in tokens if t.kind != "punct"]
     # "... in the Ashby docs site only": a value for part of what the older clause speaks of.
     only_part = bool(words) and words[-1].lower == "only" and "only" not in {t.lower for t in old.tokens}
