@@ -29,7 +29,23 @@ A closed vocabulary, each entry with a test and a counter-example
   priorities" (its rank changed), nor "works at one of the Big Four firms, Deloitte";
 - **memberships of two kinds**: "is a member of the Green Party" / "... of the Sierra Club" (the
   nouns that end the names differ); "the Labour Party" / "the Green Party" is one party for
-  another.
+  another;
+- **languages spoken**: "speaks" and a language's name that ends the clause, "is fluent in"
+  (not "speaks at the summit", "speaks English to callers by default");
+- **founders**: "founded by", "co-founded by" and a name (not "founded in 2011", one year for
+  another, nor "founded by a single donor");
+- **awards won**: "has won the Booker Prize" (not "have won 12 games", a count);
+- **listings**: "is listed on the London Stock Exchange", the name ending the clause (not "is
+  listed at $450,000", a price, nor "is listed on Zillow for $450,000");
+- **a river's course**: "flows through Zagreb" (not "flows into the Danube", its one mouth);
+- **one place of several**: "has an office in Leeds", "has offices in Paris and Madrid", "has a
+  branch in Fenwick", of a closed list of places (not "has its headquarters in Leeds", "has a
+  seat in row 12").
+
+And whatever the relation, a newer clause that says it adds one ("also", "too" at its end, "as
+well", "in addition", "additionally": "Kofi Mensah also speaks French") keeps the older value
+beside it (`says_one_more`), unless it says something changed or corrects (supersession.py
+asks that first).
 """
 
 from __future__ import annotations
@@ -77,7 +93,80 @@ def holds_many(tokens: Sequence[Token]) -> bool:
             return True
         if _relative(token) and previous not in _THE_ONE and _says_who(words, n):
             return True
+        if following is not None and _of_many_values(words, n, previous, after):
+            return True
     return False
+
+
+_HAS = frozenset("has have had".split())
+_BE_OR_ADVERB = _BE | frozenset("also now still".split())
+# Words a language may be followed by in the clause that states it: "speaks Twi fluently".
+_HOW_WELL = frozenset("fluently well natively too".split())
+# What a thing has one of several of, in one place each: "has an office in Leeds".
+_PLACES_OF_SEVERAL = frozenset("""
+office offices branch branches store stores shop shops warehouse warehouses factory factories plant
+plants campus campuses studio studios restaurant restaurants location locations site sites hub hubs
+house houses home homes flat flats apartment apartments cabin cabins clinic clinics
+""".split())
+_CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february march
+april may june july august september october november december""".split())
+
+
+def _of_many_values(words: Sequence[Token], n: int, previous: str, after: str) -> bool:
+    """Whether the words at `n` state a relation whose values are many at once, by the words
+    around them (the module's list, from "languages spoken" on)."""
+    word, following = words[n].lower, words[n + 1]
+    if word in ("speaks", "speak") and _a_name_that_ends(words, n + 1):
+        return True  # "Kofi Mensah speaks Twi"; not "speaks at the Accra summit", "speaks Tuesday
+        # afternoon at the summit", "speaks English to callers by default" (a setting of one)
+    if word == "fluent" and after == "in":
+        return True
+    if word in ("founded", "co-founded", "cofounded") and after == "by" and n + 2 < len(words) and words[n + 2].is_name:
+        return True  # "was founded by Lena Ortiz"; not "founded in 2011", "founded by a single donor"
+    if word == "won" and previous in _HAS and (following.lower == "the" or following.is_name):
+        return True  # "has won the Booker Prize"; not "have won 12 games"
+    if word == "listed" and after == "on" and previous in _BE_OR_ADVERB and _a_name_that_ends(words, n + 2):
+        return True  # "is listed on the London Stock Exchange"; not "is listed on Zillow for
+        # $450,000", "The support email listed on the website is ...", "is listed at $450,000"
+    if word == "flows" and after == "through" and n + 2 < len(words) and words[n + 2].is_name:
+        return True  # "The Sava flows through Zagreb"; not "flows into the Danube", "All
+        # payments flow through Stripe"
+    # "has an office in Leeds", "has offices in Paris and Madrid": one place of several; not "has
+    # its headquarters in Leeds", "has a seat in row 12", "has a budget in the range of $50k".
+    if previous in _HAS and word in ("a", "an") and n + 2 < len(words):
+        word, after, n = words[n + 1].lower, words[n + 2].lower, n + 1
+    return previous in _HAS and word in _PLACES_OF_SEVERAL and after == "in"
+
+
+def _a_name_that_ends(words: Sequence[Token], n: int) -> bool:
+    """A name (maybe after "the") at `n` that goes on to the clause's end, or to a word of how
+    well ("speaks Twi fluently"); a day or a month is no such name."""
+    if n < len(words) and words[n].lower == "the":
+        n += 1
+    if n >= len(words) or not _capitalised(words[n]) or words[n].lower in _CALENDAR:
+        return False
+    while n < len(words) and (_capitalised(words[n]) or words[n].lower in ("and", "of")):
+        n += 1
+    return n == len(words) or words[n].lower in _HOW_WELL
+
+
+def _capitalised(token: Token) -> bool:
+    """A word of a name, "New" of "New York" too (a function word to the tokenizer)."""
+    return token.kind == "word" and token.text[:1].isupper()
+
+
+def says_one_more(tokens: Sequence[Token]) -> bool:
+    """Whether a clause says it adds one beside what holds ("Kofi Mensah also speaks French",
+    "... volunteers at the animal shelter too", "plays the piano as well"). "Too" only at the
+    clause's end: "too late" says how late. A sentence that opens with "Also," or "In addition,"
+    only goes on to another point: "Also, the office Wi-Fi password is greenowl9" gives the
+    password a new value."""
+    words = [t.lower for t in tokens if t.kind != "punct"]
+    if words[:1] in (["also"], ["additionally"]) or words[:2] == ["in", "addition"]:
+        return False
+    pairs = set(zip(words, words[1:]))
+    return "also" in words or "additionally" in words or bool(words) and words[-1] == "too" \
+        or ("as", "well") in pairs or ("in", "addition") in pairs
 
 
 def _relative(token: Token) -> bool:

@@ -63,7 +63,7 @@ from curation_pipeline.core.change_cues import (
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
 from curation_pipeline.core.denials import no_newer_value
-from curation_pipeline.core.many_holders import holds_many, memberships_of_two_kinds
+from curation_pipeline.core.many_holders import holds_many, memberships_of_two_kinds, says_one_more
 from curation_pipeline.core.meaning_markers import NEGATION
 from curation_pipeline.core.measures import DIMENSIONS, is_measurement, measurement_kind, unit_of
 from curation_pipeline.core.noun_kinds import another_kind_of, which_value
@@ -275,6 +275,9 @@ def _cue_word(tokens, n: int) -> bool:
     token = tokens[n]
     if token.lower not in _CHANGE_CUES:
         return False
+    if n and token.text[:1].isupper() and not token.text.isupper() and n + 1 < len(tokens) \
+            and tokens[n + 1].is_name and tokens[n + 1].lower not in _CHANGE_CUES:
+        return False  # a word of a name inside the clause: "the New York Stock Exchange"
     if n == 0 or not token.is_name or token.text.isupper():
         return True
     previous, following = tokens[n - 1], tokens[n + 1] if n + 1 < len(tokens) else None
@@ -594,24 +597,79 @@ winter spring autumn fall holiday holidays break quarter semester term sale peri
 def scoped(old: Piece, new: Piece) -> bool:
     """Whether the newer clause gives its value for a span or a part the older one does not name:
     "The support line closes at 9pm during Black Friday week" leaves "closes at 6pm" the rule,
-    and "Bumped Node to 20 in the Ashby docs site only" the repository's Node 18."""
-    said = {key for t in _sentence_tokens(old.context or old.text) for key in t.keys}
+    "The Kelvin Museum opens at 9am on Saturdays" leaves "opens at 10am" the other days', and
+    "Bumped Node to 20 in the Ashby docs site only" the repository's Node 18."""
+    older_tokens = _sentence_tokens(old.context or old.text)
+    said = {key for t in older_tokens for key in t.keys}
     tokens = _sentence_tokens(new.context or new.text)  # "during ..." may be a clause of its own
     words = [t for t in tokens if t.kind != "punct"]
     # "... in the Ashby docs site only": a value for part of what the older clause speaks of.
     only_part = bool(words) and words[-1].lower == "only" and "only" not in {t.lower for t in old.tokens}
     spans = [n for n, t in enumerate(tokens) if t.lower in _SPAN_WORDS
              and any(following.lower in _SPANS for following in tokens[n + 1:n + 5])]
-    return only_part or any(not {key for t in tokens[n + 1:n + 5] for key in t.keys} <= said for n in spans)
+    return only_part or any(not {key for t in tokens[n + 1:n + 5] for key in t.keys} <= said for n in spans) \
+        or _part_of_the_time(old, new)
+
+
+def _part_of_the_time(old: Piece, new: Piece) -> bool:
+    """Some days of the week, or a month, a state holds in that the older clause does not name,
+    said in the older clause's words but for its values: "The Kelvin Museum opens at 9am on
+    Saturdays" after "... opens at 10am". A clause that says it changed ("now opens at 9am on
+    weekdays", "moved to Cape Town in December") gives the new value, whenever it starts; one
+    with words of its own ("lives in York after relocating for work in March") says more than
+    when the value holds."""
+    if shape(new).cued or past_event(new):
+        return False
+    words = [t for t in new.tokens if t.kind != "punct"]
+    older = {t.lower for t in old.tokens}
+    span = _some_days(words, older) or _a_month_of_a_state(words, older)
+    if span is None:
+        return False
+    rest = [t for n, t in enumerate(words) if n not in span]
+    return all(t.lower in older for t in rest if t.text.isalpha() and not t.is_name)
+
+
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_PARTS_OF_A_WEEK = frozenset({"weekends", "weekdays"} | {f"{day}s" for day in _WEEKDAYS})
+# Of a thing that happens once in so many weeks, the day is part of when it is: "The weekly 1:1
+# is at 10am" / "... at 2pm on Thursdays".
+_WEEKLY = frozenset("weekly fortnightly biweekly week".split())
+
+
+def _some_days(words, older: set[str]) -> range | None:
+    """Where "on Saturdays", "at weekends", "on weekdays" is: days of the week a value holds on,
+    when the older clause names no day and nothing weekly (the rest of the week it still holds).
+    Days the older clause names too are the value: "works from the office on Mondays" / "... on
+    Tuesdays"."""
+    if older & (_WEEKDAYS | _PARTS_OF_A_WEEK | _WEEKLY | {"weekend", "weekday"}):
+        return None
+    return next((range(n, n + 2) for n, (word, following) in enumerate(zip(words, words[1:]))
+                 if word.lower in ("on", "at") and following.lower in _PARTS_OF_A_WEEK), None)
+
+
+def _a_month_of_a_state(words, older: set[str]) -> range | None:
+    """Where "in December" is, after another value, when the older clause names no month and the
+    newer one states, not plans: "Amara Obi works from Cape Town in December" (the rest of the
+    year she still works from Nairobi). "The deadline is in December" gives the month as the
+    value; "The Q3 offsite will be in Lisbon in September" the date of a plan."""
+    if older & MONTH_WORDS or any(t.lower in _PLANNING for t in words):
+        return None
+    return next((range(n, n + 2) for n, (word, following) in enumerate(zip(words, words[1:]))
+                 if word.lower == "in" and following.lower in MONTH_WORDS and following.keys
+                 and n and not is_verb(words[n - 1])), None)
+
+
+_PLANNING = frozenset("will 'll going planned plans plan scheduled next".split())
 
 
 def one_more_of_many(old: Piece, new: Piece, corrected: bool = False) -> bool:
     """Whether two clauses both state a relation that holds many at once ("Ellen's sister is
-    Joan" / "... is Ruth": many_holders.py) and the newer one says no change: one more, not a
-    new value."""
+    Joan" / "... is Ruth": many_holders.py), or the newer one says it adds one ("also speaks
+    French"), and the newer one says no change: one more, not a new value."""
     if corrected or shape(new).cued:
         return False
-    return holds_many(old.tokens) and holds_many(new.tokens) or memberships_of_two_kinds(old.tokens, new.tokens)
+    return holds_many(old.tokens) and holds_many(new.tokens) or memberships_of_two_kinds(old.tokens, new.tokens) \
+        or says_one_more(new.tokens)
 
 
 def _only_amounts_gone(old: Piece, new: Piece, old_shape: Shape, new_shape: Shape) -> bool:

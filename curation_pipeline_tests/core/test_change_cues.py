@@ -81,6 +81,18 @@ UPDATES = [
     ("an hour written 10am", "The Heron team retro is at 10am on Fridays.", "The Heron team retro moved to 10:30am on Fridays."),
     ("an hour written 10am, corrected", "Dentist appointment: Tuesday at 10am.",
      "Correction: the dentist appointment is Tuesday at 10:30am."),
+    ("days of the week the older memory names too", "The Kelvin Museum opens at 10am on Saturdays.",
+     "The Kelvin Museum opens at 9am on Saturdays."),
+    ("days of the week, said with a change", "The Kelvin Museum opens at 10am.",
+     "The Kelvin Museum now opens at 9am on weekdays."),
+    ("days of the week that are the value", "Ruth Adler works from the office on Mondays.",
+     "Ruth Adler works from the office on Tuesdays."),
+    ("a month an event happened in", "Amara Obi lives in Nairobi.", "Amara Obi moved to Cape Town in December."),
+    # What a review of the first version of the days and months found blocked:
+    ("days of a weekly thing", "The weekly 1:1 with Ruth is at 10am.", "The weekly 1:1 with Ruth is at 2pm on Thursdays."),
+    ("a month, with words of its own", "Nadia Okafor lives in Leeds.",
+     "Nadia Okafor lives in York after relocating for work in March."),
+    ("a month of a plan", "The Q3 offsite will be in Porto.", "The Q3 offsite will be in Lisbon in September."),
 ]
 
 # (entry, older, newer): alike, and no update.
@@ -150,6 +162,9 @@ COUNTER_EXAMPLES = [
     ("planned, not done", "My rent is $1,850 a month.", "The landlord will raise my rent to $1,900 a month."),
     ("a value for a span", "The support line closes at 6pm.", "The support line closes at 9pm during the holiday week."),
     ("a value for a part only", "The Petrel repo uses Node 18.", "Bumped Node to 20 in the Petrel docs site only."),
+    ("a value for days of the week", "The Kelvin Museum opens at 10am.", "The Kelvin Museum opens at 9am on Saturdays."),
+    ("a value for weekends", "The Kelvin Museum opens at 10am.", "The Kelvin Museum opens at 11am at weekends."),
+    ("a value for a month, as a state", "Amara Obi works from Nairobi.", "Amara Obi works from Cape Town in December."),
     ("down to: a past value", "The Skua backlog has 64 tickets.", "The Skua backlog was down to 20 tickets last December."),
     ("down to: another state of what is counted", "The Tern test suite has 840 tests passing.",
      "The Tern test suite is down to 12 tests failing."),

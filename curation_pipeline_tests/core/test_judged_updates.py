@@ -457,9 +457,10 @@ def test_two_events_of_one_kind_on_two_dates_are_two_events():
                             "Declined a $3,000 consulting project on May 25 to focus on the journal paper.")
     assert not refused.taken and refused.refused == "two things"
     # Counter-examples: the newer clause says the date changed; two past events without a date
-    # to tell them apart are the judge's reading (one theatre, founded once).
+    # to tell them apart are the judge's reading (one theatre, designed once; a founder is one
+    # of several, many_holders.py).
     assert judged_update("Booked the dentist for April 4 at 10 AM.", "The dentist appointment was moved to May 25 at 10 AM.").taken
-    assert judged_update("The Lyceum theatre was founded by Anna Berg.", "The Lyceum theatre was founded by Carl Moss.").taken
+    assert judged_update("The Lyceum theatre was designed by Anna Berg.", "The Lyceum theatre was designed by Carl Moss.").taken
 
 
 def test_another_condition_of_another_statement_is_no_new_object():

@@ -39,6 +39,21 @@ from curation_pipeline.core.supersession import LOOK_ALIKE, UPDATE, compare_vers
     ("one of, its member after 'is'", "One of Ines Varga's notable works is The Glass Orchard.", "One of my sisters, Eva, lives in Graz."),
     ("one of, not the subject's rank", "One of Ana's hobbies is chess.", "The project is one of our top priorities."),
     ("a family's name after 'the'", "Our neighbours are the Hendersons.", "Our neighbours are very quiet."),
+    # languages a person speaks
+    ("a language spoken", "Kofi Mensah speaks Twi.", "Kofi Mensah speaks at the Accra summit on Friday."),
+    ("fluent in", "Ana Ruiz is fluent in Catalan.", "Ana Ruiz is in Catalonia."),
+    # founders
+    ("founded by", "Acme Robotics was founded by Lena Ortiz.", "Acme Robotics was founded in 2011."),
+    ("co-founded by", "Brightwave was co-founded by Omar Haddad.", "Brightwave was funded by Omar Haddad."),
+    # awards won
+    ("an award won", "Mara Quinn has won the Booker Prize.", "The Hawks have won 12 games."),
+    # listings
+    ("listed on", "Veltra is listed on the London Stock Exchange.", "The Elm Street house is listed at $450,000."),
+    # a river's or road's course
+    ("flows through", "The Sava flows through Zagreb.", "The Sava flows into the Danube."),
+    # one place of several: an indefinite article
+    ("an office in", "Brightwave has an office in Leeds.", "Brightwave has its headquarters in Leeds."),
+    ("a branch in", "Kettle Bank has a branch in Fenwick.", "Kettle Bank has the largest branch in Fenwick."),
 ])
 def test_each_entry_and_its_counter_example(entry, holds, counter):
     assert holds_many(tokenize(holds)), entry
@@ -52,6 +67,13 @@ def test_each_entry_and_its_counter_example(entry, holds, counter):
     ("Freedonia shares a border with Sylvania.", "Freedonia shares a border with Tarvia."),
     ("Lucas Moreau is also known as Lulu.", "Lucas Moreau is also known as The Professor."),
     ("One of Ines Varga's notable works is The Glass Orchard.", "One of Ines Varga's notable works is Salt and Iron."),
+    # A fifteenth-round review of facts written by others: each took the older value away offline.
+    ("Kofi Mensah speaks Twi.", "Kofi Mensah speaks Ewe."),
+    ("Acme Robotics was founded by Lena Ortiz.", "Acme Robotics was founded by Tariq Bell."),
+    ("Mara Quinn has won the Booker Prize.", "Mara Quinn has won the Costa Book Award."),
+    ("Veltra is listed on the London Stock Exchange.", "Veltra is listed on the Frankfurt Stock Exchange."),
+    ("The Sava flows through Zagreb.", "The Sava flows through Belgrade."),
+    ("Brightwave has an office in Leeds.", "Brightwave has an office in Bristol."),
 ])
 def test_one_more_of_many_is_linked_never_superseded(older, newer):
     # Before, each read offline as one value for another, and a judge's "update" was taken:
@@ -112,3 +134,70 @@ def test_a_change_of_rank_among_several_is_an_update_for_the_judge():
 def test_a_relative_named_with_a_change_word_is_still_one_more(older, newer):
     assert compare_versions(older, newer).verdict != UPDATE
     assert not judged_update(older, newer).taken
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Counter-examples: one value of each of these is one for another.
+    ("Acme Robotics was founded in 2011.", "Acme Robotics was founded in 2012."),
+    ("The Hawks have won 12 games.", "The Hawks have won 14 games."),
+    ("The Elm Street house is listed at $450,000.", "The Elm Street house is listed at $425,000."),
+    ("The Sava flows into the Danube.", "The Sava flows into the Drava."),
+    ("Brightwave has its headquarters in Leeds.", "Brightwave has its headquarters in Bristol."),
+])
+def test_one_value_said_with_a_many_valued_word_is_still_an_update(older, newer):
+    assert compare_versions(older, newer).verdict == UPDATE
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # What a review of the first version found blocked: each gives one value for another.
+    ("Dr. Adeyemi speaks Tuesday afternoon at the Lagos summit.", "Dr. Adeyemi speaks Wednesday afternoon at the Lagos summit."),
+    ("The voice assistant speaks English to callers by default.", "The voice assistant speaks Spanish to callers by default."),
+    ("The Elm Street house is listed on Zillow for $450,000.", "The Elm Street house is listed on Zillow for $425,000."),
+    ("All customer payments flow through Stripe.", "All customer payments flow through Adyen."),
+])
+def test_words_of_many_values_used_of_one_value_are_still_an_update(older, newer):
+    assert compare_versions(older, newer).verdict == UPDATE
+
+
+@pytest.mark.parametrize("text", [
+    "The Ashgrove fund was founded by a single donor, Harold Greene.",
+    "Row 12 has a seat in the shade.",
+    "Brightwave has a budget in the range of $50k.",
+])
+def test_a_founder_or_a_place_said_of_one_holds_no_many(text):
+    assert not holds_many(tokenize(text))
+
+
+def test_a_word_of_a_name_is_no_word_of_change():
+    # "New" of "New York" said no change, and so let a listing replace another.
+    older, newer = "Shell is listed on the London Stock Exchange.", "Shell is listed on the New York Stock Exchange."
+    assert compare_versions(older, newer).verdict == LOOK_ALIKE
+    assert not judged_update(older, newer).taken
+    # Counter-example: one office for another, wherever it went.
+    assert compare_versions("The Ledger office is in Boston.", "The Ledger office is in New York.").verdict == UPDATE
+
+
+@pytest.mark.parametrize(("entry", "older", "newer"), [
+    ("also", "Kofi Mensah speaks Twi.", "Kofi Mensah also speaks French."),
+    ("also, of a thing's make-up", "The Ravel app is written in Kotlin.", "The Ravel app is also written in Swift."),
+    ("too", "Dana Cole volunteers at the Hillside food bank.", "Dana Cole volunteers at the Eastgate animal shelter too."),
+    ("as well", "Ines Varga plays the cello.", "Ines Varga plays the piano as well."),
+    ("in addition", "Priya Shah teaches at Oakridge College.", "In addition, Priya Shah teaches at Elmfield School."),
+])
+def test_a_newer_memory_that_says_also_adds_one_more_and_replaces_nothing(entry, older, newer):
+    # "Also" says the older value still holds beside the new one: offline the pair is linked,
+    # and a judge's "update" is refused whatever it read.
+    assert compare_versions(older, newer).verdict != UPDATE, entry
+    assert not judged_update(older, newer).taken, entry
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Counter-examples: "also" beside a word of change, or in a correction, still replaces; and
+    # a sentence that opens with "Also," or "In addition," goes on to another point.
+    ("Tom Hale's mobile number is 555-0142.", "Tom Hale also changed his mobile number to 555-0199."),
+    ("Kofi Mensah speaks Twi.", "Correction: Kofi Mensah also speaks Ewe, not Twi."),
+    ("The office Wi-Fi password is bluefish22.", "Also, the office Wi-Fi password is greenowl9."),
+    ("The quarterly report is due on 5 May.", "In addition, the quarterly report is due on 12 May."),
+])
+def test_also_beside_a_change_or_a_correction_still_replaces(older, newer):
+    assert judged_update(older, newer).taken
