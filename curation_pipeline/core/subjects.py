@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from curation_pipeline.core.sentence_tokens import CLAUSE_WORDS, Token
+from curation_pipeline.core.sentence_tokens import CLAUSE_WORDS, Token, root
 
 # Where a clause's subject ends: its verb "is"/"has"/"will"..., or a verb of change ("moved to").
 VERBS = frozenset("""
@@ -133,6 +133,33 @@ def _possessed(token: Token) -> bool:
     return token.text.endswith(("'s", "’s"))
 
 
+# People someone has: a possessive before one of these opens on another person ("Ravi's sister
+# lives in Pune" gives no value of Ravi's, "My sister lives in Oslo" none of mine).
+_PEOPLE_OF = frozenset(root(word) for word in """
+mother father mom dad mum parent parents wife husband spouse partner boyfriend girlfriend fiance
+fiancee son sons daughter daughters child children kid kids sister sisters brother brothers sibling
+siblings cousin cousins aunt uncle niece nephew grandmother grandfather grandma grandpa grandparent
+grandparents grandson granddaughter friend friends roommate flatmate housemate colleague coworker
+boss manager neighbour neighbor landlord landlady tenant coach tutor teacher doctor dentist therapist
+""".split())
+
+
+def _someone_of(owner: str, words: Sequence[Token], n: int) -> str | None:
+    """"of:<owner>:<person>" when the word at `n` is a person someone has, the clause's subject
+    ("sister lives", "manager is", "landlord, who ..."); not a word before another noun ("My
+    therapist appointments are ...")."""
+    token, person = words[n], root(words[n].lower)
+    following = words[n + 1] if n + 1 < len(words) else None
+    # A word with keys after it that is no verb makes it a noun's modifier.
+    modifier = following is not None and bool(following.keys) and following.lower not in _STATE_ADVERBS \
+        and not (is_verb(following) or verb_by_shape(words, n + 1) or following.lower.endswith("ly"))
+    return f"of:{owner}:{person}" if person in _PEOPLE_OF and not _possessed(token) and not modifier else None
+
+
+# Adverbs between a subject and its verb: "Priya's daughter now speaks only English".
+_STATE_ADVERBS = frozenset("now currently still also just recently finally already no longer".split())
+
+
 def opening_person(tokens: Sequence[Token]) -> str | None:
     """Whose value a clause gives, when it opens on a person: the person of its pronoun or
     possessive ("I've", "our", "She'll"; after words like "Today" or "Currently"), or a name
@@ -149,10 +176,26 @@ def opening_person(tokens: Sequence[Token]) -> str | None:
     if first.lower in _PERSONS:
         if first.lower in _POSSESSIVES and rest and _possessed(rest[0]):
             return None  # "My son's tuition": the son's, whose person the words do not tell
+        if first.lower in _POSSESSIVES and rest and _someone_of(_PERSONS[first.lower], words, 1):
+            return _someone_of(_PERSONS[first.lower], words, 1)  # "My sister lives in Oslo": hers
         if rest and rest[0].lower in _CHANGE_VERBS and not (len(rest) > 1 and rest[1].kind == "number"):
             return _owner(rest[1:])  # "I moved Tom's flight": Tom's; "We've raised $8,000": ours
         return _PERSONS[first.lower]
-    if first.is_name and rest and (_possessed(first) or (not verb_like_opening(first) and is_verb(rest[0]))):
+    named = 1  # the words of the name that opens it: "Tom Hale's manager"
+    while first.is_name and named < len(words) and words[named].is_name and not _possessed(words[named - 1]):
+        named += 1
+    if first.is_name and _possessed(words[named - 1]) and named < len(words):
+        person = _someone_of(" ".join(key for t in words[:named] for key in t.keys), words, named)
+        if person is not None:
+            return person  # "Ravi's sister lives in Pune": hers
+    if first.is_name and not _possessed(words[named - 1]) and not verb_like_opening(first) and named + 1 < len(words) \
+            and words[named].lower in _CHANGE_VERBS and words[named + 1].kind != "number":
+        # "Dr. Lee moved my therapy sessions": mine, as "I moved ..." would be; "Noemi changed
+        # her weekday alarm": hers, Noemi's.
+        owner = _owner(words[named + 1:])
+        return "name:" + " ".join(first.keys) if owner in ("he", "she", "they") else owner
+    if first.is_name and rest and (_possessed(first) or (not verb_like_opening(first) and named < len(words) and (
+            is_verb(words[named]) or verb_by_shape(words, named)))):
         return "name:" + " ".join(first.keys)
     if verb_like_opening(first) and rest and rest[0].lower in _PERSONS:
         return _PERSONS[rest[0].lower]  # "Gave him 2 mg", "Moved her appointment"
@@ -162,8 +205,10 @@ def opening_person(tokens: Sequence[Token]) -> str | None:
 def _owner(words: Sequence[Token]) -> str | None:
     """The owner a change is made to: the first possessive after the verb ("Tom's flight", "my
     gym membership"), or None."""
-    for token in words[:4]:
+    for n, token in enumerate(words[:4]):
         if token.lower in _POSSESSIVES:
+            if n + 1 < len(words) and _possessed(words[n + 1]) and root(words[n + 1].lower) in _PEOPLE_OF:
+                return f"of:{_PERSONS[token.lower]}:{root(words[n + 1].lower)}"  # "my mother's bill"
             return _PERSONS[token.lower]
         if token.is_name and _possessed(token):
             return "name:" + " ".join(token.keys)
@@ -171,10 +216,10 @@ def _owner(words: Sequence[Token]) -> str | None:
 
 
 def other_persons(older: Sequence[Token], newer: Sequence[Token]) -> bool:
-    """Whether two clauses open on two persons, one of them a pronoun: "He'll drive 2 kids" /
-    "She'll drive 3 kids", "I'm paying $1,450 in rent" / "Tom's rent went up to $1,525". The
-    words cannot tell whose value is whose; "My rent is $1,450" / "I'm now paying $1,525" are one
-    person's."""
+    """Whether two clauses open on two persons, one of them a pronoun or someone a person has:
+    "He'll drive 2 kids" / "She'll drive 3 kids", "I'm paying $1,450 in rent" / "Tom's rent went
+    up to $1,525", "Ravi's sister lives in Pune" / "Ravi lives in Mumbai". The words cannot tell
+    whose value is whose; "My rent is $1,450" / "I'm now paying $1,525" are one person's."""
     mine, theirs = opening_person(older), opening_person(newer)
     return mine is not None and theirs is not None and mine != theirs \
         and not (mine.startswith("name:") and theirs.startswith("name:"))

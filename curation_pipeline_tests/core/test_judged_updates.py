@@ -352,6 +352,11 @@ def test_after_a_pronoun_the_words_find_the_update_offline_and_for_the_judge(old
     ("Today he weighs 82 kg.", "Today she weighs 64 kg."),
     ("Currently he works 40 hours a week.", "Currently she works 32 hours a week."),
     ("Gave him 2 mg of melatonin at bedtime.", "Gave her 3 mg of melatonin at bedtime."),
+    # A fifteenth-round set: someone a person has is another person.
+    ("Ravi's sister lives in Pune.", "Ravi lives in Mumbai."),
+    ("My sister lives in Oslo.", "I live in Bergen."),
+    ("Tom Hale's manager works from Leeds.", "Tom Hale works from York."),
+    ("My Vodafone phone bill is $40 a month.", "Vodafone raised my father's phone bill to $55 a month."),
 ])
 def test_two_persons_are_two_things(older, newer):
     assert compare_versions(older, newer).verdict != UPDATE
@@ -359,8 +364,15 @@ def test_two_persons_are_two_things(older, newer):
 
 
 def test_one_person_said_two_ways_is_one():
-    # Counter-example: "my" and "I'm" are one person's.
+    # Counter-example: "my" and "I'm" are one person's, and so are two clauses on one's sister.
     assert judged_update("My rent is $1,450 a month.", "I'm now paying $1,525 a month in rent.").taken
+    assert judged_update("Ravi's sister lives in Pune.", "Ravi's sister moved to Delhi.").taken
+    assert judged_update("Ravi's manager is Tom Hill.", "Ravi's manager is Dana White.").taken
+    # One who makes a change is no owner: the plan is mine, the alarm Dara's.
+    assert judged_update("My Netflix Premium plan costs $22.99 a month.",
+                         "Netflix raised my Premium plan price to $24.99 a month.").taken
+    assert compare_versions("Dara's weekday alarm is set for 6am.", "Dara changed her weekday alarm to 6:45am.").verdict == UPDATE
+    assert compare_versions("Priya's son speaks Hindi at home.", "Priya's son now speaks only English at home.").verdict == UPDATE
     assert compare_versions("I've got 12 vacation days left.", "I now have 9 vacation days left.").verdict == UPDATE
 
 
