@@ -130,7 +130,7 @@ isn't aren't wasn't weren't hasn't haven't hadn't won't wouldn't can't couldn't 
 
 
 def _possessed(token: Token) -> bool:
-    return token.text.endswith(("'s", "’s"))
+    return token.text.endswith(("'s", "’s", "s'", "s’"))
 
 
 # People someone has: a possessive before one of these opens on another person ("Ravi's sister
@@ -141,19 +141,37 @@ fiancee son sons daughter daughters child children kid kids sister sisters broth
 siblings cousin cousins aunt uncle niece nephew grandmother grandfather grandma grandpa grandparent
 grandparents grandson granddaughter friend friends roommate flatmate housemate colleague coworker
 boss manager neighbour neighbor landlord landlady tenant coach tutor teacher doctor dentist therapist
+nanny babysitter caregiver carer assistant ex
 """.split())
 
 
+def _person_noun(token: Token) -> str | None:
+    """The root of a person someone has, with "step-" and "-in-law" ("mother-in-law")."""
+    word = token.lower.removesuffix("-in-law").removeprefix("ex-")
+    word = word.removeprefix("step-").removeprefix("step") if word.startswith("step") else word
+    return root(word) if root(word) in _PEOPLE_OF else None
+
+
 def _someone_of(owner: str, words: Sequence[Token], n: int) -> str | None:
-    """"of:<owner>:<person>" when the word at `n` is a person someone has, the clause's subject
-    ("sister lives", "manager is", "landlord, who ..."); not a word before another noun ("My
-    therapist appointments are ...")."""
-    token, person = words[n], root(words[n].lower)
+    """"of:<owner>:<person>" when the word at `n` (or the next, after one word that says which:
+    "older sister", "business partner") is a person someone has, the clause's subject ("sister
+    lives", "manager is", "landlord, who ...", "dad's phone number", "sister Meera lives"); not a
+    word before another noun ("My therapist appointments are ...")."""
+    if _person_noun(words[n]) is None and n + 1 < len(words) and not words[n].is_name \
+            and not _possessed(words[n]) and _person_noun(words[n + 1]) is not None:
+        n += 1  # "Ravi's older sister", "Nora's business partner"
+    token, person = words[n], _person_noun(words[n])
+    if person is None:
+        return None
+    if _possessed(token):
+        return f"of:{owner}:{person}"  # "Ana's dad's phone number": her dad's
     following = words[n + 1] if n + 1 < len(words) else None
-    # A word with keys after it that is no verb makes it a noun's modifier.
+    # A word with keys after it that is no verb (a present in -s, a past in -ed) nor a name makes
+    # it a noun's modifier.
     modifier = following is not None and bool(following.keys) and following.lower not in _STATE_ADVERBS \
-        and not (is_verb(following) or verb_by_shape(words, n + 1) or following.lower.endswith("ly"))
-    return f"of:{owner}:{person}" if person in _PEOPLE_OF and not _possessed(token) and not modifier else None
+        and not (is_verb(following) or verb_by_shape(words, n + 1) or following.is_name
+                 or following.lower.endswith("ly") or len(following.lower) > 4 and following.lower.endswith("ed"))
+    return None if modifier else f"of:{owner}:{person}"
 
 
 # Adverbs between a subject and its verb: "Priya's daughter now speaks only English".
@@ -174,10 +192,11 @@ def opening_person(tokens: Sequence[Token]) -> str | None:
         return None
     first, rest = words[0], words[1:]
     if first.lower in _PERSONS:
-        if first.lower in _POSSESSIVES and rest and _possessed(rest[0]):
-            return None  # "My son's tuition": the son's, whose person the words do not tell
         if first.lower in _POSSESSIVES and rest and _someone_of(_PERSONS[first.lower], words, 1):
-            return _someone_of(_PERSONS[first.lower], words, 1)  # "My sister lives in Oslo": hers
+            # "My sister lives in Oslo": hers; "My mother's internet bill": my mother's.
+            return _someone_of(_PERSONS[first.lower], words, 1)
+        if first.lower in _POSSESSIVES and rest and _possessed(rest[0]):
+            return None  # "My Spotify's ...": whose, the words do not tell
         if rest and rest[0].lower in _CHANGE_VERBS and not (len(rest) > 1 and rest[1].kind == "number"):
             return _owner(rest[1:])  # "I moved Tom's flight": Tom's; "We've raised $8,000": ours
         return _PERSONS[first.lower]
@@ -194,7 +213,7 @@ def opening_person(tokens: Sequence[Token]) -> str | None:
         # her weekday alarm": hers, Noemi's.
         owner = _owner(words[named + 1:])
         return "name:" + " ".join(first.keys) if owner in ("he", "she", "they") else owner
-    if first.is_name and rest and (_possessed(first) or (not verb_like_opening(first) and named < len(words) and (
+    if first.is_name and rest and (_possessed(words[named - 1]) or (not verb_like_opening(first) and named < len(words) and (
             is_verb(words[named]) or verb_by_shape(words, named)))):
         return "name:" + " ".join(first.keys)
     if verb_like_opening(first) and rest and rest[0].lower in _PERSONS:
@@ -221,8 +240,11 @@ def other_persons(older: Sequence[Token], newer: Sequence[Token]) -> bool:
     up to $1,525", "Ravi's sister lives in Pune" / "Ravi lives in Mumbai". The words cannot tell
     whose value is whose; "My rent is $1,450" / "I'm now paying $1,525" are one person's."""
     mine, theirs = opening_person(older), opening_person(newer)
-    return mine is not None and theirs is not None and mine != theirs \
-        and not (mine.startswith("name:") and theirs.startswith("name:"))
+    if mine is None or theirs is None or mine == theirs:
+        return False
+    if any(one.startswith("of:") and other in ("he", "she") for one, other in ((mine, theirs), (theirs, mine))):
+        return False  # "My son's tuition" / "His tuition ...": he may be the son
+    return not (mine.startswith("name:") and theirs.startswith("name:"))
 
 
 def own_subject(tokens: Sequence[Token]) -> frozenset[str]:

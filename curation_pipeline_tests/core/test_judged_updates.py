@@ -357,6 +357,12 @@ def test_after_a_pronoun_the_words_find_the_update_offline_and_for_the_judge(old
     ("My sister lives in Oslo.", "I live in Bergen."),
     ("Tom Hale's manager works from Leeds.", "Tom Hale works from York."),
     ("My Vodafone phone bill is $40 a month.", "Vodafone raised my father's phone bill to $55 a month."),
+    # A second review's: a person's relative's value, an in-law, a word that says which relative.
+    ("Ines Ruiz's phone number is 555-0101.", "Ines Ruiz's dad's phone number is 555-0177."),
+    ("My gas bill is $50 a month.", "My mother's gas bill is $80 a month."),
+    ("Oskar lives in Dublin.", "Oskar's mother-in-law lives in Cork."),
+    ("Ravi lives in Mumbai.", "Ravi's older sister Meera lives in Pune."),
+    ("Nora Berg works from Berlin.", "Nora Berg's business partner works from Vienna."),
 ])
 def test_two_persons_are_two_things(older, newer):
     assert compare_versions(older, newer).verdict != UPDATE
@@ -373,6 +379,9 @@ def test_one_person_said_two_ways_is_one():
                          "Netflix raised my Premium plan price to $24.99 a month.").taken
     assert compare_versions("Dara's weekday alarm is set for 6am.", "Dara changed her weekday alarm to 6:45am.").verdict == UPDATE
     assert compare_versions("Priya's son speaks Hindi at home.", "Priya's son now speaks only English at home.").verdict == UPDATE
+    assert compare_versions("My brother-in-law lives in Perth.", "My brother-in-law relocated to Brisbane.").verdict == UPDATE
+    # A relative's noun before another noun names what is mine: "My therapist appointments".
+    assert judged_update("My therapist appointments are on Mondays at 4 PM.", "My therapist appointments are on Mondays at 5 PM.").taken
     assert compare_versions("I've got 12 vacation days left.", "I now have 9 vacation days left.").verdict == UPDATE
 
 
