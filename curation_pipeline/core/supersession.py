@@ -599,8 +599,7 @@ def scoped(old: Piece, new: Piece) -> bool:
     "The support line closes at 9pm during Black Friday week" leaves "closes at 6pm" the rule,
     "The Kelvin Museum opens at 9am on Saturdays" leaves "opens at 10am" the other days', and
     "Bumped Node to 20 in the Ashby docs site only" the repository's Node 18."""
-    older_tokens = _sentence_tokens(old.context or old.text)
-    said = {key for t in older_tokens for key in t.keys}
+    said = {key for t in _sentence_tokens(old.context or old.text) for key in t.keys}
     tokens = _sentence_tokens(new.context or new.text)  # "during ..." may be a clause of its own
     words = [t for t in tokens if t.kind != "punct"]
     # "... in the Ashby docs site only": a value for part of what the older clause speaks of.
