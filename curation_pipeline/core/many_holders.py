@@ -53,6 +53,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from curation_pipeline.core.sentence_tokens import Token, root
+from curation_pipeline.core.subjects import MONTH_WORDS, WEEKDAYS
 
 # Relatives and company a person has several of. Parents and spouses are left out: "The mother
 # of Leo is Ellen" / "... is Joan" is one value for another.
@@ -108,8 +109,7 @@ office offices branch branches store stores shop shops warehouse warehouses fact
 plants campus campuses studio studios restaurant restaurants location locations site sites hub hubs
 house houses home homes flat flats apartment apartments cabin cabins clinic clinics
 """.split())
-_CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february march
-april may june july august september october november december""".split())
+_CALENDAR = WEEKDAYS | MONTH_WORDS
 
 
 def _of_many_values(words: Sequence[Token], n: int, previous: str, after: str) -> bool:

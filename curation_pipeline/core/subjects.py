@@ -331,6 +331,7 @@ def _counts_a_noun(tokens: Sequence[Token], n: int) -> bool:
 # Month names: a number after one is a day of a date.
 MONTH_WORDS = frozenset("""january february march april may june july august september october november
 december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
 # Nouns of records that are numbered because there are many of them: the code after one names
 # the record. Places (floor, room), versions and sizes are left out: a new one is a new value.

@@ -71,6 +71,7 @@ from curation_pipeline.core.sentence_tokens import root, tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import (
     MONTH_WORDS,
+    WEEKDAYS,
     is_verb,
     naming_numbers,
     numbered_in_name,
@@ -628,8 +629,7 @@ def _part_of_the_time(old: Piece, new: Piece) -> bool:
     return all(t.lower in older for t in rest if t.text.isalpha() and not t.is_name)
 
 
-_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
-_PARTS_OF_A_WEEK = frozenset({"weekends", "weekdays"} | {f"{day}s" for day in _WEEKDAYS})
+_PARTS_OF_A_WEEK = frozenset({"weekends", "weekdays"} | {f"{day}s" for day in WEEKDAYS})
 # Of a thing that happens once in so many weeks, the day is part of when it is: "The weekly 1:1
 # is at 10am" / "... at 2pm on Thursdays".
 _WEEKLY = frozenset("weekly fortnightly biweekly week".split())
@@ -640,7 +640,7 @@ def _some_days(words, older: set[str]) -> range | None:
     when the older clause names no day and nothing weekly (the rest of the week it still holds).
     Days the older clause names too are the value: "works from the office on Mondays" / "... on
     Tuesdays"."""
-    if older & (_WEEKDAYS | _PARTS_OF_A_WEEK | _WEEKLY | {"weekend", "weekday"}):
+    if older & (WEEKDAYS | _PARTS_OF_A_WEEK | _WEEKLY | {"weekend", "weekday"}):
         return None
     return next((range(n, n + 2) for n, (word, following) in enumerate(zip(words, words[1:]))
                  if word.lower in ("on", "at") and following.lower in _PARTS_OF_A_WEEK), None)
