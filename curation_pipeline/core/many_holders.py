@@ -40,7 +40,10 @@ A closed vocabulary, each entry with a test and a counter-example
 - **a river's course**: "flows through Zagreb" (not "flows into the Danube", its one mouth);
 - **one place of several**: "has an office in Leeds", "has offices in Paris and Madrid", "has a
   branch in Fenwick", of a closed list of places (not "has its headquarters in Leeds", "has a
-  seat in row 12").
+  seat in row 12");
+- **instruments played**: "plays the cello", of a closed list of instruments (not "plays the
+  role of Hamlet", "plays the position of forward");
+- **allergies**: "is allergic to peanuts".
 
 And whatever the relation, a newer clause that says it adds one ("also", "too" at its end, "as
 well", "in addition", "additionally": "Kofi Mensah also speaks French") keeps the older value
@@ -110,6 +113,11 @@ plants campus campuses studio studios restaurant restaurants location locations 
 house houses home homes flat flats apartment apartments cabin cabins clinic clinics
 """.split())
 _CALENDAR = WEEKDAYS | MONTH_WORDS
+# Instruments one may play several of.
+_INSTRUMENTS = frozenset("""
+piano guitar bass violin viola cello drums flute clarinet saxophone sax trumpet trombone tuba harp
+ukulele banjo mandolin oboe bassoon accordion organ keyboard keyboards harmonica recorder
+""".split())
 
 
 def _of_many_values(words: Sequence[Token], n: int, previous: str, after: str) -> bool:
@@ -131,6 +139,10 @@ def _of_many_values(words: Sequence[Token], n: int, previous: str, after: str) -
     if word == "flows" and after == "through" and n + 2 < len(words) and words[n + 2].is_name:
         return True  # "The Sava flows through Zagreb"; not "flows into the Danube", "All
         # payments flow through Stripe"
+    if word in ("plays", "play") and after == "the" and n + 2 < len(words) and words[n + 2].lower in _INSTRUMENTS:
+        return True  # "Maya plays the guitar"; not "plays the role of Hamlet"
+    if word == "allergic" and after == "to":
+        return True  # "Alice is allergic to peanuts"
     # "has an office in Leeds", "has offices in Paris and Madrid": one place of several; not "has
     # its headquarters in Leeds", "has a seat in row 12", "has a budget in the range of $50k".
     if previous in _HAS and word in ("a", "an") and n + 2 < len(words):

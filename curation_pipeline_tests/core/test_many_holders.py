@@ -54,6 +54,9 @@ from curation_pipeline.core.supersession import LOOK_ALIKE, UPDATE, compare_vers
     # one place of several: an indefinite article
     ("an office in", "Brightwave has an office in Leeds.", "Brightwave has its headquarters in Leeds."),
     ("a branch in", "Kettle Bank has a branch in Fenwick.", "Kettle Bank has the largest branch in Fenwick."),
+    # instruments and allergies
+    ("an instrument played", "Maya Lund plays the cello.", "Maya Lund plays the role of Hamlet."),
+    ("an allergy", "Alice Moreau is allergic to peanuts.", "Alice Moreau is afraid of spiders."),
 ])
 def test_each_entry_and_its_counter_example(entry, holds, counter):
     assert holds_many(tokenize(holds)), entry
@@ -74,6 +77,8 @@ def test_each_entry_and_its_counter_example(entry, holds, counter):
     ("Veltra is listed on the London Stock Exchange.", "Veltra is listed on the Frankfurt Stock Exchange."),
     ("The Sava flows through Zagreb.", "The Sava flows through Belgrade."),
     ("Brightwave has an office in Leeds.", "Brightwave has an office in Bristol."),
+    ("Maya Lund plays the cello.", "Maya Lund plays the piano."),
+    ("Alice Moreau is allergic to peanuts.", "Alice Moreau is allergic to penicillin."),
 ])
 def test_one_more_of_many_is_linked_never_superseded(older, newer):
     # Before, each read offline as one value for another, and a judge's "update" was taken:
