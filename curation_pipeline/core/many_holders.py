@@ -56,7 +56,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from curation_pipeline.core.sentence_tokens import Token, root
-from curation_pipeline.core.subjects import MONTH_WORDS, WEEKDAYS
+from curation_pipeline.core.subjects import MONTH_WORDS, WEEKDAYS, kin_root
 
 # Relatives and company a person has several of. Parents and spouses are left out: "The mother
 # of Leo is Ellen" / "... is Joan" is one value for another.
@@ -184,9 +184,7 @@ def says_one_more(tokens: Sequence[Token]) -> bool:
 def _relative(token: Token) -> bool:
     """A relative or companion of whom one has several, with "step-" and "-in-law" ("stepbrother",
     "brother-in-law")."""
-    word = token.lower.removesuffix("-in-law")
-    word = word.removeprefix("step-").removeprefix("step") if word.startswith("step") else word
-    return root(word) in _MANY
+    return kin_root(token.lower) in _MANY
 
 
 def _says_who(words: Sequence[Token], n: int) -> bool:

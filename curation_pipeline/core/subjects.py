@@ -145,11 +145,17 @@ nanny babysitter caregiver carer assistant ex
 """.split())
 
 
+def kin_root(word: str) -> str:
+    """The root of a relative's word without "step-" and "-in-law" ("stepbrother",
+    "mother-in-law": "brother", "mother")."""
+    word = word.removesuffix("-in-law")
+    return root(word.removeprefix("step-").removeprefix("step") if word.startswith("step") else word)
+
+
 def _person_noun(token: Token) -> str | None:
-    """The root of a person someone has, with "step-" and "-in-law" ("mother-in-law")."""
-    word = token.lower.removesuffix("-in-law").removeprefix("ex-")
-    word = word.removeprefix("step-").removeprefix("step") if word.startswith("step") else word
-    return root(word) if root(word) in _PEOPLE_OF else None
+    """The root of a person someone has, with "step-", "-in-law" and "ex-" ("mother-in-law")."""
+    person = kin_root(token.lower.removeprefix("ex-"))
+    return person if person in _PEOPLE_OF else None
 
 
 def _someone_of(owner: str, words: Sequence[Token], n: int) -> str | None:
