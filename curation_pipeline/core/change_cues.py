@@ -70,7 +70,7 @@ extended increased increase decreased decrease raised lowered reduced cut adjust
 bumped grown grew grow rose risen dropped fell fallen renamed promoted upgraded downgraded
 relocated migrated transferred expanded improved climbed revised amended
 upped trimmed slashed boosted capped hiked rebooked resized shortened lengthened doubled halved
-tripled moves
+tripled moves optimized tuned
 """.split())
 # "is down to 41 open issues", "is up to 8 paying customers", "Got the bundle down to 310KB":
 # a count or measure that fell or rose to a number. Only after a form of "be", "now" or a verb
@@ -280,7 +280,8 @@ def change_statement(tokens: Sequence[Token]) -> ChangeStatement | None:
     "an" is an adjective (`adjective_use`), no change verb."""
     words = _words(tokens)
     for n, word in enumerate(words):
-        if word in CHANGE_VERBS and not adjective_use(tokens, n) and not _not_done(words, n):
+        if (word in CHANGE_VERBS or _a_participle(words, n)) and not adjective_use(tokens, n) \
+                and not _not_done(words, n):
             to = next((m for m in range(n + 1, min(len(words), n + 1 + _TO_REACH)) if words[m] in _TO_WORDS), None)
             if to is None and n + 1 < len(words) and (words[n + 1] in _OWNED or _a_name(tokens[n + 1])):
                 to = _to_after_owned_phrase(tokens, n + 1)
@@ -310,8 +311,44 @@ def _not_done(words: Sequence[str], n: int) -> bool:
     """Whether the change verb at `n` is asked for, planned, possible or denied: after "to", a
     modal ("will", "we'll", "they'd"), or a negation ("was not extended", "Haven't lowered")."""
     before = words[max(0, n - 2):n]
-    return (n > 0 and (words[n - 1] in _NOT_DONE or words[n - 1].endswith(("'ll", "'d")))) \
+    m = n - 1
+    while m > 0 and words[m] in _AUXILIARIES:
+        m -= 1  # "may be pushed back to", "will likely be moved to", "to be raised to"
+    return n > 0 and (words[m] in _NOT_DONE or words[m].endswith(("'ll", "'d"))) \
         or any(word in ("not", "never") or word.endswith("n't") for word in before)
+
+
+# Between a modal and its change verb: "may be pushed back", "will have been moved", "could
+# also get cut". ("has been moved" is done: "has" is no modal.)
+_AUXILIARIES = frozenset("be been get have also likely probably possibly soon then further".split())
+
+
+# Words that say a value may hold, not that it does: "The appointment might be on March 27".
+# ("may" only before a verb: "in May" is a month.)
+_MAYBE = frozenset("might could maybe perhaps possibly".split())
+_AFTER_MAY = frozenset("be have not also get need want change move".split())
+
+
+def hedged(tokens: Sequence[Token]) -> bool:
+    """Whether a clause says its value may hold, or will hold once a change not yet made is
+    made: "The appointment might be moved to March 27", "may be pushed back to", "will be moved
+    to", "could be on Friday". Such a value replaces nothing yet."""
+    words = _words(tokens)
+    if any(word in _MAYBE or word == "may" and words[n + 1:n + 2] and words[n + 1] in _AFTER_MAY
+           for n, word in enumerate(words)):
+        return True
+    return any(word in CHANGE_VERBS and not adjective_use(tokens, n) and _not_done(words, n)
+               and not any(w in ("not", "never") or w.endswith("n't") for w in words[max(0, n - 2):n])
+               for n, word in enumerate(words))
+
+
+def _a_participle(words: Sequence[str], n: int) -> bool:
+    """A change verb in -ing opening a clause that tells what an event did, after a comma
+    ("received a raise, increasing my annual salary to $80,000"; "Added Redis caching, reducing
+    p95 latency to 120ms"), or opening a clause cut there (clauses.py cuts at that comma). Not
+    after a verb ("considering increasing my budget to $800": a plan), nor a gerund that is the
+    subject of its sentence: supersession.py reads it only in a clause that does not open one."""
+    return words[n].endswith("ing") and _changes(words[n]) and (n == 0 or words[n - 1] == ",")
 
 
 def _brought_there(words: Sequence[str], n: int) -> bool:
@@ -342,6 +379,8 @@ def _to_after_owned_phrase(tokens: Sequence[Token], start: int) -> int | None:
             return m
         if _a_name(token):
             continue
+        if token.lower in _OF_WHICH and m > start + 1:
+            continue  # "my capital allocation for real estate investing": supersession.py finds each word said
         if token.kind != "word" or _is_value(token) or token.lower in _PHRASE_BREAKS \
                 or token.text.endswith(("'s", "’s")):
             return None  # "raised my son's weekly allowance to ...": whose allowance is the question
@@ -355,6 +394,9 @@ def _a_name(token: Token) -> bool:
 
 
 _PHRASE_BREAKS = frozenset("with for of from into onto about at in on by and or but".split())
+# Inside an owner's phrase, after its noun: which of them ("my savings goal for the car"). Every
+# word after it must be in the older sentence (supersession.py), or it is another thing.
+_OF_WHICH = frozenset({"for", "of"})
 
 
 # Words that end what a cue sets: an adverbial after the new value ("by May 13", "after review"),

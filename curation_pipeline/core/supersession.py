@@ -55,6 +55,7 @@ from curation_pipeline.core.change_cues import (
     as_compared,
     change_amounts,
     change_statement,
+    hedged,
     move_statement,
     old_value_range,
     once_only_event,
@@ -580,8 +581,9 @@ def _sentence_tokens(sentence: str) -> tuple:
 
 def unasserted(piece: Piece) -> bool:
     """Whether a clause states no value as holding: its sentence asks ("Should we move the
-    freeze to 3pm?") or is a condition ("If the Berlin folks join, we'll move standup to 8am")."""
-    if _asks(piece):
+    freeze to 3pm?") or is a condition ("If the Berlin folks join, we'll move standup to 8am"),
+    or the clause hedges it ("might be moved to March 27", "will be moved to": change_cues.hedged)."""
+    if _asks(piece) or hedged(piece.tokens):
         return True
     words = [t.lower for t in _sentence_tokens(piece.context or piece.text) if t.kind != "punct"]
     return bool(words) and words[0] in ("if", "unless") or "if" in words
@@ -857,6 +859,8 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     statement = change_statement(new.tokens)
     if statement is None or _a_goal(old.tokens, new.tokens):
         return None
+    if new.first == 0 and statement.cue_at == 0 and statement.cue.casefold().endswith("ing"):
+        return None  # "Increasing my budget to $800 would help": a gerund, the subject of a sentence
     before = new.tokens[:statement.cue_at]
     named = values_of(before, new.first == 0)
     old_sentence = tokenize(old.context or old.text)
@@ -881,12 +885,25 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     # talk slot to 25 minutes" is of "My PyCon talk slot"; "Riverstone Bank moved its
     # headquarters to Lyon" names no attribute of "a 31% discount for Riverstone Bank".
     object_words = []
-    for token in new.tokens[statement.cue_at + 1:statement.values_from - 1]:
+    for n, token in enumerate(new.tokens[statement.cue_at + 1:statement.values_from - 1]):
         if token.lower in ("from", "to"):
             break  # "switched from Spanish to Japanese": no object, the old value
+        if n == 0 and token.lower in _PARTICLES:
+            continue  # "was moved up to March 18", "pushed back to May 3": part of the verb
         if token.kind == "word" and token.keys:
             object_words.append(token)
     changed_object = frozenset(key for t in object_words for key in t.keys)
+    if _participle(new, statement) and not (changed_object <= sentence_keys
+                                            and not _its_thing_unsaid(new, statement, sentence_keys)):
+        # A clause in -ing has no subject of its own: every word of what it changed is in the
+        # older sentence. "Joined a cycling club, increasing my weekly riding distance to 60
+        # miles" is not "I run 20 miles a week"; "Added caching to the search API, reducing its
+        # p95 latency to ..." changes the search API's.
+        return None
+    of_which = next((n for n, t in enumerate(new.tokens[statement.cue_at + 2:statement.values_from - 1], statement.cue_at + 2)
+                     if t.lower in ("for", "of")), None)
+    if of_which is not None and not {key for t in new.tokens[of_which:statement.values_from - 1] for key in t.keys} <= sentence_keys:
+        return None  # "raised my savings goal for the car to $5,000" is of no goal for the house
     # Every word of it, and a plain noun among them: "cut the lightning talk slots to 5 minutes"
     # is not of "My talk slot".
     doer = statement.cue.casefold() in CHANGE_VERBS and any(t.keys for t in before) \
@@ -997,6 +1014,32 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
 # Words that say what kind of thing the name after them is ("Project Falcon", "Team Nova"):
 # the name said alone ("Falcon's API p95 latency") says them too.
 _NAME_HEADS = frozenset({"project", "team", "app", "operation", "program", "programme", "initiative"})
+
+
+def _participle(new: Piece, statement) -> bool:
+    """Whether the change is said by a clause in -ing that follows another: "..., increasing my
+    annual salary to $80,000" (change_cues._a_participle), in this piece or before it."""
+    return statement.cue.casefold().endswith("ing") and (statement.cue_at > 0 or new.first > 0)
+
+
+def _its_thing_unsaid(new: Piece, statement, sentence_keys: set[str]) -> bool:
+    """Whether a clause in -ing that tells what an event did says "its" or "their" of a thing
+    the clause before it names last, and the older sentence does not say that thing: "Added
+    Redis caching to the search API, reducing its p95 latency to 120ms" changes the search API's
+    latency, not the checkout API's."""
+    if not any(t.lower in ("its", "their") for t in new.tokens[1:statement.values_from]):
+        return False
+    if statement.cue_at > 0:
+        before = new.tokens[:statement.cue_at]
+    else:
+        context = new.context or new.text
+        before = tokenize(context[:context.find(new.text)] if new.text in context else "")
+    words = [t for t in before if t.kind != "punct"]
+    n = len(words)
+    while n > 0 and words[n - 1].lower not in _NP_ENDS and words[n - 1].lower not in _DETERMINERS:
+        n -= 1
+    thing = {key for t in words[n:] for key in t.keys}
+    return bool(thing) and not thing <= sentence_keys
 
 
 def said_keys(tokens, older_tokens=()) -> set[str]:
@@ -1188,6 +1231,13 @@ def _after_attribute(tokens, key: str, attribute: frozenset[str], reach: int = 3
 _DETERMINERS = frozenset("the a an my our your his her their its this that these those".split())
 _PERSONS = frozenset("i we you he she they".split())
 _NP_ENDS = frozenset("with for of in on at to from by into about after before during under over".split())
+# Adverbs that end an attribute's noun phrase: "The appointment originally scheduled for ...".
+_ADVERBS = frozenset("""originally initially previously currently recently already just now also further
+still finally eventually officially temporarily""".split())
+# Right after a change verb, a word of the verb: "moved up to", "pushed back to", "scaled down to".
+_PARTICLES = frozenset("up down back forward ahead out".split())
+# Words that open another phrase after a count's noun: a participle after them is no state of it.
+_PHRASE_OPENERS = _NP_ENDS | frozenset("while when since because until".split())
 
 
 def _attribute_head(tokens) -> frozenset[str]:
@@ -1255,7 +1305,8 @@ def _attribute_phrase(tokens) -> tuple:
     while n < len(words) and words[n].lower in _DETERMINERS:
         n += 1
     phrase = []
-    while n < len(words) and words[n].lower not in _NP_ENDS and not is_verb(words[n]) \
+    while n < len(words) and words[n].lower not in _NP_ENDS and words[n].lower not in _ADVERBS \
+            and not is_verb(words[n]) \
             and not (phrase and words[n].kind == "word" and words[n].lower.endswith(("ed", "ing")) and not words[n].is_name):
         phrase.append(words[n])
         n += 1
@@ -1288,8 +1339,8 @@ def _state_of_count(tokens, key: str) -> frozenset[str]:
             continue
         for m in range(n + 1, min(len(tokens), n + 5)):
             following = tokens[m]
-            if following.kind != "word" or following.is_name:
-                return frozenset()
+            if following.kind != "word" or following.is_name or following.lower in _PHRASE_OPENERS:
+                return frozenset()  # "$1,250 max budget after reviewing prices": what was done, then
             if following.lower.endswith(("ed", "ing")) and len(following.lower) > 4:
                 after = tokens[m + 1] if m + 1 < len(tokens) else None
                 if after is not None and (after.kind == "number" or after.is_name or after.lower in _DETERMINERS):
