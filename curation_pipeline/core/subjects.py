@@ -171,6 +171,15 @@ def _someone_of(owner: str, words: Sequence[Token], n: int) -> str | None:
         return None
     if _possessed(token):
         return f"of:{owner}:{person}"  # "Ana's dad's phone number": her dad's
+    verb = n + 1
+    while verb < len(words) and words[verb].lower in _STATE_ADVERBS:
+        verb += 1
+    if verb + 1 < len(words) and words[verb].lower in _CHANGE_VERBS and words[verb + 1].kind != "number":
+        # "My doctor increased my lisinopril to 20 mg": mine, as "Dr. Lee moved my therapy
+        # sessions" is; "My sister raised her rent": hers; "My sister moved to Bergen": hers.
+        changed_for = _owner(words[verb + 1:])
+        if changed_for is not None:
+            return f"of:{owner}:{person}" if changed_for in ("he", "she", "they") else changed_for
     following = words[n + 1] if n + 1 < len(words) else None
     # A word with keys after it that is no verb (a present in -s, a past in -ed) nor a name makes
     # it a noun's modifier.

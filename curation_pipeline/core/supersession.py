@@ -881,17 +881,7 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
     # the names in it are checked above. ("Building 4 is closed" has one.)
     own_action = new.first == 0 and not new.tokens[0].lower.endswith("ing") and verb_like_opening(new.tokens[0])
     subject = frozenset() if own_action else _subject_besides_values(new)
-    # Who made the change, when its object names the older attribute: "PyCon organizers cut my
-    # talk slot to 25 minutes" is of "My PyCon talk slot"; "Riverstone Bank moved its
-    # headquarters to Lyon" names no attribute of "a 31% discount for Riverstone Bank".
-    object_words = []
-    for n, token in enumerate(new.tokens[statement.cue_at + 1:statement.values_from - 1]):
-        if token.lower in ("from", "to"):
-            break  # "switched from Spanish to Japanese": no object, the old value
-        if n == 0 and token.lower in _PARTICLES:
-            continue  # "was moved up to March 18", "pushed back to May 3": part of the verb
-        if token.kind == "word" and token.keys:
-            object_words.append(token)
+    object_words = _object_words(new, statement)
     changed_object = frozenset(key for t in object_words for key in t.keys)
     if _participle(new, statement) and not (changed_object <= sentence_keys
                                             and not _its_thing_unsaid(new, statement, sentence_keys)):
@@ -904,10 +894,7 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
                      if t.lower in ("for", "of")), None)
     if of_which is not None and not {key for t in new.tokens[of_which:statement.values_from - 1] for key in t.keys} <= sentence_keys:
         return None  # "raised my savings goal for the car to $5,000" is of no goal for the house
-    # Every word of it, and a plain noun among them: "cut the lightning talk slots to 5 minutes"
-    # is not of "My talk slot".
-    doer = statement.cue.casefold() in CHANGE_VERBS and any(t.keys for t in before) \
-        and any(not t.is_name for t in object_words) and changed_object <= sentence_keys
+    doer = _doer_of_change(new, statement, sentence_keys)
     if subject and not subject & sentence_keys and not doer:
         return None  # "The guest list has grown to 28 attendees" is no funeral's 50 attendees
     old_values = values_of(old.tokens, old.first == 0)
@@ -1016,6 +1003,35 @@ def _event_update(old: Piece, new: Piece) -> ClauseUpdate | None:
 _NAME_HEADS = frozenset({"project", "team", "app", "operation", "program", "programme", "initiative"})
 
 
+# Change verbs said as done: "Draft policy: increase the minimum length to 12" proposes.
+_DONE_CHANGES = frozenset(verb for verb in CHANGE_VERBS if verb.endswith("ed")) | {"cut", "grew", "rose", "fell"}
+
+
+def _object_words(new: Piece, statement) -> list:
+    """The words of a change verb's object, up to "to" or "from" (tokens with keys)."""
+    words = []
+    for n, token in enumerate(new.tokens[statement.cue_at + 1:statement.values_from - 1]):
+        if token.lower in ("from", "to"):
+            break  # "switched from Spanish to Japanese": no object, the old value
+        if n == 0 and token.lower in _PARTICLES:
+            continue  # "was moved up to March 18", "pushed back to May 3": part of the verb
+        if token.kind == "word" and token.keys:
+            words.append(token)
+    return words
+
+
+def _doer_of_change(new: Piece, statement, sentence_keys: set[str]) -> bool:
+    """Whether the words before a change verb name who made the change, and its object names the
+    older attribute: "PyCon organizers cut my talk slot to 25 minutes" is of "My PyCon talk
+    slot", "My doctor increased my lisinopril to 20 mg" of "My lisinopril dose is 10 mg";
+    "Riverstone Bank moved its headquarters to Lyon" names no attribute of "a 31% discount for
+    Riverstone Bank". Every word of the object is the older sentence's, and a plain noun among
+    them: "cut the lightning talk slots to 5 minutes" is not of "My talk slot"."""
+    object_words = _object_words(new, statement)
+    return statement.cue.casefold() in CHANGE_VERBS and any(t.keys for t in new.tokens[:statement.cue_at]) \
+        and any(not t.is_name for t in object_words) and {key for t in object_words for key in t.keys} <= sentence_keys
+
+
 def _participle(new: Piece, statement) -> bool:
     """Whether the change is said by a clause in -ing that follows another: "..., increasing my
     annual salary to $80,000" (change_cues._a_participle), in this piece or before it."""
@@ -1102,9 +1118,16 @@ def names_another_subject(old: Piece, new: Piece) -> bool:
     """Whether the newer clause names a subject of its own, besides its values, none of whose
     words the older sentence says: "The guest list has grown to 28 attendees" is not of a
     funeral "with 50 attendees"; "The hotel rate ... was adjusted" is of "Booked hotel rooms
-    ..."; in "Tom Ridley is the new office manager" the subject is the new value."""
+    ..."; in "Tom Ridley is the new office manager" the subject is the new value. Who made a
+    change is no subject of it (`_doer_of_change`)."""
     subject = _subject_besides_values(new)
-    return bool(subject) and not subject & {key for t in tokenize(old.context or old.text) for key in t.keys}
+    if not subject:
+        return False
+    sentence_keys = {key for t in tokenize(old.context or old.text) for key in t.keys}
+    statement = change_statement(new.tokens)
+    if statement is not None and statement.cue.casefold() in _DONE_CHANGES and _doer_of_change(new, statement, sentence_keys):
+        return False  # "The landlord raised my rent to ...": who changed it, not what changed
+    return not subject & sentence_keys
 
 
 def _subject_besides_values(piece: Piece) -> frozenset[str]:

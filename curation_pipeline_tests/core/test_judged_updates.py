@@ -184,6 +184,10 @@ def test_an_older_statement_the_newer_memory_does_not_say_is_carried_into_it(old
     # A condition states no value as holding (taken once "$160/month" said the older "monthly").
     ("The monthly fee for the Brora storage unit is $140.",
      "Brora Storage said they would raise the fee to $160/month if we upsize.", "no change"),
+    # A value that may hold, or will once a change is made, replaces nothing yet (the judge's
+    # "update" was taken for "I might scale back my 401(k) contribution to 6%").
+    ("The dentist appointment is on March 20.", "The dentist appointment might be moved to March 27.", "no change"),
+    ("The dentist appointment is on March 20.", "The dentist appointment will be moved to March 27.", "no change"),
 ])
 def test_a_judges_update_the_texts_do_not_bear_out_is_refused(older, newer, why):
     taken = judged_update(older, newer)
@@ -380,6 +384,7 @@ def test_one_person_said_two_ways_is_one():
     assert compare_versions("Dara's weekday alarm is set for 6am.", "Dara changed her weekday alarm to 6:45am.").verdict == UPDATE
     assert compare_versions("Priya's son speaks Hindi at home.", "Priya's son now speaks only English at home.").verdict == UPDATE
     assert compare_versions("My brother-in-law lives in Perth.", "My brother-in-law relocated to Brisbane.").verdict == UPDATE
+    assert compare_versions("My sister lives in Oslo.", "My sister moved to Bergen in the spring.").verdict == UPDATE
     # A relative's noun before another noun names what is mine: "My therapist appointments".
     assert judged_update("My therapist appointments are on Mondays at 4 PM.", "My therapist appointments are on Mondays at 5 PM.").taken
     assert compare_versions("I've got 12 vacation days left.", "I now have 9 vacation days left.").verdict == UPDATE
@@ -391,10 +396,27 @@ def test_one_person_said_two_ways_is_one():
     ("Tom's flight to Denver is on Friday.", "I moved Tom's flight to Denver to Saturday."),
     ("Our grocery budget is $600 a month.", "I raised the grocery budget to $700 a month."),
     ("My gym membership is $40 a month.", "They raised my gym membership to $45 a month."),
+    # The sixteenth round's second review: someone a person has who makes the change, and one
+    # the clause names by the noun alone ("The landlord"), were another subject for the judge.
+    ("My lisinopril dose is 10 mg once daily.", "My doctor increased my lisinopril to 20 mg once daily."),
+    ("My monthly rent is $1,450.", "The landlord raised my rent to $1,525 a month."),
 ])
 def test_one_who_makes_a_change_is_no_other_owner(older, newer):
     assert compare_versions(older, newer).verdict == UPDATE
     assert judged_update(older, newer).taken
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Counter-examples: what the one who made it changed is another thing; a change proposed,
+    # not made; someone a person has whose own value changed.
+    ("My monthly rent is $1,450.", "The landlord raised the parking fee to $90 a month."),
+    ("Minimum password length in the Halberd app is 8 characters.",
+     "Draft policy: increase Halberd minimum password length to 12 characters."),
+    ("I live in Oslo.", "My sister moved to Bergen in the spring."),
+])
+def test_one_who_makes_a_change_gives_no_value_of_another_thing(older, newer):
+    assert compare_versions(older, newer).verdict != UPDATE
+    assert not judged_update(older, newer).taken
 
 
 def test_a_possessive_of_another_is_no_person_the_words_can_tell():
