@@ -107,6 +107,8 @@ UPDATES = [
      "Added Redis caching to the checkout API, reducing p95 latency to 120ms."),
     ("a change in -ing, of what the event changed", "Our monthly grocery budget is $600.",
      "We renegotiated our household plan, lowering the monthly grocery budget to $520."),
+    ("a change in -ing after an event of the named thing", "Planned a New Year's Eve dinner at The Olive Branch on December 31, costing $120.",
+     "The planned New Year's Eve dinner reservation was upgraded to include a live band, increasing the cost to $150."),
     ("a phrase with of which one", "The capacity of our Kafka cluster is 6 brokers.",
      "We expanded the capacity of our Kafka cluster to 9 brokers."),
     ("moved forward to", "Ahmed's flight to Toronto departs on July 2.", "Ahmed's flight to Toronto was moved forward to June 29."),
@@ -215,6 +217,16 @@ COUNTER_EXAMPLES = [
      "I raised my savings goal for the car to $5,000."),
     ("an owner's phrase with which one, another one", "My budget for dining out is $200 a month.",
      "I increased my budget for groceries to $400 a month."),
+    ("a change in -ing after an event of another named thing", "Planned a candlelit dinner at home on August 18, costing $70.",
+     "The planned New Year's Eve dinner reservation was upgraded to include a live band, increasing the cost to $150."),
+    ("a change in -ing after an event with a count of its own", "I have now completed 7 second-order ODE problems, improving my average accuracy to 92%.",
+     "I have now completed 6 variation of parameters problems, improving average accuracy to 91%."),
+    ("a change in -ing after an event with a count of its own",
+     "Recently, I improved my average problem-solving time on Jacobian calculations to 17 minutes.",
+     "Recently, I completed 10 vector field problems, improving my average time to 15 minutes per problem."),
+    ("by how much, after a value set", "Enabled Redis pub/sub for broadcasting, reducing latency to 50ms.",
+     "Optimized the retrieval queries with partitioning, reducing latency by 25ms."),
+    ("by how much, after a value set", "Increased the dose to 100 mg.", "Increased the dose by 25 mg."),
     ("a plan in -ing", "I'm contributing 10% of my salary to my 401(k).",
      "I might scale back my 401(k) contribution to 6% to build an emergency fund."),
     ("a count's state, then what was done after", "The Tern suite has 840 tests passing after the merge.",
@@ -232,16 +244,6 @@ def test_each_change_cue_finds_its_update(entry, older, newer):
                          ids=[f"{e}: {n}" for e, _, n in COUNTER_EXAMPLES])
 def test_each_change_cue_has_a_look_alike_that_is_no_update(entry, older, newer):
     assert compare_versions(older, newer).verdict != UPDATE, entry
-
-
-def test_a_participle_after_a_count_in_another_phrase_is_no_state_of_what_it_counts():
-    # "840 tests passing" counts passing tests; in "$1,250 max budget after reviewing prices" the
-    # participle tells what was done before setting it. The budget changed; the reviewing is
-    # when the old value was set, which moved to $1,300 could say something else: partial.
-    check = compare_versions("I set a strict $1,250 max budget after reviewing prices on Brightway's website on March 17.",
-                             "I adjusted the budget allocation to $1,300 after finding a promotion on the Zenbook 14.")
-    assert check.verdict == "partial"
-    assert [update.changed for update in check.updates] == [("number:money '1250' -> '1300'",)]
 
 
 def test_a_stop_ends_the_older_statement_and_says_which_cue():
