@@ -348,7 +348,20 @@ def _a_participle(words: Sequence[str], n: int) -> bool:
     p95 latency to 120ms"), or opening a clause cut there (clauses.py cuts at that comma). Not
     after a verb ("considering increasing my budget to $800": a plan), nor a gerund that is the
     subject of its sentence: supersession.py reads it only in a clause that does not open one."""
-    return words[n].endswith("ing") and _changes(words[n]) and (n == 0 or words[n - 1] == ",")
+    return words[n].endswith("ing") and _changes(words[n]) and after_a_clause(words, n)
+
+
+# Between a clause's comma and its -ing verb: "..., further boosting my accuracy to 95%".
+_PARTICIPLE_ADVERBS = frozenset("further also thereby greatly significantly slightly steadily".split())
+
+
+def after_a_clause(words: Sequence[str], n: int) -> bool:
+    """Whether the word at `n` opens a clause that follows another: it opens the clause (cut at
+    the comma, clauses.py) or comes right after a comma, or after one adverb that does
+    ("further boosting")."""
+    if n > 0 and words[n - 1] in _PARTICIPLE_ADVERBS:
+        n -= 1
+    return n == 0 or words[n - 1] == ","
 
 
 def _brought_there(words: Sequence[str], n: int) -> bool:

@@ -52,6 +52,7 @@ from curation_pipeline.core.change_cues import (
     ONCE_ONLY_VERBS,
     RESIDENCE_VERBS,
     adjective_use,
+    after_a_clause,
     as_compared,
     change_amounts,
     change_statement,
@@ -1045,10 +1046,13 @@ def _after_another_event(old: Piece, new: Piece) -> bool:
     have now completed 6 variation of parameters problems, improving average accuracy to 91%"
     gives no accuracy of "7 second-order ODE problems, improving my average accuracy to 92%"."""
     tokens = new.tokens
-    opens = [n for n, t in enumerate(tokens) if t.lower.endswith("ing") and (n == 0 and new.first > 0 or n and tokens[n - 1].text == ",")]
-    for n in opens:
+    words = [t.lower for t in tokens]
+    for n, word in enumerate(words):
+        if not (word.endswith("ing") and after_a_clause(words, n)):
+            continue
         statement = change_statement(tokens[n:])
-        if statement is not None and statement.cue_at == 0 and statement.cue.casefold().endswith("ing"):
+        if statement is not None and statement.cue_at == 0 and statement.cue.casefold().endswith("ing") \
+                and (new.first > 0 or any(t.keys for t in tokens[:n])):
             statement = replace(statement, cue_at=n, values_from=statement.values_from + n, values_to=statement.values_to + n)
             return _event_of_another_thing(new, statement, {key for t in tokenize(old.context or old.text) for key in t.keys})
     return False
@@ -1065,11 +1069,8 @@ def _event_of_another_thing(new: Piece, statement, sentence_keys: set[str]) -> b
     - an event with a count of its own: "Recently, I completed 10 vector field problems,
       improving my average time to 15 minutes" is no time on Jacobian calculations.
     """
-    if statement.cue_at > 0:
-        before = new.tokens[:statement.cue_at]
-    else:
-        context = new.context or new.text
-        before = tokenize(context[:context.find(new.text)] if new.text in context else "")
+    context = new.context or new.text
+    before = (*tokenize(context[:context.find(new.text)] if new.text in context else ""), *new.tokens[:statement.cue_at])
     words = [t for t in before if t.kind != "punct"]
     if any(t.lower in ("its", "their") for t in new.tokens[1:statement.values_from]):
         n = len(words)
