@@ -24,7 +24,15 @@ The entries:
   Kubernetes 1.29"): supersession.py finds each of them in the older sentence. After "a" or
   "an" a change word is an adjective ("a delayed reply") and says nothing changed; after "to" or
   a modal it is asked for or planned ("asked me to cut my talk to 20 minutes", "will raise the
-  rent to ..."), not done;
+  rent to ...", "may be pushed back to ..."), not done. A particle may follow the verb ("moved
+  up to", "pushed back to"); a phrase "for ..." or "of ..." after the owner's noun says which
+  one ("my savings goal for the house"), every word of which supersession.py finds in the older
+  sentence; and the verb may be in -ing, opening a clause after an event's comma ("received a
+  raise, increasing my annual salary to $80,000", "..., further boosting my accuracy to 95%"):
+  supersession.py then asks that the event be of the older sentence's thing;
+- **hedges**: "might", "could", "maybe", "perhaps", "possibly", "may" before a verb, and a change
+  verb not done: the clause says a value that may hold, or will once the change is made, and
+  replaces nothing (`hedged`);
 - **"down to", "up to"** and a number, after a form of "be" or "now", opening the note, or
   after "got" or "brought" ("is down to 41 open issues", "Got the bundle down to 310KB"): not
   "supports up to 50 users" (a ceiling), nor "was down to 20 last December" (a past value);
