@@ -318,12 +318,16 @@ _NOT_DONE = frozenset("to will would should could might may must can shall".spli
 def _not_done(words: Sequence[str], n: int) -> bool:
     """Whether the change verb at `n` is asked for, planned, possible or denied: after "to", a
     modal ("will", "we'll", "they'd"), or a negation ("was not extended", "Haven't lowered")."""
-    before = words[max(0, n - 2):n]
+    return _planned(words, n) or any(word in ("not", "never") or word.endswith("n't") for word in words[max(0, n - 2):n])
+
+
+def _planned(words: Sequence[str], n: int) -> bool:
+    """Whether the change verb at `n` follows "to" or a modal, over auxiliaries ("may be pushed
+    back to", "will likely be moved to", "to be raised to")."""
     m = n - 1
     while m > 0 and words[m] in _AUXILIARIES:
-        m -= 1  # "may be pushed back to", "will likely be moved to", "to be raised to"
-    return n > 0 and (words[m] in _NOT_DONE or words[m].endswith(("'ll", "'d"))) \
-        or any(word in ("not", "never") or word.endswith("n't") for word in before)
+        m -= 1
+    return n > 0 and (words[m] in _NOT_DONE or words[m].endswith(("'ll", "'d")))
 
 
 # Between a modal and its change verb: "may be pushed back", "will have been moved", "could
@@ -345,9 +349,7 @@ def hedged(tokens: Sequence[Token]) -> bool:
     if any(word in _MAYBE or word == "may" and words[n + 1:n + 2] and words[n + 1] in _AFTER_MAY
            for n, word in enumerate(words)):
         return True
-    return any(word in CHANGE_VERBS and not adjective_use(tokens, n) and _not_done(words, n)
-               and not any(w in ("not", "never") or w.endswith("n't") for w in words[max(0, n - 2):n])
-               for n, word in enumerate(words))
+    return any(word in CHANGE_VERBS and not adjective_use(tokens, n) and _planned(words, n) for n, word in enumerate(words))
 
 
 def _a_participle(words: Sequence[str], n: int) -> bool:
