@@ -32,12 +32,14 @@ induction quiz score increased to 98%"), as BEAM's development chats showed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from curation_pipeline.core.clauses import Piece
 from curation_pipeline.core.subjects import is_verb, verb_by_shape
 from curation_pipeline.core.text import append_sentence
+from curation_pipeline.core.value_words import value_class
 
 # A clause opening with one of these says when, why, on what condition or of what the clause
 # before it holds: never carried to another clause.
@@ -88,6 +90,18 @@ def _continues(piece: Piece) -> bool:
     return word in _CONTINUING or word.endswith(("ing", "ed"))
 
 
+def _dated(piece: Piece) -> bool:
+    """Whether a clause names a month or a year ("on March 3", "February", "in 2023"): a date.
+    A weekday or a time of day may say when something recurs ("delivered Saturdays"), and a date
+    after "by", "until" or "before" is a deadline ahead ("aiming for 50 by September")."""
+    tokens = [t for t in piece.tokens if t.kind != "punct" or t.text in ",;"]
+    return any((value_class(t.lower, t.keys[0]) == "month" or re.fullmatch(r"(19|20)\d\d", t.text))
+               and not (n and tokens[n - 1].lower in _DEADLINES) for n, t in enumerate(tokens) if t.keys)
+
+
+_DEADLINES = frozenset("by until till before due".split())
+
+
 def _span(first: Piece, last: Piece) -> str:
     """The words of an older sentence from `first` to `last` (two claims of it), as written."""
     context = first.context or first.text
@@ -112,11 +126,13 @@ def _opened(text: str) -> int:
 
 
 def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping[int, Piece | None],
-                    said: Collection[int] = ()) -> tuple[Carried, ...] | None:
+                    said: Collection[int] = (), updated: Collection[int] = ()) -> tuple[Carried, ...] | None:
     """What the newer memory must take over for the older `claims` numbered in `left` (neither
     said nor updated) to stay current, or None when one of them cannot be carried (see the module
     docstring). `hosts`: for each other claim, the newer piece that updates or says it; `said`:
-    those the newer memory says (not updates), for a judge's "update" only (see above)."""
+    those the newer memory says (not updates), for a judge's "update" only (see above);
+    `updated`: those the newer memory gives a new value, after which a clause that only says when
+    ("on March 3") is never carried: it dated the older value, and would misdate the new one."""
     carried: list[Carried] = []
     left_set = set(left)
     n = 0
@@ -145,6 +161,10 @@ def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping
             carried.append(Carried(as_sentence(text)))
         elif _continues(first) and n > 0 and claims[n - 1].sentence == first.sentence \
                 and hosts.get(n - 1) is not None:
+            if n - 1 in updated and any(_dated(claims[m]) for m in range(n, end + 1)):
+                # "on March 3", "checked on Credit Karma, February": when the older value held
+                # or was taken; after the new value it would misdate it, or say two dates.
+                return None
             carried.append(Carried(text.strip(), hosts[n - 1].context or hosts[n - 1].text))
         else:
             return None

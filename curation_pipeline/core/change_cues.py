@@ -55,6 +55,19 @@ The entries:
   of the attribute a newer value could replace (`change_amounts`);
 - **a named old value**: "(the old value was X)", "(previously X)", "(was X)", "instead of X",
   "(the $100 was last year's price)": X is old, whatever else the memory says.
+- **a plan carried out**: a note that opens on a plan ("Scheduled the boiler service for October
+  12", "Booked the MOT test for March 4"; not one that recurs: "every Saturday") is replaced by
+  its outcome ("The scheduled boiler service was completed on October 10", "The firmware update
+  scheduled for July 18 was installed on July 17"): "was" or "were" and a verb of doing it
+  ("completed", "held", "done", "installed", "finished", "performed", "conducted", "delivered"),
+  not of something done to the plan ("was confirmed on May 2", "was paid"), and not hedged.
+  The planned value named in the outcome ("scheduled for July 18") is its old one
+  (`plan_carried_out`, `names_the_plan`);
+- **a value told as past**: "a year ago", "last year", "used to", "back in 2021", "at the time"
+  in a clause that tells no change: the value held then ("A year ago the nightly build took 25
+  minutes", "My rent used to be $1,200"), and replaces no current one (`told_as_past`). A change
+  told with when it was made is current from then on ("Two weeks ago we moved standup to 9:30",
+  "Last month the gym raised its fee to $49");
 - **once-only events** of a named subject: "was born", "died", and what was made: "was
   founded", "was established", "was incorporated" (not "founded a startup": who founds may found
   again). Two past events of one kind are two events ("Completed 5 problems" / "Completed 8
@@ -464,3 +477,65 @@ def _target(tokens: Sequence[Token], start: int) -> tuple[int, int]:
 
 _MONTHS = frozenset("""january february march april may june july august september october november
 december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
+
+
+# A plan's words, and the words of doing what was planned.
+_PLAN_WORDS = frozenset("scheduled planned booked slated arranged".split())
+_DONE_WORDS = frozenset("completed held done installed finished performed conducted delivered".split())
+# Words that make a plan recur: one time done on another day leaves it as it was.
+_RECURRING = frozenset("every each weekly daily monthly fortnightly biweekly".split())
+
+
+def a_plan(tokens: Sequence[Token]) -> bool:
+    """Whether a note opens on a plan of one time: a plan word, then "for" or "on" and a when,
+    and no word that makes it recur ("Scheduled the boiler service for October 12"; not
+    "Scheduled piano lessons every Saturday")."""
+    words = _words(tokens)
+    if not words or words[0] not in _PLAN_WORDS or _RECURRING & set(words) \
+            or any(word.endswith("s") and word[:-1] in _WEEKDAY_WORDS for word in words):
+        return False
+    return any(word in ("for", "on") and (following in _WHEN_WORDS | _MONTHS or following[:1].isdigit())
+               for word, following in zip(words, words[1:]))
+
+
+def carried_out(tokens: Sequence[Token]) -> bool:
+    """Whether a clause says something was done: "was" or "were" and a verb of doing it
+    ("was completed on October 10"), not hedged ("might be completed")."""
+    words = _words(tokens)
+    return not hedged(tokens) and any(word in ("was", "were") and following in _DONE_WORDS
+                                      for word, following in zip(words, words[1:]))
+
+
+def plan_carried_out(older: Sequence[Token], newer: Sequence[Token]) -> bool:
+    """Whether the newer clause tells the older note's plan done (see the module docstring)."""
+    return a_plan(older) and carried_out(newer)
+
+
+def names_the_plan(tokens: Sequence[Token]) -> bool:
+    """Whether a clause names what was planned before telling it done: "The firmware update
+    scheduled for July 18 was installed on July 17" (July 18 is the old value)."""
+    words = _words(tokens)
+    done = next((n for n, (word, following) in enumerate(zip(words, words[1:]))
+                 if word in ("was", "were") and following in _DONE_WORDS), None)
+    return done is not None and carried_out(tokens) and any(
+        word in _PLAN_WORDS and following in ("for", "on") for word, following in zip(words[:done], words[1:done]))
+
+
+_WEEKDAY_WORDS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_WHEN_WORDS = _WEEKDAY_WORDS | frozenset("today tomorrow tonight next".split())
+
+
+# "last year", "last summer": a span before this one.
+_PAST_SPANS = frozenset("""year month week summer winter spring autumn fall season quarter semester term
+time""".split())
+
+
+def told_as_past(tokens: Sequence[Token]) -> bool:
+    """Whether a clause tells its value as one that held before ("a year ago", "last year",
+    "used to", "back in 2021", "at the time"; see the module docstring). Whether it tells a
+    change too is the caller's to ask."""
+    words = _words(tokens)
+    pairs = list(zip(words, words[1:]))
+    return "ago" in words[1:] or ("used", "to") in pairs or ("back", "in") in pairs \
+        or any(word == "last" and following in _PAST_SPANS for word, following in pairs) \
+        or any(words[n:n + 3] == ["at", "the", "time"] for n in range(len(words)))

@@ -66,6 +66,7 @@ from curation_pipeline.core.supersession import (
     Shape,
     denies_another_value,
     functional_swap,
+    items_carried,
     names_another_subject,
     object_swap,
     one_more_of_many,
@@ -769,17 +770,23 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
         partly |= answer is not None and answer.kind == "partly"
         another |= answer is not None and answer.kind == "another thing"
         left.append(n)
+    newer_pieces = [piece for piece, _ in pieces]
+    listed = items_carried(older_sentences, claims, replaced, set(hosts) - set(replaced), written, newer_pieces)
+    if listed is not None:
+        # Each replaced value was an item of the older note's list ("..., $250 CAD per night,
+        # July 30, 2024."): the rest of the note goes as it was written.
+        return JudgedUpdate(True, "", tuple(changes), listed, carry_into(written, listed))
     if partly:
         # An update of part of a claim: the newer memory carries the older sentence without the
         # replaced values ("I set a budget ceiling for the new phone, ..."), if they cut cleanly.
         sentence = rest_carried(older_sentences, claims, replaced, set(hosts) - set(replaced), written,
-                                [piece for piece, _ in pieces], judged=True)
+                                newer_pieces, judged=True)
         if sentence is None:
             return JudgedUpdate(False, ENTANGLED)
         return JudgedUpdate(True, "", tuple(changes), sentence, carry_into(written, sentence))
     if not changes:
         return JudgedUpdate(False, TWO_THINGS if another else NO_CHANGE)
-    carried = carried_clauses(claims, left, hosts, said=set(hosts) - set(replaced))
+    carried = carried_clauses(claims, left, hosts, said=set(hosts) - set(replaced), updated=set(replaced))
     if carried is None:
         return JudgedUpdate(False, UNCARRIABLE)
     text = carry_into(written, carried) if carried else None

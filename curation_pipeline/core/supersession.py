@@ -58,9 +58,12 @@ from curation_pipeline.core.change_cues import (
     change_statement,
     hedged,
     move_statement,
+    names_the_plan,
     old_value_range,
     once_only_event,
+    plan_carried_out,
     stop_statement,
+    told_as_past,
 )
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
@@ -87,7 +90,7 @@ from curation_pipeline.core.subjects import (
     tail_start,
     verb_like_opening,
 )
-from curation_pipeline.core.value_cut import without_value
+from curation_pipeline.core.value_cut import without_item, without_value
 from curation_pipeline.core.value_words import value_class
 
 UPDATE, PARTIAL, LOOK_ALIKE, NONE = "update", "partial", "look-alike", "none"
@@ -338,7 +341,8 @@ def _shape(piece: Piece) -> Shape:
         if naming and (n < end_of_subject or of_which or n in records):
             subject.update((kind, key) for key in token.keys)
     negated = sum(1 for m in piece.markers if m.category == NEGATION)
-    cued = any(_cue_word(tokens, n) and not adjective_use(tokens, n) for n in range(len(tokens)))
+    cued = any(_cue_word(tokens, n) and not adjective_use(tokens, n) for n in range(len(tokens))) \
+        or names_the_plan(tokens)
     return Shape(frozenset(frame), values, frozenset(subject), negated, tail_keys(tokens), frozenset(head),
                  _functional(tokens, end_of_subject, cued), cued)
 
@@ -584,9 +588,12 @@ def _sentence_tokens(sentence: str) -> tuple:
 def unasserted(piece: Piece) -> bool:
     """Whether a clause states no value as holding: its sentence asks ("Should we move the
     freeze to 3pm?") or is a condition ("If the Berlin folks join, we'll move standup to 8am"),
-    or the clause hedges it ("might be moved to March 27", "will be moved to": change_cues.hedged)."""
+    or the clause hedges it ("might be moved to March 27", "will be moved to": change_cues.hedged),
+    or tells it as past and no change ("A year ago the build took 25 minutes": told_as_past)."""
     if _asks(piece) or hedged(piece.tokens):
         return True
+    if told_as_past(piece.tokens) and not shape(piece).cued and change_statement(piece.tokens) is None:
+        return True  # "A year ago the nightly build took 25 minutes": it held then
     words = [t.lower for t in _sentence_tokens(piece.context or piece.text) if t.kind != "punct"]
     return bool(words) and words[0] in ("if", "unless") or "if" in words
 
@@ -755,8 +762,11 @@ def _noun_use(tokens, n: int) -> bool:
 def two_events(old: Piece, new: Piece) -> bool:
     """Whether two clauses tell two events of one kind: both happened ("Declined a $2,000
     project on April 4" / "Declined a $3,000 project on May 25"), no cue in the newer one says a
-    value changed, and the event is not one that happens once (a birth, a death)."""
-    return past_event(old) and past_event(new) and not _event_cued(new) and not (_once_only(old) and _once_only(new))
+    value changed, and the event is not one that happens once (a birth, a death), nor a plan and
+    its outcome ("Scheduled the boiler service for October 12" / "The scheduled boiler service
+    was completed on October 10")."""
+    return past_event(old) and past_event(new) and not _event_cued(new) and not (_once_only(old) and _once_only(new)) \
+        and not plan_carried_out(old.tokens, new.tokens)
 
 
 def _once_only(piece: Piece) -> bool:
@@ -1585,11 +1595,16 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     entangled = tuple(update.old for update in updates if _entangles(update, set(update.left)))
     left = [n for n in rest if n not in said_by]
     hosts = {n: found[n].new if found[n] is not None else said_by.get(n) for n in range(len(older_clauses))}
-    carried = carried_clauses(older_clauses, left, hosts)
+    replaced = {n: (update.old, update.new) for n, update in found.items() if update is not None}
+    carried = carried_clauses(older_clauses, left, hosts, updated=set(replaced))
+    listed = items_carried(older_sentences, older_clauses, replaced, set(said_by), written, newer_pieces)
+    if listed is not None and not any(_asks(older_clauses[n]) for n in left):
+        # Each replaced value was an item of the older note's list: the rest of the note goes
+        # as it was written, with its dates where they were.
+        return VersionCheck(UPDATE, updates, (), carried=listed, carried_text=carry_into(written, listed))
     if entangled and not any(_asks(older_clauses[n]) for n in left):
         # An update of part of a one-sentence memory: the newer one carries the sentence without
         # the phrases of its replaced values (value_cut.py), if each can be cut cleanly.
-        replaced = {n: (update.old, update.new) for n, update in found.items() if update is not None}
         sentence = rest_carried(older_sentences, older_clauses, replaced, set(said_by), written, newer_pieces)
         if sentence is not None:
             return VersionCheck(UPDATE, updates, (), carried=sentence, carried_text=carry_into(written, sentence))
@@ -1653,17 +1668,39 @@ def rest_carried(sentences, claims: Sequence[Piece], replaced: dict[int, tuple[P
     restates a claim (`said`: carried, it would be said twice), when a phrase cannot be cut
     cleanly (value_cut.py; `judged`: a judge said "update", and a value before its noun may be
     cut too), or when the newer memory with it would say two values of one thing."""
-    if len(sentences) != 1 or said:
+    return _carried_without(sentences, claims, replaced, said, newer, newer_pieces,
+                            lambda rest, claim, gone, named: without_value(rest, claim, gone, named, modifiers=judged))
+
+
+def items_carried(sentences, claims: Sequence[Piece], replaced: dict[int, tuple[Piece, Piece]], said: set[int],
+                  newer: str, newer_pieces: Sequence[Piece]) -> tuple[Carried] | None:
+    """What the newer memory carries of an older note whose replaced values each stand alone as
+    an item of its list (value_cut.without_item): the note without those items ("Finished the
+    first draft of the thesis, 14,200 words, on March 3." / "The thesis draft has grown to
+    15,100 words." carries "Finished the first draft of the thesis, on March 3."), so that the
+    rest stays said as the older memory said it, and "on March 3" dates what it dated, not the
+    new count. None when some replaced value is no such item (see rest_carried for the rest)."""
+    return _carried_without(sentences, claims, replaced, said, newer, newer_pieces, without_item)
+
+
+def _carried_without(sentences, claims, replaced, said, newer, newer_pieces, cut) -> tuple[Carried] | None:
+    """The one older sentence with each replaced claim's replaced values cut by `cut`, as a
+    carried statement; None as rest_carried says."""
+    if len(sentences) != 1 or said or not replaced:
         return None
     rest = sentences[0].text
     for n, claim in enumerate(claims):
         if n not in replaced:
             continue
         old, new = (shape(piece) for piece in replaced[n])
-        gone = {value for kind in set(old.values) & set(new.values) if new.values[kind] - old.values[kind]
-                for value in old.values[kind] - new.values[kind]}  # replaced, not only dropped
+        came = [kind for kind in set(old.values) & set(new.values) if new.values[kind] - old.values[kind]]
+        gone = {value for kind in came for value in old.values[kind] - new.values[kind]}  # replaced, not only dropped
+        if not gone and names_the_plan(replaced[n][1].tokens):
+            # The newer clause names the planned value beside the one it was done at ("The MOT
+            # test booked for March 4 was done on March 2"): the planned one is gone.
+            gone = {value for kind in came for value in old.values[kind]}
         named = {key for token in replaced[n][1].tokens for key in token.keys}
-        rest = without_value(rest, claim, gone, named, modifiers=judged) if rest is not None else None
+        rest = cut(rest, claim, gone, named) if rest is not None else None
     if not rest or not any(t.keys for t in tokenize(rest)):
         return None
     sentence = (Carried(as_sentence(rest)),)

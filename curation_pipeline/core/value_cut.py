@@ -39,6 +39,14 @@ and the outdated 8 is no longer current. A value is cut only with the phrase it 
   $320,000" still holds) or the value is of what follows ("at 95% of target"); and a dotted version right after a name
   the newer clause names with words of a new version ("uses Python 3.10 with FastAPI" /
   "upgraded to Python 3.12"; not "Room 2.14" / "moved to Room 3.05").
+
+An item of a note's list (`without_item`) goes whole: a replaced value that stands alone between
+commas, after the note's first words, with nothing but its units and what it counts ("Booked two
+rooms at the Harbour Inn for the Halifax trip, $250 CAD per night, July 30, 2024." / "... was
+raised to $270 CAD per night" leaves "Booked two rooms at the Harbour Inn for the Halifax trip,
+July 30, 2024."). A bare number needs what it counts, named by the newer clause ("14,200 words" /
+"has grown to 15,100 words"); "math, 90, English, 85" gives no item to cut. Not an item: one
+with another value ("1 hour at 60 bpm"), a name, or a verb in it, or the note's own first words.
 """
 
 from __future__ import annotations
@@ -96,7 +104,7 @@ def _phrase(tokens: list[Token], gone: Collection[str]) -> tuple[int, int] | Non
     first, last = at[0], at[-1]
     if any(_valued(token) and not set(token.keys) & set(gone) for token in tokens[first:last + 1]):
         return None  # another value among the replaced ones
-    if any(token.is_name and not _says_when(token) for token in tokens[first:last + 1]):
+    if any(token.is_name and not says_when(token) for token in tokens[first:last + 1]):
         return None  # "with Coach Kim at 2 lessons a week": a person is no value to cut away
     start = first - 1
     while start >= 0 and tokens[start].lower in _APPROXIMATE:
@@ -242,7 +250,7 @@ _WHEN_CLASSES = frozenset({"weekday", "month"})
 _WHEN_PREPOSITIONS = frozenset("on by at for until from".split())
 
 
-def _says_when(token: Token) -> bool:
+def says_when(token: Token) -> bool:
     """A weekday, a month, a number or ordinal day, or "AM"/"PM"."""
     if token.kind == "number" or token.lower in ("am", "pm", "a.m", "p.m") \
             or re.fullmatch(r"\d+(st|nd|rd|th)", token.lower):
@@ -258,16 +266,16 @@ def _when_phrase(tokens: list[Token], gone: Collection[str]) -> tuple[int, int] 
     if not at:
         return None
     start, end = at[0], at[-1] + 1
-    while start > 0 and _says_when(tokens[start - 1]):
+    while start > 0 and says_when(tokens[start - 1]):
         start -= 1
-    while end < len(tokens) and _says_when(tokens[end]):
+    while end < len(tokens) and says_when(tokens[end]):
         end += 1
     if start == 0 or tokens[start - 1].lower not in _WHEN_PREPOSITIONS:
         return None
     if start >= 2 and is_verb(tokens[start - 2]):
         return None  # "Garbage pickup is on Mondays": the when is what the clause says
     phrase = tokens[start:end]
-    if not all(_says_when(t) for t in phrase) or all(t.kind == "number" for t in phrase):
+    if not all(says_when(t) for t in phrase) or all(t.kind == "number" for t in phrase):
         return None  # "at 7 PM" needs its "PM"; a bare number says how many, not when
     gone = set(gone)
     for n, token in enumerate(phrase):
@@ -332,3 +340,43 @@ def _without_version(sentence: str, tokens: list[Token], gone: Collection[str], 
     if found is None:
         return None
     return _tidy(sentence[:found.start() + len(name.text)] + sentence[found.end():])
+
+
+# Currency codes that follow an amount ("$250 CAD per night"): part of the amount, no name.
+_CURRENCY_CODES = frozenset("usd eur gbp cad aud nzd jpy chf cny inr sek nok dkk mxn brl sgd hkd zar".split())
+# Words an item may hold beside its value and what it counts: "$45 a month", "$42 per box".
+_ITEM_LINKS = frozenset("a an per each".split())
+
+
+def without_item(sentence: str, claim: Piece, gone: Collection[str], said: Collection[str]) -> str | None:
+    """`sentence` without the item of a note's list that states the replaced values `gone` (see
+    the module docstring), or None when they stand in no such item. `said`: the keys of the
+    newer clause, which must name what a bare number counts."""
+    tokens = list(claim.tokens)
+    at = [n for n, token in enumerate(tokens) if set(token.keys) & set(gone)]
+    if not at:
+        return None
+    breaks = [n for n, token in enumerate(tokens) if token.kind == "punct" and token.text in ",;"]
+    start = max((n + 1 for n in breaks if n < at[0]), default=0)
+    end = min((n for n in breaks if n > at[0]), default=len(tokens))
+    if at[-1] >= end or start == 0 and claim.first == 0:
+        return None  # values in two items, or the note's own first words
+    words = [token for token in tokens[start:end] if token.kind != "punct" or token.text in "$€£%"]
+    while words and words[0].lower in _APPROXIMATE:
+        words = words[1:]
+    if not words or not set(words[0].keys) & set(gone):
+        return None  # the item opens with another word ("for the Halifax trip")
+    counted: list[Token] = []
+    for previous, token in zip(words, words[1:]):
+        if set(token.keys) & set(gone) or token.lower in _ITEM_LINKS or _time_unit(token):
+            continue
+        if token.lower in _CURRENCY_CODES and previous.kind == "number":
+            continue
+        if not _counted(token):
+            return None  # another value, a name or a verb: the item says more than its value
+        counted.append(token)
+    if counted and counted[-1].keys and counted[-1].keys[0] not in said:
+        return None  # "$5,000 deposit" / a quote: what it counts is not what changed
+    if not counted and not re.search(r"[^\d.,]", words[0].text) and not any(_time_unit(t) for t in words):
+        return None  # a bare number counts something unsaid: "math, 90, English, 85"
+    return _cut(sentence, tokens, start, end)

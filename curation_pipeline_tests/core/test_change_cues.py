@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from curation_pipeline.core.change_cues import as_compared, move_statement, stop_statement
+from curation_pipeline.core.judged_updates import judged_update
 from curation_pipeline.core.sentence_tokens import tokenize
 from curation_pipeline.core.supersession import UPDATE, compare_versions
 
@@ -308,3 +309,26 @@ def test_a_memory_that_says_something_changed_is_told_from_one_that_does_not():
     assert says_it_changed("Booked the venue. The launch party was moved to June 12.")  # in any sentence
     assert not says_it_changed("The launch party venue has a rooftop terrace with room for 80 guests.")
     assert not says_it_changed("Ana stopped by the cafe.")  # a stop followed by a preposition is no stop
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A value told as past ("a year ago", "last year", "used to", "back in") held then: it
+    # replaces no current one, offline or for a judge.
+    ("Nightly build on the CI server, 42 minutes, runs at 2am.", "A year ago the nightly build took 25 minutes."),
+    ("The Harbour Inn rate is $250 per night.", "Last year the Harbour Inn rate was $230 per night."),
+    ("My rent is $1,450 a month.", "My rent used to be $1,200 a month."),
+    ("Our team uses Postgres 16.", "Back in 2021 our team used Postgres 12."),
+])
+def test_a_value_told_as_past_replaces_nothing(older, newer):
+    assert compare_versions(older, newer).verdict != "update"
+    assert not judged_update(older, newer).taken
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Counter-examples: a change told with when it was made is current from then on.
+    ("The daily standup is at 9:00 AM.", "Two weeks ago we moved the daily standup to 9:30 AM."),
+    ("The team standup is on Mondays.", "Two weeks ago the team standup was moved to Tuesdays."),
+    ("The gym fee is $45 a month.", "Last month the gym raised its fee to $49 a month."),
+])
+def test_a_change_told_with_when_it_was_made_still_replaces(older, newer):
+    assert judged_update(older, newer).taken

@@ -712,3 +712,34 @@ def test_one_value_of_a_frameless_or_named_attribute_for_another_is_taken(older,
 ])
 def test_frameless_look_alikes_and_objects_of_many_stay_refused(older, newer):
     assert not judged_update(older, newer).taken
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A plan and its outcome: once done on another date, the planned date is no longer current.
+    ("Scheduled the boiler service for October 12 with Heatwise.",
+     "The scheduled boiler service was completed on October 10, with no faults found."),
+    ("Scheduled the laptop firmware update for July 18.", "The laptop firmware update scheduled for July 18 was installed on July 17."),
+    ("Booked the car's annual MOT test for March 4 at the Kwik Fit garage.", "The car's MOT test booked for March 4 was done on March 2."),
+])
+def test_a_plan_carried_out_on_another_date_replaces_the_planned_date(older, newer):
+    judged = judged_update(older, newer)
+    assert judged.taken
+    # What the plan said beside its date stays said ("with Heatwise", "at the Kwik Fit garage").
+    for words in ("Heatwise", "Kwik Fit"):
+        assert words not in older or words in judged.carried_text
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Another thing done on another date.
+    ("Scheduled the boiler service for October 12.", "The chimney sweep was completed on October 10."),
+    # A plan that recurs: one lesson held on another day leaves the weekly plan as it was.
+    ("Scheduled piano lessons every Saturday at 10 AM.", "The piano lesson scheduled for Saturday was held on Friday."),
+    # Words of something done to the plan, not of doing it: the cleaning is still on May 9.
+    ("Scheduled the dentist cleaning for May 9.", "The dentist cleaning scheduled for May 9 was confirmed on May 2."),
+    ("Booked the car's MOT test for March 4.", "The car's MOT test booked for March 4 was paid on March 2."),
+    # Not yet done.
+    ("Scheduled the boiler service for October 12.", "The boiler service might be completed on October 10."),
+])
+def test_a_plan_is_not_replaced_by_another_things_outcome_a_recurring_plans_one_time_or_a_confirmation(older, newer):
+    assert not judged_update(older, newer).taken
+    assert compare_versions(older, newer).verdict != "update"

@@ -212,3 +212,71 @@ def test_a_count_whose_noun_goes_on_with_of_is_not_cut():
     check = compare_versions("Pushed the Lumen release to GitHub with 150 commits and Omar signed it off.",
                              "The number of commits in the Lumen release has grown to 165.")
     assert check.verdict == UPDATE and "Omar signed it off" in check.carried_text
+
+
+@pytest.mark.parametrize(("older", "newer", "carried"), [
+    # A note's list: the replaced value stands alone between commas, with its units ("$250 CAD
+    # per night"), and goes whole; the rest of the note (the hotel, the date) stays said.
+    ("Booked two rooms at the Harbour Inn for the Halifax trip, $250 CAD per night, July 30, 2024.",
+     "The Harbour Inn rate for our Halifax trip was raised to $270 CAD per night.",
+     "The Harbour Inn rate for our Halifax trip was raised to $270 CAD per night. "
+     "Booked two rooms at the Harbour Inn for the Halifax trip, July 30, 2024."),
+    ("Ordered 3 boxes of printer paper from Staples, $42 per box.", "Staples raised the printer paper price to $45 per box.",
+     "Staples raised the printer paper price to $45 per box. Ordered 3 boxes of printer paper from Staples."),
+    # A count between commas goes with what it counts, when the newer clause names it.
+    ("Finished the first draft of the thesis, 14,200 words, on March 3.",
+     "The thesis draft has grown to 15,100 words.",
+     "The thesis draft has grown to 15,100 words. Finished the first draft of the thesis, on March 3."),
+    # The item replaced is the whole change: what the note's first words say stays said.
+    ("Booked two rooms at the Harbour Inn for the Halifax trip, $250 CAD per night.",
+     "The Harbour Inn rate for our Halifax trip was raised to $270 CAD per night.",
+     "The Harbour Inn rate for our Halifax trip was raised to $270 CAD per night. "
+     "Booked two rooms at the Harbour Inn for the Halifax trip."),
+])
+def test_a_judges_update_cuts_a_value_that_stands_alone_between_commas(older, newer, carried):
+    judged = judged_update(older, newer)
+    assert judged.taken and judged.carried_text == carried
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A bare number between commas says nothing of what it counts: "math, English, 85" would
+    # give English the wrong score.
+    ("Scores this term: math, 90, English, 85.", "My math score rose to 95."),
+    # What the value counts ("deposit") is not what the newer clause names (a quote).
+    ("Booked the venue at the Grange, $5,000 deposit, June 3.", "The catering quote for the Grange rose to $6,000."),
+    # Two values of the kind between commas: which one changed nothing tells.
+    ("Priced the two flats on Elm Street, $1,450 a month, $1,600 a month.",
+     "The Elm Street rent went up to $1,500 a month."),
+    # What is left depends on the value that changed: "$750 in total" of three nights at $250.
+    ("Booked 3 nights at the Harbour Inn, $250 per night, $750 in total.", "The Harbour Inn rate went up to $270 per night."),
+    # The item goes on with another value: "at 60 bpm" would be left alone.
+    ("Practiced scales with the metronome, 1 hour at 60 bpm, on Sunday.", "My scale practice with the metronome was extended to 90 minutes."),
+])
+def test_a_value_between_commas_that_cannot_be_told_apart_is_not_cut(older, newer):
+    judged = judged_update(older, newer)
+    assert not judged.taken
+
+
+def test_when_an_older_value_held_is_never_carried_onto_the_value_that_replaced_it():
+    # "on March 3" is when the first draft had 14,200 words: carried after "has grown to 15,100
+    # words" it would date the new count to March 3. The note's other words stay said, with
+    # their date, and the replaced count goes.
+    older, newer = "Finished the first draft of the thesis, 14,200 words, on March 3.", "The thesis draft has grown to 15,100 words."
+    carried = "The thesis draft has grown to 15,100 words. Finished the first draft of the thesis, on March 3."
+    check = compare_versions(older, newer)
+    assert check.verdict == UPDATE and check.carried_text == carried
+    judged = judged_update(older, newer)
+    assert judged.taken and judged.carried_text == carried
+    # Nor with other words: "checked on the bank's app, February" is when the older score was
+    # taken, and "March 12, 9:30am" after "rescheduled to March 19" would say two dates.
+    for older, newer in (("Credit score 705, checked on the bank's app, February.", "My credit score went up to 731."),
+                         ("Physio session with Dr. Haas, stretching and massage, May 6, 10am.",
+                          "Physio session rescheduled to May 13.")):
+        for check in (compare_versions(older, newer), judged_update(older, newer)):
+            text = check.carried_text or ""
+            assert not ("731" in text and "February" in text) and not ("May 13" in text and "May 6" in text)
+    # Counter-example: a when that follows a clause the newer memory says, unchanged, is still
+    # said of it ("... at 03:00 UTC, and is deprecated").
+    check = compare_versions("The export job writes invoices to S3 at 03:00 UTC, every Sunday.",
+                             "The export job writes invoices to S3 at 03:00 UTC, and is deprecated.")
+    assert check.verdict != UPDATE or "every Sunday" in check.carried_text
