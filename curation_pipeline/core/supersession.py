@@ -323,6 +323,9 @@ def _shape(piece: Piece) -> Shape:
             continue
         if not token.keys or _cue_word(tokens, n) or token.lower in _CLOCK or token.lower in _FILLERS:
             continue
+        if token.lower in ("up", "down") and n and tokens[n - 1].lower in _GO_WORDS:
+            continue  # "went up to $275": a particle of the verb, no word of what changed; not
+            # "can hold up to 10,000" (a ceiling) nor "dining out"
         following = next((t for t in tokens[n + 1:] if t.lower not in _CHANGE_CUES), None)
         code = token.lower in codes and not is_measurement(token.text) and not _HOUR.fullmatch(token.lower)
         kind = "name" if n in in_names and numbered_in_name(tokens, n) else "identifier" if code or n in in_names else _kind(
@@ -1302,6 +1305,8 @@ _ADVERBS = frozenset("""originally initially previously currently recently alrea
 still finally eventually officially temporarily""".split())
 # Right after a change verb, a word of the verb: "moved up to", "pushed back to", "scaled down to".
 _PARTICLES = frozenset("up down back forward ahead out".split())
+# Verbs whose "up" or "down" says a value changed: "went up to", "came down to".
+_GO_WORDS = frozenset("go goes going gone went come comes coming came".split())
 
 
 def _attribute_head(tokens) -> frozenset[str]:

@@ -280,3 +280,19 @@ def test_when_an_older_value_held_is_never_carried_onto_the_value_that_replaced_
     check = compare_versions("The export job writes invoices to S3 at 03:00 UTC, every Sunday.",
                              "The export job writes invoices to S3 at 03:00 UTC, and is deprecated.")
     assert check.verdict != UPDATE or "every Sunday" in check.carried_text
+
+
+def test_a_particle_of_the_verb_is_no_word_of_what_changed():
+    # "went up to": "up" is no word of the rate, and the rate of the note's item is found.
+    judged = judged_update("Booked two rooms at the Harbour Inn for the Halifax trip, $250 CAD per night, July 30, 2024.",
+                           "Harbour Inn rate for the Halifax trip went up to $275 CAD per night.")
+    assert judged.taken
+    assert judged.carried_text.endswith(" Booked two rooms at the Harbour Inn for the Halifax trip, July 30, 2024.")
+    assert compare_versions("The fee for the evening pottery class is $180 per term.",
+                            "The fee for the evening pottery class went up to $210 per term.").verdict == UPDATE
+    # Counter-examples: another inn's rate is another thing, whatever the verb; "can hold up
+    # to" is a ceiling, and "dining out" no particle of a change.
+    assert compare_versions("The print queue holds 2,000 pending jobs.",
+                            "The print queue can hold up to 10,000 pending jobs.").verdict != UPDATE
+    assert not judged_update("Booked two rooms at the Harbour Inn for the Halifax trip, $250 CAD per night.",
+                             "Seaview Lodge rate for the Halifax trip went up to $275 CAD per night.").taken
