@@ -19,6 +19,10 @@ current. Carried:
 Never carried, so the update stays partial and both memories stay current: a clause that says
 when, why or on what condition the older value held ("after the initial test run on March 27",
 "because ...", "unless ...", "which ..."), which moved to another value could say something else;
+a continuation after an updated clause that names a month or a year ("on March 3", "checked on
+the bank's app, February", "March 12, 9:30am" after "rescheduled to March 19"), which dated the
+older value and would misdate the new one, or say two dates (not a deadline ahead, "aiming for
+50 by September"; supersession.items_carried may still carry the note without its replaced item);
 a clause cut inside brackets ("Should I start with coin toss problems (P"), which is no
 sentence; and a statement whose object goes on in the clause that changed ("Balanced work" of
 "Balanced work and crypto by dedicating 45 minutes daily to market research"), which alone would

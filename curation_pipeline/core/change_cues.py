@@ -63,7 +63,8 @@ The entries:
   not of something done to the plan ("was confirmed on May 2", "was paid"), and not hedged.
   The planned value named in the outcome ("scheduled for July 18") is its old one
   (`plan_carried_out`, `names_the_plan`);
-- **a value told as past**: "a year ago", "last year", "used to", "back in 2021", "at the time"
+- **a value told as past**: "a year ago", "last year", "used to", "back in 2021", "at the time",
+  and a thing's first value ("originally", "initially", "at first", "at launch", "at the start")
   in a clause that tells no change: the value held then ("A year ago the nightly build took 25
   minutes", "My rent used to be $1,200"), and replaces no current one (`told_as_past`). A change
   told with when it was made is current from then on ("Two weeks ago we moved standup to 9:30",
@@ -537,5 +538,10 @@ def told_as_past(tokens: Sequence[Token]) -> bool:
     words = _words(tokens)
     pairs = list(zip(words, words[1:]))
     return "ago" in words[1:] or ("used", "to") in pairs or ("back", "in") in pairs \
+        or bool(_AT_FIRST & set(words)) or ("at", "first") in pairs or ("at", "launch") in pairs \
         or any(word == "last" and following in _PAST_SPANS for word, following in pairs) \
-        or any(words[n:n + 3] == ["at", "the", "time"] for n in range(len(words)))
+        or any(words[n:n + 3] in (["at", "the", "time"], ["at", "the", "start"]) for n in range(len(words)))
+
+
+# Words that tell the value a thing had at its start: "originally 40 GB", "initially 3 members".
+_AT_FIRST = frozenset({"originally", "initially"})

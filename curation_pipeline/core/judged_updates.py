@@ -66,6 +66,7 @@ from curation_pipeline.core.supersession import (
     Shape,
     denies_another_value,
     functional_swap,
+    held_before,
     items_carried,
     names_another_subject,
     object_swap,
@@ -661,7 +662,7 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
     found = None
     for piece, new in pieces:
         if not _same_thing(claim, piece, old, new, semantic) or no_newer_value(claim, piece, corrected=corrected) \
-                or scoped(claim, piece) or unasserted(piece):
+                or scoped(claim, piece) or unasserted(piece) or held_before(claim, piece):
             continue  # "closes at 9pm during Black Friday week" leaves "closes at 6pm" the rule
         if one_more_of_many(claim, piece, corrected):
             # "Ellen's sister is Joan" / "... is Ruth": two sisters, whatever the judge read.

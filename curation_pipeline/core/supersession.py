@@ -534,7 +534,7 @@ def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> C
     if not old_shape.identity or writes_math(old):
         return None
     newer = [new for new in newer
-             if not unasserted(new) and not scoped(old, new)
+             if not unasserted(new) and not held_before(old, new) and not scoped(old, new)
              and not writes_math(new) and not _of_another_thing(old, new) and not another_kind_of(old, new, names=True)
              and not no_newer_value(old, new, corrected=corrected) and not one_more_of_many(old, new, corrected)
              and not _after_another_event(old, new)]
@@ -588,15 +588,21 @@ def _sentence_tokens(sentence: str) -> tuple:
     return tuple(tokenize(sentence))
 
 
+def held_before(old: Piece, new: Piece) -> bool:
+    """Whether the newer clause tells its value as one that held before, and no change ("A year
+    ago the nightly build took 25 minutes", "At launch the archive was 40 GB": told_as_past),
+    while the older one tells a value now: then it replaces nothing. Both told so speak of the
+    same past ("Breaking Bad originally aired on AMC." / "... on HBO." corrects it)."""
+    return told_as_past(new.tokens) and not told_as_past(old.tokens) and not shape(new).cued \
+        and change_statement(new.tokens) is None
+
+
 def unasserted(piece: Piece) -> bool:
     """Whether a clause states no value as holding: its sentence asks ("Should we move the
     freeze to 3pm?") or is a condition ("If the Berlin folks join, we'll move standup to 8am"),
-    or the clause hedges it ("might be moved to March 27", "will be moved to": change_cues.hedged),
-    or tells it as past and no change ("A year ago the build took 25 minutes": told_as_past)."""
+    or the clause hedges it ("might be moved to March 27", "will be moved to": change_cues.hedged)."""
     if _asks(piece) or hedged(piece.tokens):
         return True
-    if told_as_past(piece.tokens) and not shape(piece).cued and change_statement(piece.tokens) is None:
-        return True  # "A year ago the nightly build took 25 minutes": it held then
     words = [t.lower for t in _sentence_tokens(piece.context or piece.text) if t.kind != "punct"]
     return bool(words) and words[0] in ("if", "unless") or "if" in words
 

@@ -55,6 +55,7 @@ import re
 from collections.abc import Collection
 
 from curation_pipeline.core.clauses import Piece
+from curation_pipeline.core.measures import unit_of
 from curation_pipeline.core.sentence_tokens import Token, root, tokenize
 from curation_pipeline.core.subjects import VERBS, is_verb, verb_like_opening
 from curation_pipeline.core.value_words import value_class
@@ -367,16 +368,19 @@ def without_item(sentence: str, claim: Piece, gone: Collection[str], said: Colle
     if not words or not set(words[0].keys) & set(gone):
         return None  # the item opens with another word ("for the Halifax trip")
     counted: list[Token] = []
+    unit = bool(re.search(r"[^\d.,]", words[0].text))  # "$250", "45ms": a sign or unit of its own
     for previous, token in zip(words, words[1:]):
         if set(token.keys) & set(gone) or token.lower in _ITEM_LINKS or _time_unit(token):
+            unit |= _time_unit(token)
             continue
-        if token.lower in _CURRENCY_CODES and previous.kind == "number":
+        if previous.kind == "number" and (token.lower in _CURRENCY_CODES or unit_of(token.lower) is not None):
+            unit = True  # "$250 CAD", "340 GB": the amount's own unit
             continue
         if not _counted(token):
             return None  # another value, a name or a verb: the item says more than its value
         counted.append(token)
     if counted and counted[-1].keys and counted[-1].keys[0] not in said:
         return None  # "$5,000 deposit" / a quote: what it counts is not what changed
-    if not counted and not re.search(r"[^\d.,]", words[0].text) and not any(_time_unit(t) for t in words):
+    if not counted and not unit:
         return None  # a bare number counts something unsaid: "math, 90, English, 85"
     return _cut(sentence, tokens, start, end)

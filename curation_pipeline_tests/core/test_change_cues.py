@@ -318,6 +318,8 @@ def test_a_memory_that_says_something_changed_is_told_from_one_that_does_not():
     ("The Harbour Inn rate is $250 per night.", "Last year the Harbour Inn rate was $230 per night."),
     ("My rent is $1,450 a month.", "My rent used to be $1,200 a month."),
     ("Our team uses Postgres 16.", "Back in 2021 our team used Postgres 12."),
+    ("Set up the photo archive on the NAS, 340 GB, RAID 1, nightly sync.", "At launch the photo archive was 40 GB."),
+    ("The book club has 14 members.", "The book club initially had 5 members."),
 ])
 def test_a_value_told_as_past_replaces_nothing(older, newer):
     assert compare_versions(older, newer).verdict != "update"
@@ -329,6 +331,9 @@ def test_a_value_told_as_past_replaces_nothing(older, newer):
     ("The daily standup is at 9:00 AM.", "Two weeks ago we moved the daily standup to 9:30 AM."),
     ("The team standup is on Mondays.", "Two weeks ago the team standup was moved to Tuesdays."),
     ("The gym fee is $45 a month.", "Last month the gym raised its fee to $49 a month."),
+    ("The design review is on March 20.", "The design review originally scheduled for March 20 was moved to March 18."),
+    # Both told of the past: a new value of that past corrects it.
+    ("The sitcom Marlow Lane originally aired on NBC.", "The sitcom Marlow Lane originally aired on CBS."),
 ])
 def test_a_change_told_with_when_it_was_made_still_replaces(older, newer):
     assert judged_update(older, newer).taken

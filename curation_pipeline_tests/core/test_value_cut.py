@@ -223,6 +223,9 @@ def test_a_count_whose_noun_goes_on_with_of_is_not_cut():
      "Booked two rooms at the Harbour Inn for the Halifax trip, July 30, 2024."),
     ("Ordered 3 boxes of printer paper from Staples, $42 per box.", "Staples raised the printer paper price to $45 per box.",
      "Staples raised the printer paper price to $45 per box. Ordered 3 boxes of printer paper from Staples."),
+    # A unit after the amount is the amount's.
+    ("Set up the photo archive on the NAS, 340 GB, RAID 1, nightly sync.", "The photo archive has grown to 410 GB.",
+     "The photo archive has grown to 410 GB. Set up the photo archive on the NAS, RAID 1, nightly sync."),
     # A count between commas goes with what it counts, when the newer clause names it.
     ("Finished the first draft of the thesis, 14,200 words, on March 3.",
      "The thesis draft has grown to 15,100 words.",
