@@ -135,8 +135,9 @@ def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping
     said nor updated) to stay current, or None when one of them cannot be carried (see the module
     docstring). `hosts`: for each other claim, the newer piece that updates or says it; `said`:
     those the newer memory says (not updates), for a judge's "update" only (see above);
-    `updated`: those the newer memory gives a new value, after which a clause that only says when
-    ("on March 3") is never carried: it dated the older value, and would misdate the new one."""
+    `updated`: those the newer memory gives a new value, after which a clause that names a month
+    or a year ("on March 3") is never carried: it dated the older value, and would misdate the
+    new one."""
     carried: list[Carried] = []
     left_set = set(left)
     n = 0

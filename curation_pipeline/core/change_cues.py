@@ -84,6 +84,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from curation_pipeline.core.sentence_tokens import Token, tokenize
+from curation_pipeline.core.subjects import WEEKDAYS
 from curation_pipeline.core.text import split_sentences
 
 CHANGE_VERBS = frozenset("""
@@ -493,7 +494,7 @@ def a_plan(tokens: Sequence[Token]) -> bool:
     "Scheduled piano lessons every Saturday")."""
     words = _words(tokens)
     if not words or words[0] not in _PLAN_WORDS or _RECURRING & set(words) \
-            or any(word.endswith("s") and word[:-1] in _WEEKDAY_WORDS for word in words):
+            or any(word.endswith("s") and word[:-1] in WEEKDAYS for word in words):
         return False
     return any(word in ("for", "on") and (following in _WHEN_WORDS | _MONTHS or following[:1].isdigit())
                for word, following in zip(words, words[1:]))
@@ -522,8 +523,7 @@ def names_the_plan(tokens: Sequence[Token]) -> bool:
         word in _PLAN_WORDS and following in ("for", "on") for word, following in zip(words[:done], words[1:done]))
 
 
-_WEEKDAY_WORDS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
-_WHEN_WORDS = _WEEKDAY_WORDS | frozenset("today tomorrow tonight next".split())
+_WHEN_WORDS = WEEKDAYS | frozenset("today tomorrow tonight next".split())
 
 
 # "last year", "last summer": a span before this one.
