@@ -190,6 +190,13 @@ def normalise_sentence(sentence: str) -> str:
     return collapsed.rstrip(_TRAILING_PUNCTUATION + " ")
 
 
+def sentence_keys(text: str | None) -> set[str]:
+    """The comparison keys of a text's sentences, merge markers flattened."""
+    if not text:
+        return set()
+    return {key for key in (normalise_sentence(s) for s in split_sentences(strip_merge_markers(text))) if key}
+
+
 def clip(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters, the last one "…" if anything was cut: for
     what is shown or quoted in a message (stored text is cut by truncate_at_word_boundary)."""

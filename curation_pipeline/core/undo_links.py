@@ -10,6 +10,10 @@ can come apart. Each way is held back here:
   node points at it now that did not point at it then (a later run merged it in, or the run
   itself did and that half is left alone), or whose text changed since. Its text would be in
   no active node. The keeper is held back; undo the later run first.
+- **written into since**: likewise, for a node written into the keeper, archived, after the
+  run started (an import, an agent): unless the keeper's text from before the run says every
+  clause of it (by words, as a merge judges it), the keeper held it only by what the run added.
+  No later run to undo first: the keeper stays as the run left it.
 - **merged into since**: the undo puts a node's text back to what it was before the run, but
   the node was merged into a keeper since (it is archived now, and its keeper took in the text
   the run left, e.g. a summary). Its old text would be in no active node. The node is held
@@ -35,7 +39,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-Reason = str  # "merged_since" | "merged_into_since" | "keeper_changed" | "node_changed" | "keeper_archived"
+from curation_pipeline.core.coverage import KeptText, uncovered
+
+Reason = str  # "merged_since" | "written_into_since" | "merged_into_since" | "keeper_changed"
+#                | "node_changed" | "keeper_archived"
 #                | "keeper_moved" | "successor_moved" (the last two found by the store)
 
 
@@ -53,8 +60,11 @@ class NodeNow:
     a node no revision mentions is taken to be as it was)."""
 
     link: Link
-    link_before_run: Link | None = None  # None: the same as now
+    # None: the same as now. For a node written since the run started: its link when written.
+    link_before_run: Link | None = None
     text_as_before_run: bool = True  # its text now is the one it had before the undone run
+    existed_before_run: bool = True  # False: written into the store after the undone run started
+    text: str | None = None  # its text now
     linked_by: str | None = None  # the run that last pointed it at its keeper (for messages)
 
 
@@ -65,6 +75,7 @@ class Restore:
     link: Link  # its link afterwards
     relinks: bool  # its link is put back to what it was before the run
     rewrites_text: bool  # its text is put back to what it was before the run
+    text: str | None = None  # its text afterwards
     # Its text now differs from what the undone run left (someone edited it since).
     text_changed_since_run: bool = False
     # Relinking to a keeper that the undone run (an undo) took it out of: whether the keeper's
@@ -108,6 +119,12 @@ def _unsafe(restores: Mapping[str, Restore], now: Mapping[str, NodeNow]) -> dict
         if restore is not None and restore.relinks:
             return True  # linked back to its state from before the run (its text: node_changed)
         state = now[node_id]
+        if not state.existed_before_run:
+            # Written since (an import, an agent): held only if the keeper's text afterwards
+            # says every clause of it, by words, as a merge judges what its keeper says.
+            keeper_after = restores[keeper].text if keeper in restores and restores[keeper].rewrites_text \
+                else now[keeper].text
+            return _says_all(keeper_after, state.text)
         before = state.link if state.link_before_run is None else state.link_before_run
         text_as_before = state.text_as_before_run or (restore is not None and restore.rewrites_text)
         return before == Link(True, keeper) and text_as_before
@@ -141,11 +158,28 @@ def _unsafe(restores: Mapping[str, Restore], now: Mapping[str, NodeNow]) -> dict
                 hold(keeper, "keeper_archived", node_id)
         elif keeper in restores and restores[keeper].rewrites_text:
             if not held_by_keeper_before_run(node_id, keeper):
-                hold(keeper, "merged_since", node_id, now[node_id].linked_by)
+                if _written_into(now[node_id], keeper):
+                    hold(keeper, "written_into_since", node_id)  # no later run to undo first
+                else:
+                    hold(keeper, "merged_since", node_id, now[node_id].linked_by)
         elif relinked(node_id) and not _keeper_text_kept(restore, now[keeper]):
             hold(node_id, "keeper_changed", keeper)
     return found
 
 
+def _written_into(state: NodeNow, keeper: str) -> bool:
+    """The node came into the store after the run started, archived into `keeper` (an import):
+    undoing the runs that moved it since brings it back there."""
+    written = state.link if state.link_before_run is None else state.link_before_run
+    return not state.existed_before_run and written == Link(True, keeper)
+
+
 def _keeper_text_kept(restore: Restore, keeper: NodeNow) -> bool:
     return keeper.text_as_before_run if restore.keeper_text_kept is None else restore.keeper_text_kept
+
+
+def _says_all(keeper_text: str | None, text: str | None) -> bool:
+    """`keeper_text` says every clause of `text` (core/coverage.py, by words)."""
+    if not keeper_text or not text:
+        return False
+    return not uncovered([text], KeptText.of([keeper_text]), lexical_only=True)

@@ -101,7 +101,8 @@ def update_nodes(
         )
         INSERT INTO node_revisions (run_id, step, tenant_id, namespace, node_id, before, after, reason)
         SELECT {run_id}, {step}, c.tenant_id, c.namespace, c.id,
-               to_jsonb(b) - 'last_txid' - 'content_txid', to_jsonb(c) - 'last_txid' - 'content_txid', p.reason
+               to_jsonb(b) - 'last_txid' - 'content_txid' - 'inserted_at',
+               to_jsonb(c) - 'last_txid' - 'content_txid' - 'inserted_at', p.reason
         FROM changed c JOIN previous b ON b.id = c.id JOIN plan p ON p.id = c.id
         RETURNING node_id::text
         """

@@ -171,7 +171,7 @@ def _undo_nodes(conn, scope: Scope, run_id: str, force: bool, report: UndoReport
     current = {
         row[0]: (row[1], row[2])
         for row in conn.execute(
-            "SELECT id::text, to_jsonb(m) - 'last_txid' - 'content_txid', row_version FROM memory_nodes m"
+            "SELECT id::text, to_jsonb(m) - 'last_txid' - 'content_txid' - 'inserted_at', row_version FROM memory_nodes m"
             " WHERE id = ANY(%s::uuid[]) ORDER BY id FOR UPDATE",
             (list(changes),),
         ).fetchall()
@@ -274,6 +274,7 @@ def _held_back(conn, scope: Scope, run_id: str, restores: dict, current: dict) -
             relinks=bool({"archived_at", "merged_into"} & set(decision.columns)),
             rewrites_text=("pointer_summary" in decision.columns
                            and effect.before.get("pointer_summary") != current[node_id][0].get("pointer_summary")),
+            text=(effect.before if "pointer_summary" in decision.columns else current[node_id][0]).get("pointer_summary"),
             text_changed_since_run=effect.after.get("pointer_summary") != current[node_id][0].get("pointer_summary"),
             keeper_text_kept=recorded.get(node_id),
         )

@@ -30,7 +30,9 @@ def nodes_now(
     """NodeNow of every node the rule looks at: those about to be restored, their keepers
     afterwards, and every node that points at one of them now. A node's state when the run
     started is the `before` of its first revision since (`start`: the run's first revision id in
-    the namespace; runs of one namespace never interleave), else the `after` of its last one."""
+    the namespace; runs of one namespace never interleave), else the `after` of its last one. A
+    node written after that first revision's transaction began (an import, an agent's insert)
+    had no state then: that `before` is its state when written."""
     keepers = {link.keeper for link in restored.values() if link.keeper is not None}
     rows = conn.execute(
         """
@@ -42,7 +44,9 @@ def nodes_now(
         SELECT m.id::text, m.archived_at IS NOT NULL, m.merged_into::text,
                pre.state IS NOT NULL, pre.state->>'archived_at' IS NOT NULL, pre.state->>'merged_into',
                m.pointer_summary IS NOT DISTINCT FROM coalesce(pre.state->>'pointer_summary', m.pointer_summary),
-               linked.run_id
+               linked.run_id,
+               m.inserted_at <= (SELECT created_at FROM node_revisions WHERE id = %(start)s),
+               m.pointer_summary
         FROM memory_nodes m
         JOIN concerned USING (id)
         LEFT JOIN LATERAL (
@@ -71,8 +75,10 @@ def nodes_now(
             link_before_run=_link(was_archived, was_keeper) if known else None,
             text_as_before_run=text_kept,
             linked_by=linked_by,
+            existed_before_run=existed,
+            text=text,
         )
-        for node_id, archived, keeper, known, was_archived, was_keeper, text_kept, linked_by in rows
+        for node_id, archived, keeper, known, was_archived, was_keeper, text_kept, linked_by, existed, text in rows
     }
 
 

@@ -30,6 +30,42 @@ def test_merges_from_before_the_run_and_nodes_restored_with_the_keeper_do_not_ho
     assert held_back(restores, now) == {}
 
 
+BEFORE_RUN = "Dana Reyes prefers email. Her manager is Sam Okafor."
+MERGED_IN = "Her badge number is 4471."
+
+
+def test_a_node_written_into_the_keeper_after_the_run_started_holds_it_unless_the_old_text_says_it():
+    # No revision links an imported node: only when it came into the store tells it apart.
+    restores = {"keeper": Restore(ACTIVE, relinks=False, rewrites_text=True, text=BEFORE_RUN)}
+
+    def now_with(text: str, *, existed: bool) -> dict:
+        return {"keeper": NodeNow(ACTIVE, text=f"{BEFORE_RUN} {MERGED_IN}"),
+                "imported": NodeNow(into("keeper"), existed_before_run=existed, text=text)}
+
+    held = held_back(restores, now_with(MERGED_IN, existed=False))
+    assert (held["keeper"].reason, held["keeper"].nodes) == ("written_into_since", ["imported"])
+    # Counter-examples: the keeper said it before the run (in words a merge would accept), or
+    # the node was there before the run (its link then is its link now).
+    assert held_back(restores, now_with("Dana Reyes prefers email.", existed=False)) == {}
+    assert held_back(restores, now_with("Her manager is Sam Okafor", existed=False)) == {}
+    assert held_back(restores, now_with(MERGED_IN, existed=True)) == {}
+    # Moved by later runs and back (its link when written decides), it still has no run to
+    # undo first; written active and merged in by a later run, it names that run.
+    moved_back = now_with(MERGED_IN, existed=False)
+    moved_back["imported"] = NodeNow(into("keeper"), link_before_run=into("keeper"), existed_before_run=False,
+                                     text=MERGED_IN, linked_by="undo-of-run-b")
+    assert held_back(restores, moved_back)["keeper"].reason == "written_into_since"
+    merged_later = now_with(MERGED_IN, existed=False)
+    merged_later["imported"] = NodeNow(into("keeper"), link_before_run=ACTIVE, existed_before_run=False,
+                                       text=MERGED_IN, linked_by="run-b")
+    held = held_back(restores, merged_later)["keeper"]
+    assert (held.reason, held.runs) == ("merged_since", ["run-b"])
+    # A number the old text does not have is not said by it.
+    badge = {"keeper": Restore(ACTIVE, relinks=False, rewrites_text=True, text=f"{BEFORE_RUN} {MERGED_IN}")}
+    assert held_back(badge, now_with("Her badge number is 4471.", existed=False)) == {}
+    assert "keeper" in held_back(badge, now_with("Her badge number is 4472.", existed=False))
+
+
 def test_a_node_pointing_at_the_keeper_before_the_run_but_edited_since_holds_it():
     now = {"keeper": NodeNow(ACTIVE),
            "edited": NodeNow(into("keeper"), link_before_run=into("keeper"), text_as_before_run=False)}

@@ -547,6 +547,45 @@ def test_forcing_the_undo_of_a_repoint_after_its_node_came_back_keeps_the_table_
         f"{DANA} {BADGE}", f"{DANA} {BADGE} {DESK}"}
 
 
+@pytest.mark.parametrize("imported_text, held", [
+    (BADGE, True),  # only what the run merged in says it
+    ("Customer Dana Reyes prefers email over phone calls.", False),  # the keeper said it before the run
+])
+def test_a_node_imported_into_a_keeper_after_a_merge_keeps_its_text_through_the_merges_undo(
+        db, instance, database_url, capsys, tmp_path, imported_text, held):
+    """The soak's case (seed 311730, 14 actions). Run A merges a node into a keeper, whose text
+    gains a sentence. An import then writes a node archived into that keeper, saying it. Undoing
+    A would put the keeper's text back to before A, and the imported node's sentence would be in
+    no active node: the keeper is held back. No revision of a run linked the imported node, so
+    only the store's record of when it came in tells it from a node merged before A."""
+    import json
+
+    from curation_pipeline.cli.main import main
+
+    keeper, first = insert(db, node(text=DANA, base_utility=0.9), node(text=f"{DANA} {BADGE}"))
+    run_a = run_cycle(instance, run_config=MERGE_CONFIG)
+    assert run_a.success and str(fetch_node(db, first)["merged_into"]) == keeper
+    assert BADGE in fetch_node(db, keeper)["pointer_summary"]
+    path = tmp_path / "imported.jsonl"
+    imported = "7d0c2c59-4a51-4e0e-9a7c-3f1d2b6e8a10"
+    path.write_text(json.dumps({"id": imported, "tenant_id": "acme", "namespace": "support",
+                                "pointer_summary": imported_text, "archived_at": "2024-01-01T00:00:00+00:00",
+                                "merged_into": keeper}) + "\n", encoding="utf-8")
+    assert main(["import", str(path)]) == 0
+    capsys.readouterr()
+
+    assert main(["undo", "--run", run_a.run_id]) == (1 if held else 0)
+
+    assert _orphaned_sentences(db) == []
+    assert fetch_node(db, first)["archived_at"] is None  # the node A merged is active again
+    if held:
+        assert BADGE in fetch_node(db, keeper)["pointer_summary"]
+        assert (f"left alone: node {keeper}: node {imported} was written into it, archived, after the run started,"
+                " and only what the run merged in says it") in capsys.readouterr().err
+    else:
+        assert fetch_node(db, keeper)["pointer_summary"] == DANA
+
+
 def test_undoing_a_summary_whose_node_was_merged_since_holds_that_node_back(db, instance, database_url, capsys):
     """The soak's case (seed 141273, 80 actions). Run A summarizes a verbose node; run B merges
     the summary into a keeper that says the same. Undoing A would put the long text back into a

@@ -16,6 +16,7 @@ import psycopg
 from curation_pipeline.core.coverage import KeptText, clauses_of
 from curation_pipeline.core.text import (
     normalise_sentence,
+    sentence_keys,
     split_sentences,
     strip_merge_markers,
 )
@@ -29,12 +30,6 @@ KEYED_TABLES = {
 # Curator steps whose revisions keep the text they replaced readable (a summary's full text, a
 # keeper's text before a merge): following them back from a text finds what it still stands for.
 CONTENT_KEEPING_STEPS = ("consolidate_duplicates", "summarize_verbose")
-
-
-def sentences(text: str | None) -> set[str]:
-    if not text:
-        return set()
-    return {key for key in (normalise_sentence(s) for s in split_sentences(strip_merge_markers(text))) if key}
 
 
 @dataclass
@@ -158,7 +153,7 @@ class _Lineage:
 
     def held(self, node_id: str, text: str, *, through_undos: bool) -> set[str]:
         """The sentences `text` still stands for (see `texts`)."""
-        return set().union(*(sentences(t) for t in self.texts(node_id, text, through_undos=through_undos)))
+        return set().union(*(sentence_keys(t) for t in self.texts(node_id, text, through_undos=through_undos)))
 
 
 def _said(missing: set[str], written: str, texts: set[str]) -> set[str]:
@@ -180,14 +175,14 @@ def lost_sentences(conn: psycopg.Connection, record: AgentRecord) -> list[str]:
     problems = []
     for node_id, written in sorted(record.written.items()):
         node = nodes[node_id]
-        own = sentences(written)
+        own = sentence_keys(written)
         if not node["archived"]:
             missing = own - lineage.held(node_id, node["text"], through_undos=True)
         else:
             end = chain_end(nodes, node_id)
             if end is None:
                 continue  # reported by broken_chains
-            in_node = sentences(node["text"])
+            in_node = sentence_keys(node["text"])
             missing = set()
             if node_id not in lineage.omitted:
                 into_keeper = (own & in_node) - lineage.held(end, nodes[end]["text"], through_undos=False)
@@ -196,7 +191,7 @@ def lost_sentences(conn: psycopg.Connection, record: AgentRecord) -> list[str]:
                 # summary cut is recorded there.
                 for keeper in lineage.former_keepers[node_id] - {end}:
                     into_keeper -= (lineage.held(keeper, nodes[keeper]["text"], through_undos=False)
-                                    - sentences(nodes[keeper]["text"]))
+                                    - sentence_keys(nodes[keeper]["text"]))
                 # A merge says each fact once: a sentence the keeper says in its own words is kept.
                 missing |= into_keeper - _said(into_keeper, written, lineage.texts(end, nodes[end]["text"],
                                                                                     through_undos=False))
@@ -239,10 +234,16 @@ def changed_elsewhere(before: Mapping, after: Mapping, acted_on: Iterable[tuple[
 # --------------------------------------------------------------------------- after undoing everything
 
 
-def not_as_agents_wrote(conn: psycopg.Connection, record: AgentRecord) -> list[str]:
+def not_as_agents_wrote(conn: psycopg.Connection, record: AgentRecord,
+                        kept_for_imports: Iterable[str] = ()) -> list[str]:
     """After every run has been undone: each node is as its agent last wrote it: active with its
-    text, or (written archived, by an import) archived into the keeper it was written with."""
+    text, or (written archived, by an import) archived into the keeper it was written with.
+
+    `kept_for_imports`: keepers whose undo was held back because a node imported into them
+    after a run started is said only by what that run merged in (no import is undone). Each
+    still says every sentence its agent wrote, and more."""
     nodes = _nodes(conn)
+    kept_for_imports = set(kept_for_imports)
     problems = []
     for node_id, written in sorted(record.written.items()):
         node = nodes[node_id]
@@ -253,6 +254,9 @@ def not_as_agents_wrote(conn: psycopg.Connection, record: AgentRecord) -> list[s
             continue
         if node["archived"] and node_id not in record.archived_by_agent:
             problems.append(f"node {node_id} is still archived (into {node['keeper']})")
+        elif node_id in kept_for_imports:
+            if missing := sentence_keys(written) - sentence_keys(node["text"]):
+                problems.append(f"node {node_id}, held back for an import, lost {sorted(missing)}")
         elif node["text"] != written:
             problems.append(f"node {node_id} reads {node['text']!r}, its agent last wrote {written!r}")
     return problems

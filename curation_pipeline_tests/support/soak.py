@@ -56,7 +56,7 @@ from curation_pipeline.config.settings import load_settings
 from curation_pipeline.core.jsonl_rows import format_node_jsonl
 from curation_pipeline.core.partition_keys import validate_name
 from curation_pipeline.core.prompts import MERGE_FIELD, SUMMARY_FIELD
-from curation_pipeline.core.text import split_sentences
+from curation_pipeline.core.text import sentence_keys, split_sentences
 from curation_pipeline.defs.job import step_run_config
 from curation_pipeline.service.node_import import import_jsonl_file
 from curation_pipeline.service.undo import NothingToUndoError, undo_run
@@ -181,7 +181,7 @@ class Soak:
         self.unwind_every = 0
         self._llm_mode = "ok"
         self._serial = 0
-        self._last_held: dict[str, str] = {}  # node -> why the last undo held its restore back
+        self._last_held: dict[str, dict] = {}  # node -> the last undo's hold of its restore (reason, nodes)
         if llm is not None:
             llm.responder = self._answer
         set_env("CURATOR_LLM_ENABLED", "false")
@@ -346,9 +346,9 @@ class Soak:
     def _edited(self, node_id: str, text: str) -> str:
         """Replace one sentence no other node's agent wrote (or add one): an agent rewriting its
         own words, never the words merged in from another memory."""
-        others = set().union(*(inv.sentences(t) for n, t in self.record.written.items() if n != node_id))
+        others = set().union(*(sentence_keys(t) for n, t in self.record.written.items() if n != node_id))
         parts = split_sentences(text)
-        own = [i for i, part in enumerate(parts) if not (inv.sentences(part) & others)]
+        own = [i for i, part in enumerate(parts) if not (sentence_keys(part) & others)]
         if own and self.rng.random() < 0.7:
             parts[self.rng.choice(own)] = self._sentence()
         else:
@@ -696,7 +696,7 @@ class Soak:
             self.log.outcomes["rows held back"] += len(report.held)
             self.log.outcomes["conflicts"] += len(report.conflicts)
         self.log.actions["unwinding undo" if unwinding else "undo --force" if force else "undo"] += 1
-        self._last_held = {row["id"]: row["reason"] for report in reports for row in report.held}
+        self._last_held = {row["id"]: row for report in reports for row in report.held}
         left = [f"{row['id']} ({row['reason']}: {', '.join(row['nodes'])})" for report in reports for row in report.held]
         left += [f"{row['id']} (changed since: {', '.join(row['changed_since'])})"
                  for report in reports for row in report.conflicts]
@@ -709,12 +709,18 @@ class Soak:
         curated = self._texts()
         keys = inv.row_keys(self.db)
         unwound = []
+        # A keeper stays as a run left it when a node imported into it after the run started is
+        # said only by what the run merged in: no import is undone (core/undo_links.py).
+        kept_for_imports = set()
         for target in reversed(list(self.history)):
+            self._last_held = {}
             description, _, undo_id = self._undo(target, force=False, unwinding=True)
             self.log.note(f"  unwind: {description}")
             if undo_id is not None:
                 unwound.append(undo_id)
-        self._fail_if(inv.not_as_agents_wrote(self.db, self.record), "undo every run, newest first")
+            kept_for_imports |= {node_id for node_id, hold in self._last_held.items()
+                                 if hold["reason"] == "written_into_since"}
+        self._fail_if(inv.not_as_agents_wrote(self.db, self.record, kept_for_imports), "undo every run, newest first")
         # A rewind may refuse to point a node across namespaces again: the curated state had such
         # a pointer only because an agent moved its keeper or successor after the curation (an
         # archived node keeps it: step 2 re-checks only active ones). Those rows alone may differ.
@@ -722,7 +728,7 @@ class Soak:
         for undo_id in reversed(unwound):
             self._last_held = {}  # an undo with nothing to undo holds nothing
             self.log.note(f"  rewind: {self._undo(undo_id, force=False, unwinding=True)[0]}")
-            across |= {node_id for node_id, reason in self._last_held.items() if reason in CROSSING_HOLDS}
+            across |= {node_id for node_id, hold in self._last_held.items() if hold["reason"] in CROSSING_HOLDS}
         rewound = self._texts()
         self._fail_if([f"node {node_id}: {curated[node_id]} after the run(s), {rewound.get(node_id)} after undoing their undos"
                        for node_id in sorted(curated) if rewound.get(node_id) != curated[node_id] and node_id not in across],

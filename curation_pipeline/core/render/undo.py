@@ -66,6 +66,10 @@ def held_reason(row: dict) -> str:
                  else "; undo the change that merged them first")
         return (f"node{'s' if several else ''} {nodes} {'were' if several else 'was'} merged into it"
                 f" since{by}{first}")
+    if row["reason"] == "written_into_since":
+        return (f"node{'s' if several else ''} {nodes} {'were' if several else 'was'} written into it, archived,"
+                f" after the run started, and only what the run merged in says {'them' if several else 'it'};"
+                " putting its old text back would leave that text in no active node")
     if row["reason"] == "merged_into_since":
         runs = [run for run in row["runs"] if run]
         by = f", by run {runs[0]}" if runs else ""
