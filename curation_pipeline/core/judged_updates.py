@@ -51,6 +51,7 @@ from curation_pipeline.core.change_cues import as_compared
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic
 from curation_pipeline.core.denials import no_newer_value
+from curation_pipeline.core.note_items import note_item
 from curation_pipeline.core.noun_kinds import another_kind_of, which_value
 from curation_pipeline.core.sentence_tokens import tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
@@ -649,11 +650,12 @@ def _names_agree(claim: Piece, piece: Piece, old: Shape, new: Shape) -> bool:
 
 def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str] = frozenset(),
             corrected: bool = False, semantic: Semantic | None = None,
-            older_said: frozenset[str] | None = None) -> _Answer | None:
+            older_said: frozenset[str] | None = None, old: Shape | None = None) -> _Answer | None:
     """How the newer memory answers an older claim it does not say: the first clause that
     replaces it whole, else one that replaces it in part or speaks of another thing alike. Two
-    denials, or a denial of the past against the event, replace nothing (denials.py)."""
-    old = shape(claim)
+    denials, or a denial of the past against the event, replace nothing (denials.py). `old`:
+    the claim's shape, if not its own (an item of a note, note_items.py)."""
+    old = old or shape(claim)
     names = _sentence_names(claim)
     if names and not names & said:
         # A clause that continues a sentence about someone the newer memory never names ("...,
@@ -762,6 +764,10 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
                 hosts[n] = said.by
                 continue
         answer = answer or _answer(claim, pieces, said_words, corrected, semantic, older_words)
+        if answer is None and (item := note_item(claims, n)) is not None:
+            # "$16.99 a month" of "Spotify family plan, $16.99 a month, ...": the plan's value.
+            answer = _answer(claim, [(piece, new) for piece, new in pieces if item.updated_by(piece)],
+                             said_words, corrected, semantic, older_words, old=item.shape)
         if answer is not None and answer.kind in ("whole", "partly"):
             replaced[n] = (claim, answer.piece)
             changes.append({"old": claim.text, "new": answer.piece.text, "changed": list(answer.changed)})

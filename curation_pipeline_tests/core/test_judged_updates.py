@@ -743,3 +743,38 @@ def test_a_plan_carried_out_on_another_date_replaces_the_planned_date(older, new
 def test_a_plan_is_not_replaced_by_another_things_outcome_a_recurring_plans_one_time_or_a_confirmation(older, newer):
     assert not judged_update(older, newer).taken
     assert compare_versions(older, newer).verdict != "update"
+
+
+@pytest.mark.parametrize(("older", "newer", "kept", "gone"), [
+    # An item of a note's list is a value of the note's topic (core/note_items.py): the newer
+    # memory names the topic and says it changed; the rest of the note is carried as written.
+    ("Netflix standard plan, $15.49 a month, billed on the 12th, 2 screens.",
+     "The Netflix standard plan price is now $17.99 a month.", ("billed on the 12th", "2 screens"), "15.49"),
+    ("Team dinner at Nandos, 9 people, Friday March 8.", "The team dinner was moved to Thursday March 7.",
+     ("Nandos", "9 people"), "March 8"),
+    # The topic's opening verb, its particle and a participle need not be said again.
+    ("Signed up for the autumn 5K, bib 2231, September 14.", "The autumn 5K was moved to September 21.",
+     ("bib 2231",), "September 14"),
+    ("Jury duty confirmed, 5 days, starting May 6, at the county court.", "The court extended my jury duty to 8 days.",
+     ("starting May 6", "at the county court"), "5 days"),
+])
+def test_an_item_of_a_notes_list_takes_a_new_value_of_the_notes_topic(older, newer, kept, gone):
+    judged = judged_update(older, newer)
+    assert judged.taken, judged.refused
+    assert all(words in judged.carried_text for words in kept)
+    assert gone not in judged.carried_text
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Two amounts in the note: which one the newer amount replaces is not for the words to say.
+    ("Storage locker at BoxIt, $95 a month, $285 paid for the first quarter.", "BoxIt raised the locker rent to $110 a month."),
+    # One more purchase, not a new price; no word says anything changed.
+    ("Bought 2 chairs from IKEA, $60 each, delivered May 3.", "Also bought a stool from IKEA for $25."),
+    ("Netflix standard plan, $15.49 a month, billed on the 12th.", "The Netflix standard plan for my parents costs $6.99 a month."),
+    # Another plan: the newer clause does not say the topic's every word.
+    ("Netflix standard plan, $15.49 a month, billed on the 12th.", "Netflix is now $6.99 a month for my parents' basic plan."),
+    # A topic that is only a date names nothing an amount could belong to.
+    ("Saturday June 15, $40, 3 tickets.", "The tickets are now $45."),
+])
+def test_an_item_of_a_note_is_not_taken_for_another_value_one_more_or_another_topic(older, newer):
+    assert not judged_update(older, newer).taken

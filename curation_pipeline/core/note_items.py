@@ -1,0 +1,88 @@
+"""An item of a note's list, read as a value of what the note is about. Pure.
+
+Agents often write a note as its topic and a list: "Spotify family plan, $16.99 a month, billed
+on the 5th, 4 members." The item "$16.99 a month" has no word of its own that says what it is
+the value of: it is the plan's. A newer memory that gives the plan a new value of that kind
+("Spotify family plan price is now $19.99 a month.") speaks of the same thing, though the item
+and the newer clause share no word.
+
+So an item without a word of a frame (only values, their units and small words) is read with
+the frame and the subject of its sentence's first clause, the note's topic, when:
+
+- the topic has words of a frame ("Spotify family plan"; not "Saturday, June 15");
+- no other clause of the older memory has a value of any kind the item has (units aside):
+  "Storage unit at SecureStore, 10x10 ft, $120 a month, $360 paid for the first quarter." has
+  two amounts, and which one a newer amount replaces is not for the words to say;
+- the newer clause says every word of the topic but its verbs ("Signed up for the spring 10K"
+  / "The spring 10K was moved to ..."): "Netflix is now $6.99 a month for my parents' basic
+  plan" names another plan than "Netflix standard plan, $15.49 a month";
+- and the newer clause says that something changed ("is now", "was moved to": change_cues.py).
+  "Also bought a stool from IKEA for $25." is one more purchase, not a new price.
+
+Only a judge's "update" reads items so (judged_updates.py): the judge has read the two memories
+as one thing updated, and the words must still show a value of the item's kind replaced, and
+the rest of the note carried as written (value_cut.without_item). Tests and counter-examples:
+curation_pipeline_tests/core/test_judged_updates.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from curation_pipeline.core.clauses import Piece
+from curation_pipeline.core.subjects import verb_like_opening
+from curation_pipeline.core.supersession import Shape, shape
+
+# Kinds of value that say what an amount is counted in, not a value of their own.
+_UNIT_KINDS = frozenset({"time unit"})
+
+
+@dataclass(frozen=True)
+class NoteItem:
+    """An item of a note read as a value of its topic."""
+
+    shape: Shape  # the item's values with the topic's frame and subject
+    topic: frozenset[str]  # the topic's frame words but its verbs
+
+    def updated_by(self, piece: Piece) -> bool:
+        """Whether a newer clause that gives the item a new value speaks of this topic and says
+        that something changed."""
+        return self.topic <= piece.keys and shape(piece).cued
+
+
+# Particles that go with the verb before them ("signed up for", "checked out").
+_PARTICLES = frozenset("up down out off in on back over".split())
+
+
+def _verb_words(topic: Piece) -> set[str]:
+    """The keys of the topic's verbs and of a particle right after one."""
+    words, after_verb = set(), False
+    for n, token in enumerate(topic.tokens):
+        # The note's opening verb ("Signed", "Booked"), or a participle after ("... approved").
+        verb = verb_like_opening(token) if n == 0 else len(token.lower) > 4 and token.lower.endswith("ed")
+        if verb or after_verb and token.lower in _PARTICLES:
+            words.update(token.keys)
+        after_verb = verb
+    return words
+
+
+def note_item(claims: Sequence[Piece], n: int) -> NoteItem | None:
+    """Claim `n` read as an item of its note (see the module), or None when it is no such item."""
+    claim = claims[n]
+    own = shape(claim)
+    if own.frame or claim.first == 0:
+        return None
+    topic = next((c for c in claims if c.sentence == claim.sentence and c.first == 0), None)
+    if topic is None:
+        return None
+    about = shape(topic)
+    kinds = set(own.values) - _UNIT_KINDS
+    if not about.frame or not kinds:
+        return None
+    if any(kinds & set(shape(other).values) for m, other in enumerate(claims) if m != n):
+        return None
+    words = about.frame - _verb_words(topic)
+    if not words:
+        return None
+    return NoteItem(replace(own, frame=about.frame, subject=about.subject, head=about.frame), words)
