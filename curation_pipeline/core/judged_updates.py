@@ -738,6 +738,7 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
     older = without_vocative(without_speaker(older))
     older_sentences = text_clauses(older)  # cached: text_claims reads the same sentences
     claims = text_claims(older)
+    claim_shapes = [shape(claim) for claim in claims]
     older_words = frozenset(key for s in older_sentences for key in s.whole().keys)
     newer = without_vocative(without_speaker(newer))
     corrected = as_compared(newer) != newer  # "Correction: ...": a denial may correct the event
@@ -764,9 +765,9 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
                 hosts[n] = said.by
                 continue
         answer = answer or _answer(claim, pieces, said_words, corrected, semantic, older_words)
-        if answer is None and (item := note_item(claims, n)) is not None:
+        if answer is None and (item := note_item(claims, claim_shapes, n)) is not None:
             # "$16.99 a month" of "Spotify family plan, $16.99 a month, ...": the plan's value.
-            answer = _answer(claim, [(piece, new) for piece, new in pieces if item.updated_by(piece)],
+            answer = _answer(claim, [(piece, new) for piece, new in pieces if item.updated_by(piece, new)],
                              said_words, corrected, semantic, older_words, old=item.shape)
         if answer is not None and answer.kind in ("whole", "partly"):
             replaced[n] = (claim, answer.piece)

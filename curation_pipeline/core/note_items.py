@@ -19,20 +19,23 @@ the frame and the subject of its sentence's first clause, the note's topic, when
 - and the newer clause says that something changed ("is now", "was moved to": change_cues.py).
   "Also bought a stool from IKEA for $25." is one more purchase, not a new price.
 
-Only a judge's "update" reads items so (judged_updates.py): the judge has read the two memories
-as one thing updated, and the words must still show a value of the item's kind replaced, and
-the rest of the note carried as written (value_cut.without_item). Tests and counter-examples:
-curation_pipeline_tests/core/test_judged_updates.py.
+Offline (supersession.py) and on a judge's "update" (judged_updates.py), the words must still
+show a value of the item's kind replaced, by one value of the kind in the newer clause offline,
+and the rest of the note carried as written (value_cut.without_item). Tests and
+counter-examples: curation_pipeline_tests/core/test_judged_updates.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from curation_pipeline.core.clauses import Piece
 from curation_pipeline.core.subjects import verb_like_opening
-from curation_pipeline.core.supersession import Shape, shape
+
+if TYPE_CHECKING:  # supersession.py reads items too; the shapes come from it
+    from curation_pipeline.core.supersession import Shape
 
 # Kinds of value that say what an amount is counted in, not a value of their own.
 _UNIT_KINDS = frozenset({"time unit"})
@@ -45,10 +48,10 @@ class NoteItem:
     shape: Shape  # the item's values with the topic's frame and subject
     topic: frozenset[str]  # the topic's frame words but its verbs
 
-    def updated_by(self, piece: Piece) -> bool:
-        """Whether a newer clause that gives the item a new value speaks of this topic and says
-        that something changed."""
-        return self.topic <= piece.keys and shape(piece).cued
+    def updated_by(self, piece: Piece, piece_shape: Shape) -> bool:
+        """Whether a newer clause (and its shape) that gives the item a new value speaks of this
+        topic and says that something changed."""
+        return self.topic <= piece.keys and piece_shape.cued
 
 
 # Particles that go with the verb before them ("signed up for", "checked out").
@@ -67,22 +70,22 @@ def _verb_words(topic: Piece) -> set[str]:
     return words
 
 
-def note_item(claims: Sequence[Piece], n: int) -> NoteItem | None:
-    """Claim `n` read as an item of its note (see the module), or None when it is no such item."""
-    claim = claims[n]
-    own = shape(claim)
+def note_item(claims: Sequence[Piece], shapes: Sequence[Shape], n: int) -> NoteItem | None:
+    """Claim `n` of an older memory's claims (with their shapes) read as an item of its note
+    (see the module), or None when it is no such item."""
+    claim, own = claims[n], shapes[n]
     if own.frame or claim.first == 0:
         return None
-    topic = next((c for c in claims if c.sentence == claim.sentence and c.first == 0), None)
+    topic = next((m for m, c in enumerate(claims) if c.sentence == claim.sentence and c.first == 0), None)
     if topic is None:
         return None
-    about = shape(topic)
+    about = shapes[topic]
     kinds = set(own.values) - _UNIT_KINDS
     if not about.frame or not kinds:
         return None
-    if any(kinds & set(shape(other).values) for m, other in enumerate(claims) if m != n):
+    if any(kinds & set(other.values) for m, other in enumerate(shapes) if m != n):
         return None
-    words = about.frame - _verb_words(topic)
+    words = about.frame - _verb_words(claims[topic])
     if not words:
         return None
     return NoteItem(replace(own, frame=about.frame, subject=about.subject, head=about.frame), words)

@@ -71,6 +71,7 @@ from curation_pipeline.core.denials import no_newer_value
 from curation_pipeline.core.many_holders import holds_many, memberships_of_two_kinds, says_one_more
 from curation_pipeline.core.meaning_markers import NEGATION
 from curation_pipeline.core.measures import DIMENSIONS, is_measurement, measurement_kind, unit_of
+from curation_pipeline.core.note_items import note_item
 from curation_pipeline.core.noun_kinds import another_kind_of, which_value
 from curation_pipeline.core.sentence_tokens import root, tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
@@ -529,15 +530,40 @@ def writes_math(piece: Piece) -> bool:
     return _MATH.search(piece.text) is not None or "=" in piece.text and _ARITHMETIC.search(piece.text) is not None
 
 
+def _may_update(old: Piece, newer: Sequence[Piece], corrected: bool) -> list[Piece]:
+    """The newer clauses that may give the older clause a new value: asserted, of the same
+    thing and time, not one more of many."""
+    return [new for new in newer
+            if not unasserted(new) and not held_before(old, new) and not scoped(old, new)
+            and not writes_math(new) and not _of_another_thing(old, new) and not another_kind_of(old, new, names=True)
+            and not no_newer_value(old, new, corrected=corrected) and not one_more_of_many(old, new, corrected)
+            and not _after_another_event(old, new)]
+
+
+def _item_update(claims: Sequence[Piece], n: int, newer: Sequence[Piece], corrected: bool = False) -> ClauseUpdate | None:
+    """An item of a note's list given a new value (core/note_items.py): "Spotify family plan,
+    $16.99 a month, billed on the 5th." / "The Spotify family plan price is now $19.99 a
+    month.". The newer clause names the note's topic, says it changed, and has one value of
+    each kind it replaces."""
+    item = note_item(claims, [shape(claim) for claim in claims], n)
+    if item is None or writes_math(claims[n]):
+        return None
+    for new in _may_update(claims[n], newer, corrected):
+        new_shape = shape(new)
+        if not item.updated_by(new, new_shape):
+            continue
+        changed, about_another = value_changes(item.shape, new_shape)
+        if changed and not about_another and not _unsure(changed, cued=True) \
+                and all(len(new_shape.values[kind]) == 1 for kind in _kinds(changed) if kind in new_shape.values):
+            return ClauseUpdate(claims[n], new, tuple(changed))
+    return None
+
+
 def _update_of(old: Piece, newer: Sequence[Piece], corrected: bool = False) -> ClauseUpdate | None:
     old_shape = shape(old)
     if not old_shape.identity or writes_math(old):
         return None
-    newer = [new for new in newer
-             if not unasserted(new) and not held_before(old, new) and not scoped(old, new)
-             and not writes_math(new) and not _of_another_thing(old, new) and not another_kind_of(old, new, names=True)
-             and not no_newer_value(old, new, corrected=corrected) and not one_more_of_many(old, new, corrected)
-             and not _after_another_event(old, new)]
+    newer = _may_update(old, newer, corrected)
     for new in newer:
         new_shape = shape(new)
         if new_shape.identity == old_shape.identity and stands_alone(old) and stands_alone(new) \
@@ -1573,6 +1599,7 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     # A clause the newer text says in its own words is restated, not updated.
     restated = {n: said.cover(clause, lexical_only=True) for n, clause in enumerate(older_clauses)}
     found = {n: None if restated[n].covered else _update_of(clause, newer_pieces, corrected)
+                or _item_update(older_clauses, n, newer_pieces, corrected)
              for n, clause in enumerate(older_clauses)}
     updates = tuple(update for update in found.values() if update is not None)
     if updates and (says_two_values(older) or says_two_values(newer)):

@@ -765,6 +765,19 @@ def test_an_item_of_a_notes_list_takes_a_new_value_of_the_notes_topic(older, new
     assert gone not in judged.carried_text
 
 
+@pytest.mark.parametrize(("older", "newer", "carried"), [
+    # Offline too, with one value of the kind in the newer clause.
+    ("Netflix standard plan, $15.49 a month, billed on the 12th, 2 screens.",
+     "The Netflix standard plan price is now $17.99 a month.",
+     "The Netflix standard plan price is now $17.99 a month, billed on the 12th, 2 screens."),
+    ("Signed up for the autumn 5K, bib 2231, September 14.", "The autumn 5K was moved to September 21.",
+     "The autumn 5K was moved to September 21. Signed up for the autumn 5K, bib 2231."),
+])
+def test_an_item_of_a_notes_list_takes_a_new_value_offline(older, newer, carried):
+    checked = compare_versions(older, newer)
+    assert (checked.verdict, checked.carried_text) == (UPDATE, carried)
+
+
 @pytest.mark.parametrize(("older", "newer"), [
     # Two amounts in the note: which one the newer amount replaces is not for the words to say.
     ("Storage locker at BoxIt, $95 a month, $285 paid for the first quarter.", "BoxIt raised the locker rent to $110 a month."),
@@ -775,6 +788,10 @@ def test_an_item_of_a_notes_list_takes_a_new_value_of_the_notes_topic(older, new
     ("Netflix standard plan, $15.49 a month, billed on the 12th.", "Netflix is now $6.99 a month for my parents' basic plan."),
     # A topic that is only a date names nothing an amount could belong to.
     ("Saturday June 15, $40, 3 tickets.", "The tickets are now $45."),
+    # A price to come, or on a condition, is no price now.
+    ("Netflix standard plan, $15.49 a month, billed on the 12th.", "The Netflix standard plan price will be $17.99 a month from July."),
+    ("Netflix standard plan, $15.49 a month, billed on the 12th.", "If I upgrade, the Netflix standard plan price is now $22.99 a month."),
 ])
 def test_an_item_of_a_note_is_not_taken_for_another_value_one_more_or_another_topic(older, newer):
     assert not judged_update(older, newer).taken
+    assert compare_versions(older, newer).verdict != UPDATE
