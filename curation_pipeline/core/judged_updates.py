@@ -15,8 +15,10 @@ change, not on every word of the two texts:
   of a verb of one object at a time ("works for Siemens" / "... Bosch"). In a clause whose every
   content word is a value, the same words but for one run of values, with a status, a role or a
   definite attribute beside them, say one value for another ("The Quiet Hours is signed to Sub
-  Pop" / "... to Def Jam Recordings"). A count of another noun ("120 guests" / "110 people")
-  replaces nothing;
+  Pop" / "... to Def Jam Recordings"). An item of a note's list with no word of its own
+  ("Spotify family plan, $16.99 a month, ...") is read with the note's topic, against a newer
+  clause that names the topic and says it changed (note_items.py). A count of another noun
+  ("120 guests" / "110 people") replaces nothing;
 - **two things**: one more of a relation that holds many at once ("Ellen's sister is Joan" /
   "... is Ruth": core/many_holders.py), or a change from a value that named the older clause's
   subject to one that names the newer's ("The Seville office ..." / "The Bilbao office ..."),
