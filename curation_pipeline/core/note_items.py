@@ -9,7 +9,8 @@ and the newer clause share no word.
 So an item without a word of a frame (only values, their units and small words) is read with
 the frame and the subject of its sentence's first clause, the note's topic, when:
 
-- the topic has words of a frame ("Spotify family plan"; not "Saturday, June 15");
+- the item follows a comma, a semicolon or a colon (not words in brackets), and the topic has
+  words of a frame ("Spotify family plan"; not "Saturday, June 15");
 - no other clause of the older memory has a value of any kind the item has (units aside):
   "Storage unit at SecureStore, 10x10 ft, $120 a month, $360 paid for the first quarter." has
   two amounts, and which one a newer amount replaces is not for the words to say;
@@ -70,11 +71,19 @@ def _verb_words(topic: Piece) -> set[str]:
     return words
 
 
+def _listed(claim: Piece) -> bool:
+    """The claim stands in its sentence after a comma, a semicolon or a colon: an item of a
+    list, not words in brackets ("Deployed final Docker image (130MB) to AWS ECR")."""
+    sentence = claim.context or claim.text
+    at = sentence.find(claim.text)
+    return at > 0 and sentence[:at].rstrip()[-1:] in (",", ";", ":")
+
+
 def note_item(claims: Sequence[Piece], shapes: Sequence[Shape], n: int) -> NoteItem | None:
     """Claim `n` of an older memory's claims (with their shapes) read as an item of its note
     (see the module), or None when it is no such item."""
     claim, own = claims[n], shapes[n]
-    if own.frame or claim.first == 0:
+    if own.frame or claim.first == 0 or not _listed(claim):
         return None
     topic = next((m for m, c in enumerate(claims) if c.sentence == claim.sentence and c.first == 0), None)
     if topic is None:

@@ -298,7 +298,13 @@ def _cut(sentence: str, tokens: list[Token], start: int, end: int) -> str | None
         # "with [150 commits and ]12 merged branches": the preposition stays for what follows
         cut_from = found.start() + len(tokens[start].text)
         cut_to += link.end()
-    return _tidy(sentence[:cut_from] + " " + sentence[cut_to:])
+    rest = _tidy(sentence[:cut_from] + " " + sentence[cut_to:])
+    if len(_EMPTY_BRACKETS.findall(rest)) > len(_EMPTY_BRACKETS.findall(sentence)):
+        return None  # all a bracket said: "Deployed final Docker image (130MB) to AWS ECR"
+    return rest
+
+
+_EMPTY_BRACKETS = re.compile(r"[(\[]\W*[)\]]")
 
 
 def _without_modifier(sentence: str, tokens: list[Token], gone: Collection[str], said: Collection[str]) -> str | None:

@@ -795,3 +795,17 @@ def test_an_item_of_a_notes_list_takes_a_new_value_offline(older, newer, carried
 def test_an_item_of_a_note_is_not_taken_for_another_value_one_more_or_another_topic(older, newer):
     assert not judged_update(older, newer).taken
     assert compare_versions(older, newer).verdict != UPDATE
+
+
+def test_a_value_in_brackets_is_no_item_and_is_never_cut_out_of_them():
+    # BEAM's 500K development chats: the first version of the item rule read "(130MB)" as an
+    # item and carried "Deployed final Docker image ( ) to AWS ECR ...".
+    older = "Deployed final Docker image (130MB) to AWS ECR with automated vulnerability scanning enabled."
+    newer = "The final Docker image size was optimized to 125MB to improve deployment speed."
+    assert compare_versions(older, newer).verdict != UPDATE
+    assert not judged_update(older, newer).taken
+    # Counter-example: the same value as an item of a list is one.
+    older = "Final Docker image, 130MB, pushed to AWS ECR."
+    newer = "The final Docker image was optimized to 125MB."
+    judged = judged_update(older, newer)
+    assert judged.taken and "pushed to AWS ECR" in judged.carried_text and "130MB" not in judged.carried_text
