@@ -771,6 +771,8 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
             # "$16.99 a month" of "Spotify family plan, $16.99 a month, ...": the plan's value.
             answer = _answer(claim, [(piece, new) for piece, new in pieces if item.updated_by(piece, new)],
                              said_words, corrected, semantic, older_words, old=item.shape)
+            if answer is not None and not item.of_its_values(answer.changed):
+                answer = None  # not the item's own kind of value: its polarity, another thing's
         if answer is not None and answer.kind in ("whole", "partly"):
             replaced[n] = (claim, answer.piece)
             changes.append({"old": claim.text, "new": answer.piece.text, "changed": list(answer.changed)})

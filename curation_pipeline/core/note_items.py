@@ -49,6 +49,11 @@ class NoteItem:
     shape: Shape  # the item's values with the topic's frame and subject
     topic: frozenset[str]  # the topic's frame words but its verbs
 
+    def of_its_values(self, changed: Sequence[str]) -> bool:
+        """Whether every change ("number:money '16.99' -> '19.99'") is of a kind of value the
+        item states: not its polarity, nor what the newer clause says of something else."""
+        return all(any(change.startswith(f"{kind} ") for kind in self.shape.values) for change in changed)
+
     def updated_by(self, piece: Piece, piece_shape: Shape) -> bool:
         """Whether a newer clause (and its shape) that gives the item a new value speaks of this
         topic and says that something changed."""

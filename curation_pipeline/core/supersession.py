@@ -554,6 +554,7 @@ def _item_update(claims: Sequence[Piece], n: int, newer: Sequence[Piece], correc
             continue
         changed, about_another = value_changes(item.shape, new_shape)
         if changed and not about_another and not _unsure(changed, cued=True) \
+                and item.of_its_values(changed) \
                 and all(len(new_shape.values[kind]) == 1 for kind in _kinds(changed) if kind in new_shape.values):
             return ClauseUpdate(claims[n], new, tuple(changed))
     return None

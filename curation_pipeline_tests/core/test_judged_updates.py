@@ -788,6 +788,10 @@ def test_an_item_of_a_notes_list_takes_a_new_value_offline(older, newer, carried
     ("Netflix standard plan, $15.49 a month, billed on the 12th.", "Netflix is now $6.99 a month for my parents' basic plan."),
     # A topic that is only a date names nothing an amount could belong to.
     ("Saturday June 15, $40, 3 tickets.", "The tickets are now $45."),
+    # No value of the item's kind: a newer clause's denial of something else (BEAM's 1M
+    # development chats, offline) is no new value of "at North Ericshire Medical Center".
+    ("Scheduled annual physical exam for June 10, 2024, at North Ericshire Medical Center.",
+     "Continued aspirin 81 mg daily; no new medications started post-physical exam."),
     # A price to come, or on a condition, is no price now.
     ("Netflix standard plan, $15.49 a month, billed on the 12th.", "The Netflix standard plan price will be $17.99 a month from July."),
     ("Netflix standard plan, $15.49 a month, billed on the 12th.", "If I upgrade, the Netflix standard plan price is now $22.99 a month."),
