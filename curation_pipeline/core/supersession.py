@@ -540,12 +540,13 @@ def _may_update(old: Piece, newer: Sequence[Piece], corrected: bool) -> list[Pie
             and not _after_another_event(old, new)]
 
 
-def _item_update(claims: Sequence[Piece], n: int, newer: Sequence[Piece], corrected: bool = False) -> ClauseUpdate | None:
+def _item_update(claims: Sequence[Piece], shapes: Sequence[Shape], n: int, newer: Sequence[Piece],
+                 corrected: bool = False) -> ClauseUpdate | None:
     """An item of a note's list given a new value (core/note_items.py): "Spotify family plan,
     $16.99 a month, billed on the 5th." / "The Spotify family plan price is now $19.99 a
     month.". The newer clause names the note's topic, says it changed, and has one value of
-    each kind it replaces."""
-    item = note_item(claims, [shape(claim) for claim in claims], n)
+    each kind it replaces. `shapes`: the claims' shapes."""
+    item = note_item(claims, shapes, n)
     if item is None or writes_math(claims[n]):
         return None
     for new in _may_update(claims[n], newer, corrected):
@@ -1599,8 +1600,9 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     said = KeptText(newer_sentences)
     # A clause the newer text says in its own words is restated, not updated.
     restated = {n: said.cover(clause, lexical_only=True) for n, clause in enumerate(older_clauses)}
+    older_shapes = [shape(clause) for clause in older_clauses]
     found = {n: None if restated[n].covered else _update_of(clause, newer_pieces, corrected)
-                or _item_update(older_clauses, n, newer_pieces, corrected)
+                or _item_update(older_clauses, older_shapes, n, newer_pieces, corrected)
              for n, clause in enumerate(older_clauses)}
     updates = tuple(update for update in found.values() if update is not None)
     if updates and (says_two_values(older) or says_two_values(newer)):
