@@ -25,7 +25,8 @@ change, not on every word of the two texts:
   of two clauses whose
   subjects put a different word before a word they share ("The staging database backups ..." /
   "The analytics database backups ..."), of one noun named as two kinds ("my graphing quiz
-  score" / "my proof writing quiz score": core/noun_kinds.py), of two sentences that open on
+  score" / "my proof writing quiz score": core/noun_kinds.py) or of two owners ("my budget for
+  groceries" / "... for dining out", "Nico's bedtime" / "Ada's bedtime"), of two sentences that open on
   names the other never says ("The CEO of NBC ..." / "The CEO of LinkedIn ..."), of two events
   on two dates that no cue says changed, or to a clause whose own subject the older sentence
   never names ("The guest list has grown to 28 attendees" / a funeral "with 50 attendees"), is

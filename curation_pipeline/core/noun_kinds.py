@@ -1,6 +1,8 @@
 """The kind a noun is named as: the plain words before it ("marketing budget", "my proof
 writing quiz score"). Two clauses that put other words before one noun speak of two things
-("the travel budget", "my graphing quiz score"), however alike the rest. Pure."""
+("the travel budget", "my graphing quiz score"), however alike the rest. So do two that name
+another owner of it, after "for" or "of" ("my budget for groceries" / "my budget for dining
+out") or before "'s" ("The staging DB's connection limit" / "The prod DB's ..."). Pure."""
 
 from __future__ import annotations
 
@@ -109,6 +111,101 @@ def kinds_after(tokens: list) -> dict[str, frozenset[str]]:
     return found
 
 
+# Prepositions after a noun that say whose or which one it is: "my budget for dining out", "the
+# capacity of our Kafka cluster".
+_OWNER_AFTER = frozenset("for of".split())
+_OWNER_AFTER_REACH = 4
+
+
+def owners_after(tokens: list) -> dict[str, tuple[tuple[str, bool], ...]]:
+    """noun -> the words after it and "for" or "of" that say whose or which one it is, in their
+    order, each with whether it is a name: "My budget for dining out is $200" -> {budget:
+    ((din, False), (out, False))}. Only where the clause goes
+    on after them (a verb, "to", a value, a preposition but "of" or "for"): a phrase that ends the
+    clause is what it states ("is a citizen of United Kingdom", "works in the field of
+    playwright", "holds the position of mayor of Gdansk"), the value, not which thing. Owners and words of which value ("the", "our", "weekly", "current")
+    are skipped; a noun in -ing is an act ("waiting for the decision"), and a number before the
+    preposition a price ("$40 for the tickets")."""
+    found: dict[str, tuple[tuple[str, bool], ...]] = {}
+    for n in range(len(tokens) - 2):
+        noun, preposition = tokens[n], tokens[n + 1]
+        if preposition.lower not in _OWNER_AFTER or noun.kind != "word" or not noun.keys or is_verb(noun) \
+                or past_form(noun.lower) or noun.lower.endswith("ing") or value_class(noun.lower, noun.keys[0]):
+            continue
+        words: list[tuple[str, bool]] = []
+        end = None
+        for m in range(n + 2, len(tokens)):
+            token = tokens[m]
+            if token.kind == "word" and (token.lower in _OWNERS or which_value(token)):
+                continue
+            if token.kind != "word" or not token.keys or is_verb(token) or past_form(token.lower) \
+                    or token.lower in _OPENERS or len(words) >= _OWNER_AFTER_REACH \
+                    or (value_class(token.lower, token.keys[0]) is not None and not token.is_name):
+                end = token
+                break
+            words.extend((key, token.is_name) for key in token.keys)
+        # Another "of" or "for" goes on with the same phrase ("the position of mayor of Gdansk"):
+        # what the clause states, to its end. A colon gives the value of a note ("Savings goal
+        # for the emergency fund: $10,000").
+        goes_on = end is not None and (end.kind != "punct" or end.text == ":") and end.lower not in _OWNER_AFTER
+        if words and goes_on:
+            found.setdefault(noun.keys[0], tuple(words))
+    return found
+
+
+def _owned_noun(tokens: list, start: int):
+    """The noun that ends the plain words from `start` ("connection limit" -> limit), or None."""
+    noun = None
+    for token in tokens[start:]:
+        if token.kind != "word" or not token.keys or token.is_name or is_verb(token) or past_form(token.lower) \
+                or value_class(token.lower, token.keys[0]) is not None:
+            break
+        noun = token
+    return noun
+
+
+def possessive_owners(tokens: list) -> dict[str, tuple[tuple[str, bool], ...]]:
+    """noun -> the words of its owner before "'s", nearest first, as owners_after: "The staging
+    DB's connection limit is 200" -> {limit: ((db, True), (stag, False))}. As there, only where
+    the clause goes on after the noun: at its end, the owner is the value it states."""
+    found: dict[str, tuple[tuple[str, bool], ...]] = {}
+    for n, token in enumerate(tokens):
+        if token.kind != "word" or not token.keys or not token.text.lower().endswith(("'s", "\u2019s")):
+            continue
+        noun = _owned_noun(tokens, n + 1)
+        after = tokens.index(noun) + 1 if noun is not None else len(tokens)
+        if noun is None or after >= len(tokens) or tokens[after].kind == "punct":
+            continue  # "Thanksgiving is at Sam's house": whose house is what the clause states
+        owner, k = [(key, token.is_name) for key in token.keys], n - 1
+        while k >= 0 and tokens[k].kind == "word" and tokens[k].keys and tokens[k].lower not in _OPENERS \
+                and not is_verb(tokens[k]) and not past_form(tokens[k].lower) \
+                and not (k == 0 and verb_like_opening(tokens[k])):  # "staging" of "The staging DB's" too
+            owner.extend((key, tokens[k].is_name) for key in tokens[k].keys)
+            k -= 1
+        found.setdefault(noun.keys[0], tuple(owner))
+    return found
+
+
+def _another_owner(old_tokens: list, new_tokens: list, old_keys: set[str], new_keys: set[str]) -> bool:
+    """Whether both clauses name one noun with "for" or "of" after it, or one owner before "'s",
+    and the first words of those that differ are each unsaid by the other clause: "my budget for
+    dining out" / "my budget for groceries", "the capacity of our Kafka cluster" / "... of our
+    Redis cluster", "The staging DB's connection limit" / "The prod DB's connection limit". The
+    two words must be of one sort, two names or two plain words, rivals for one place: "the team
+    offsite" / "our Lisbon offsite" may be one offsite said by what it is and by where, and "the
+    budget for the offsite" / "the budget for the Lisbon offsite" one that the newer says more
+    of."""
+    for owners in (owners_after, possessive_owners):
+        old_owners, new_owners = owners(old_tokens), owners(new_tokens)
+        for noun in set(old_owners) & set(new_owners):
+            for (word, named), (other, other_named) in zip(old_owners[noun], new_owners[noun]):
+                if word != other:
+                    if named == other_named and word not in new_keys and other not in old_keys:
+                        return True
+                    break
+    return False
+
+
 def _another_kind_after(old_tokens: list, new_tokens: list, old_keys: set[str], new_keys: set[str]) -> bool:
     """Whether one noun is counted in both clauses, of a kind said after it in at least one of
     them ("7 problems on complex roots" / "9 undetermined coefficients problems"), and each
@@ -139,7 +236,8 @@ def another_kind_of(old: Piece, new: Piece, values: frozenset[str] = frozenset()
     old_keys = {key for token in old.tokens for key in token.keys}
     new_keys, new_kinds = _sentence_kinds(new.context, names) if new.context else _kinds_of(list(new.tokens), names)
     theirs = [(noun, kinds) for noun, kinds in new_kinds if noun in new.keys and noun not in values]
-    if _another_kind_after(list(old.tokens), list(new.tokens), old_keys, set(new_keys)):
+    if _another_kind_after(list(old.tokens), list(new.tokens), old_keys, set(new_keys)) \
+            or _another_owner(list(old.tokens), list(new.tokens), old_keys, set(new_keys)):
         return True
     return any(noun == other and _kinds_differ(kinds, other_kinds, old_keys, new_keys)
                for noun, kinds in kind_words(list(old.tokens), names) for other, other_kinds in theirs)

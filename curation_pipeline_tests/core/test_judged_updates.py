@@ -480,6 +480,42 @@ def test_one_kind_said_alike_or_more_fully_is_one_thing(older, newer):
     assert judged_update(older, newer).taken
 
 
+@pytest.mark.parametrize(("older", "newer"), [
+    # One noun, and after "for" or "of" words that say whose or which one it is, each unsaid by
+    # the other clause: two budgets, two clusters, two children's allowances (an always-"update"
+    # judge got each of these through before).
+    ("Our budget for team lunches is $300 a month.", "We raised our budget for conference travel to $2,000 a month."),
+    ("The memory limit of the ingest worker is 2 GB.", "We bumped the memory limit of the billing worker to 4 GB."),
+    ("The pocket money for Lina is $8 a week.", "We raised the pocket money for Jonas to $10 a week."),
+    ("The deadline for the grant report is June 30.", "The deadline for the ethics review moved to July 12."),
+    ("The rent for the Denver apartment is $1,450.", "The rent for the Austin apartment went up to $1,600."),
+    # An owner before "'s": two databases, two children (offline the staging limit was superseded).
+    ("The staging cluster's disk quota is 500 GB.", "The prod cluster's disk quota was raised to 2 TB."),
+    ("Nico's bedtime is 8pm.", "We moved Ada's bedtime to 8:30pm."),
+])
+def test_one_noun_of_two_owners_is_two_things(older, newer):
+    assert not judged_update(older, newer).taken
+    assert compare_versions(older, newer).verdict != UPDATE
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # The same owner, or the newer one saying more of it: one thing.
+    ("Our budget for team lunches is $300 a month.", "We raised our budget for team lunches to $350 a month."),
+    ("The deadline for the grant report is June 30.", "The deadline for the NSF grant report moved to July 12."),
+    ("The memory limit of the ingest worker is 2 GB.", "We bumped the memory limit of the ingest worker to 4 GB."),
+    ("The staging cluster's disk quota is 500 GB.", "We raised the staging cluster's disk quota to 1 TB."),
+    ("Team Juniper's sprint length is 3 weeks.", "Team Juniper's sprint length is now 2 weeks."),
+    # What follows "of" at the end of the clause is the value it states, not whose it is; so is
+    # an owner at its end, and a name beside a plain word may say one thing two ways.
+    ("Lena is a citizen of Austria.", "Lena is now a citizen of Portugal."),
+    ("Lena is a member of the board of Graz.", "Lena is now a member of the board of Linz."),
+    ("The team dinner is at Marco's trattoria.", "The team dinner is at Luigi's trattoria now."),
+    ("The budget for the team offsite is $15,000.", "We bumped the budget for our Lisbon offsite to $18,000."),
+])
+def test_one_noun_of_one_owner_is_one_thing(older, newer):
+    assert judged_update(older, newer).taken
+
+
 def test_two_sentences_that_open_on_names_the_other_never_says_speak_of_two_things():
     # An acronym and a name in mixed case (read as a code) open the two sentences: two companies
     # (what an always-"update" judge got through on the knowledge-update stream).
