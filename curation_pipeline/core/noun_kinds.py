@@ -35,6 +35,11 @@ def which_value(token) -> bool:
         and (value_class(token.lower, token.keys[0]) in ("time unit", "weekday") or token.lower in _WHICH_VALUE)
 
 
+def _possessive(token) -> bool:
+    """An owner before "'s", which opens a noun phrase as "my" does ("Orchid's checkout service")."""
+    return token.kind == "word" and bool(token.keys) and token.text.lower().endswith(("'s", "\u2019s"))
+
+
 def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, ...]]]:
     """(noun, the plain words before it, nearest first) for each noun that ends a noun phrase and
     that other plain words name a kind of: "marketing budget", "page load time" (of "time", not
@@ -42,7 +47,8 @@ def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, 
     writing quiz score" (a word in -ing after an owner or a plain word names a kind: "graphing
     quiz", "swimming lessons"). Verbs and their past forms ("raised budget", "improved
     accuracy") say what was done, not which thing; "started sketching objects" is a verb. Only a
-    phrase that opens with an owner, a preposition, a number or a known verb counts (_OPENERS);
+    phrase that opens with an owner ("my", "Orchid's"), a preposition, a number or a known verb
+    counts (_OPENERS);
     a unit of time or a weekday between the words is no kind ("my weekly grocery budget").
     `names` (offline): a name may open the phrase, itself no kind word ("per GPS distance
     problem")."""
@@ -62,7 +68,8 @@ def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, 
     def modifier(n: int) -> bool:
         token = tokens[n] if n >= 0 else None
         return plain(n) or (token is not None and token.lower.endswith("ing") and bool(token.keys) and n > 0
-                            and (tokens[n - 1].lower in _OWNERS or plain(n - 1) or which_value(tokens[n - 1])))
+                            and (tokens[n - 1].lower in _OWNERS or _possessive(tokens[n - 1]) or plain(n - 1)
+                                 or which_value(tokens[n - 1])))
 
     def transparent(n: int) -> bool:  # "my weekly grocery budget", "my current membership fee": no kind
         return which_value(tokens[n])
@@ -78,7 +85,7 @@ def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, 
             k -= 1
         # `names`: a name may open the phrase too ("per GPS distance problem": a distance
         # problem), itself no kind word ("the Hamburg office" / "the Berlin office" is one office).
-        if k >= 0 and (tokens[k].lower in _OPENERS or tokens[k].kind == "number" or is_verb(tokens[k])
+        if k >= 0 and (tokens[k].lower in _OPENERS or _possessive(tokens[k]) or tokens[k].kind == "number" or is_verb(tokens[k])
                        or past_form(tokens[k].lower) or (k == 0 and verb_like_opening(tokens[k]))
                        or names and k > 0 and tokens[k].is_name):
             found.append((tokens[n].keys[0], tuple(chain)))
@@ -90,15 +97,32 @@ _KIND_AFTER = frozenset("on about".split())
 _KIND_AFTER_REACH = 3
 
 
+def _participle_after(tokens: list, n: int) -> bool:
+    """Whether tokens[n] is a participle that says which of the counted noun before it ("840
+    tests passing", "120 units unreserved"): a word in -ing or -ed at the clause's end or before
+    a preposition. With an object or a value after it, it says what they did ("12 problems
+    scoring 90%")."""
+    token = tokens[n] if n < len(tokens) else None
+    if token is None or token.kind != "word" or not token.keys or not token.lower.endswith(("ing", "ed")):
+        return False
+    following = tokens[n + 1] if n + 1 < len(tokens) else None
+    return following is None or following.kind == "punct" or following.lower in _OPENERS - _OWNERS
+
+
 def kinds_after(tokens: list) -> dict[str, frozenset[str]]:
     """noun -> the plain words after it and "on" or "about" that say its kind: "7 problems on
-    complex roots" -> {problem: {complex, root}}. Only a noun after a number, what is counted; a
-    value after the preposition ("on Monday", "on 3 topics") says when or how many, no kind."""
+    complex roots" -> {problem: {complex, root}}; or the participle after it: "840 tests
+    passing" -> {test: {pass}}. Only a noun after a number, what is counted; a value after the
+    preposition ("on Monday", "on 3 topics") says when or how many, no kind."""
     found: dict[str, frozenset[str]] = {}
-    for n in range(1, len(tokens) - 2):
+    for n in range(1, len(tokens) - 1):
         noun, preposition = tokens[n], tokens[n + 1]
-        if preposition.lower not in _KIND_AFTER or not noun.keys or noun.kind != "word" \
-                or not any(t.kind == "number" for t in tokens[max(0, n - 3):n]):
+        if not noun.keys or noun.kind != "word" or not any(t.kind == "number" for t in tokens[max(0, n - 3):n]):
+            continue
+        if _participle_after(tokens, n + 1):
+            found[noun.keys[0]] = frozenset(preposition.keys)
+            continue
+        if preposition.lower not in _KIND_AFTER:
             continue
         words = []
         for token in tokens[n + 2:n + 2 + _KIND_AFTER_REACH]:
@@ -170,7 +194,7 @@ def possessive_owners(tokens: list) -> dict[str, tuple[tuple[str, bool], ...]]:
     the clause goes on after the noun: at its end, the owner is the value it states."""
     found: dict[str, tuple[tuple[str, bool], ...]] = {}
     for n, token in enumerate(tokens):
-        if token.kind != "word" or not token.keys or not token.text.lower().endswith(("'s", "\u2019s")):
+        if not _possessive(token):
             continue
         noun = _owned_noun(tokens, n + 1)
         after = tokens.index(noun) + 1 if noun is not None else len(tokens)

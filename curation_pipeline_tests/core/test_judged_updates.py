@@ -458,6 +458,11 @@ def test_two_persons_values_said_alike_are_look_alikes_never_merged(older, newer
     ("Booked swim lessons for Emma at $40 a week.", "Booked piano lessons for Emma at $45 a week."),
     ("My weekly grocery budget is $150.", "My weekly dining budget is now $80."),
     ("I read my news feed for 30 minutes a day.", "I read my social feed for 60 minutes a day."),
+    # An owner before "'s" opens the phrase as "my" does; a participle after a counted noun says
+    # which of them it counts (an always-"update" judge got each of these through before).
+    ("Tamsin's onboarding course budget is $400.", "Raised Tamsin's leadership course budget to $480."),
+    ("The nightly suite has 920 tests passing.", "The nightly suite is down to 14 tests failing."),
+    ("The warehouse holds 450 pallets reserved.", "The warehouse is down to 200 pallets unreserved."),
 ])
 def test_one_noun_named_as_two_kinds_is_two_things_offline_and_for_the_judge(older, newer):
     assert not judged_update(older, newer).taken
@@ -475,6 +480,11 @@ def test_one_noun_named_as_two_kinds_is_two_things_offline_and_for_the_judge(old
     ("The staging cluster runs Postgres 15.", "We upgraded the staging cluster to Postgres 16, unlike the analytics cluster."),
     # Words that say which value of one thing ("current", "latest") name no kind of it.
     ("Paid the current membership fee of $40.", "Paid the latest membership fee of $45."),
+    # The same owner and kind; the same participle; a participle with a value after it says what
+    # the counted things did, no kind of them.
+    ("Tamsin's onboarding course budget is $400.", "Raised Tamsin's onboarding course budget to $480."),
+    ("The nightly suite has 920 tests passing.", "The nightly suite is up to 960 tests passing."),
+    ("Completed 12 problems scoring 90%.", "I have now completed 14 problems averaging 88%."),
 ])
 def test_one_kind_said_alike_or_more_fully_is_one_thing(older, newer):
     assert judged_update(older, newer).taken
