@@ -8,15 +8,23 @@ from datetime import UTC, datetime, timedelta
 import polars as pl
 import pytest
 
+from curation_pipeline.core.carry import Carried
 from curation_pipeline.core.judged_updates import judged_update
 from curation_pipeline.core.steps.consolidate import NODE_SCHEMA
-from curation_pipeline.core.steps.pair_decisions import apply_verdicts, decide_pairs
+from curation_pipeline.core.steps.pair_decisions import (
+    SUPERSESSION_SCHEMA,
+    apply_verdicts,
+    decide_pairs,
+    supersession_row,
+    without_hidden_clauses,
+)
 from curation_pipeline.core.steps.similarity import PAIR_SCHEMA
 from curation_pipeline.core.supersession import (
     LOOK_ALIKE,
     NONE,
     PARTIAL,
     UPDATE,
+    VersionCheck,
     compare_versions,
     shape,
     text_claims,
@@ -135,6 +143,23 @@ def test_an_update_is_superseded_at_any_similarity_and_never_merged():
         [row] = decisions.supersessions.to_dicts()
         assert (row["older_id"], row["newer_id"], row["method"]) == ("a", "b", "offline")
         assert row["valid_until"] == NOW - timedelta(days=2)  # when the newer was written
+
+
+def test_a_planned_supersession_whose_successor_would_not_say_an_older_clause_is_held_back():
+    # The last check before any supersession is applied, whatever rule or judge planned it: a
+    # successor that neither says nor gives a new value for "it needs a badge" would hide it.
+    nodes = _nodes(("a", "The lab is on floor 3 and it needs a badge.", 30), ("b", "The lab is on floor 5.", 2),
+                   ("c", "The lab is on floor 5, and it needs a badge.", 1))
+    rows = {node["id"]: node for node in nodes.to_dicts()}
+    change = [{"old": "The lab is on floor 3", "new": "The lab is on floor 5", "changed": ["number '3' -> '5'"]}]
+    hiding = supersession_row(rows["a"], rows["b"], 0.8, "judge", change)
+    saying = supersession_row(rows["a"], rows["c"], 0.8, "judge", change)
+    carrying = supersession_row(rows["a"], rows["b"], 0.8, "judge", change, VersionCheck(
+        UPDATE, carried=(Carried("It needs a badge."),), carried_text="The lab is on floor 5. It needs a badge."))
+    planned = pl.DataFrame([hiding, saying, carrying], schema=SUPERSESSION_SCHEMA)
+    kept, held = without_hidden_clauses(planned, nodes)
+    assert held == 1
+    assert kept.select("newer_id", "carried_text").rows() == [("c", None), ("b", "The lab is on floor 5. It needs a badge.")]
 
 
 def test_the_dates_decide_which_is_current_and_a_tie_decides_nothing():

@@ -67,6 +67,7 @@ from curation_pipeline.core.supersession import (
     PARTIAL,
     UPDATE,
     VersionCheck,
+    clauses_an_update_would_hide,
     compare_versions,
 )
 
@@ -114,6 +115,27 @@ def _older_newer(a: dict, b: dict) -> tuple[dict, dict] | None:
     if a["created_at"] is None or b["created_at"] is None or a["created_at"] == b["created_at"]:
         return None
     return (a, b) if a["created_at"] < b["created_at"] else (b, a)
+
+
+def without_hidden_clauses(supersessions: pl.DataFrame, nodes: pl.DataFrame,
+                           semantic: Semantic | None = None) -> tuple[pl.DataFrame, int]:
+    """The planned supersessions (SUPERSESSION_SCHEMA) whose successor, as it will read with what
+    it carries, says or gives a new value for every clause of the older memory but those an
+    update replaced (supersession.clauses_an_update_would_hide), and how many others were held
+    back. The last check before any supersession is applied, whichever rule or judge made it:
+    should the verdict's rules and this reading ever disagree, the pair stays linked, and no
+    clause leaves current memory."""
+    if supersessions.is_empty():
+        return supersessions, 0
+    texts = dict(zip(nodes["id"].to_list(), nodes["pointer_summary"].to_list()))
+    keep = []
+    for row in supersessions.iter_rows(named=True):
+        successor = row["carried_text"] or texts.get(row["newer_id"]) or ""
+        replaced = [change.get("old") or "" for change in json.loads(row["changes"] or "[]")]
+        hidden = clauses_an_update_would_hide(texts.get(row["older_id"]) or "", successor, semantic)
+        keep.append(not [clause for clause in hidden if not any(clause.text in old for old in replaced if old)])
+    kept = supersessions.filter(pl.Series(keep, dtype=pl.Boolean))
+    return kept, supersessions.height - kept.height
 
 
 def supersession_row(older: dict, newer: dict, similarity: float, method: str, changes: list,

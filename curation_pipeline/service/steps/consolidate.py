@@ -33,6 +33,7 @@ from curation_pipeline.core.steps.pair_decisions import (
     PairDecisions,
     apply_verdicts,
     decide_pairs,
+    without_hidden_clauses,
 )
 from curation_pipeline.core.subjects import subject_keys
 from curation_pipeline.core.supersession import still_supersedes
@@ -73,6 +74,7 @@ class _Planned:
     supersessions: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=SUPERSESSION_SCHEMA))
     verdict_rows: list[dict] = field(default_factory=list)
     counts: dict = field(default_factory=dict)
+    hiding: int = 0  # offline supersessions held back: their successor would not say an older clause
 
 
 def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient | None,
@@ -118,12 +120,13 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
             supersede_cap=config.supersede_cap - planned.supersessions.height,
             max_chars=config.max_chars, semantic=semantic,
         )
-        planned.supersessions = pl.concat([planned.supersessions, outcome.supersessions])
+        judged, hiding = without_hidden_clauses(outcome.supersessions, nodes, semantic)
+        planned.supersessions = pl.concat([planned.supersessions, judged])
         merges = pl.concat([planned.merges, outcome.merges])
         planned.merges, llm_counts = rewrite_merges(client, merges, nodes, max_chars=config.max_chars,
                                                     semantic=semantic, tally=tally)
-        planned.verdict_rows = _verdict_rows(decisions.to_judge, verdicts, nodes, outcome, planned.merges)
-        planned.counts = {**judge_counts, "judge_updates_refused": outcome.refused_updates,
+        planned.verdict_rows = _verdict_rows(decisions.to_judge, verdicts, nodes, judged, planned.merges)
+        planned.counts = {**judge_counts, "judge_updates_refused": outcome.refused_updates + hiding,
                           "judge_same_refused": outcome.refused_same, **llm_counts}
 
     def decide(planned: _Planned) -> _Planned:
@@ -138,7 +141,9 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
             by_context=planned.search.by_context,
         )
         planned.decisions = decisions
-        planned.merges, planned.supersessions = decisions.merges.plan, decisions.supersessions
+        planned.merges = decisions.merges.plan
+        planned.supersessions, planned.hiding = without_hidden_clauses(decisions.supersessions, planned.search.nodes,
+                                                                       semantic)
         if llm is not None:
             _ask_the_llm(planned, llm, merge_cap=merge_cap)
         return planned
@@ -167,7 +172,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
         return {"pass": search.how, "nodes_compared": search.compared, "focus_nodes": search.focus_nodes,
                 "pairs_compared": search.pairs.height, "archive_allowance": planned.allowance,
                 "pairs_left_over": decisions.left_over, "updates_partial": decisions.partial_updates,
-                "updates_held": decisions.updates_held, "look_alikes": decisions.look_alikes,
+                "updates_held": decisions.updates_held + planned.hiding, "look_alikes": decisions.look_alikes,
                 "speakers_apart": decisions.speakers_apart, "too_long_to_compare": decisions.too_long,
                 **counts, "chains_repaired": repaired, "supersessions_undone": undone, **planned.counts}
 
@@ -197,10 +202,11 @@ def _recheck_supersessions(conn, run: StepRun, start: PassStart) -> int:
     return supersessions.restore_superseded(conn, run.scope, undone)
 
 
-def _verdict_rows(judged: pl.DataFrame, verdicts: dict, nodes: pl.DataFrame, outcome, merges: pl.DataFrame) -> list[dict]:
+def _verdict_rows(judged: pl.DataFrame, verdicts: dict, nodes: pl.DataFrame, supersessions: pl.DataFrame,
+                  merges: pl.DataFrame) -> list[dict]:
     """One pair_judgements row per verdict, with what came of it."""
     versions = dict(zip(nodes["id"].to_list(), nodes["row_version"].to_list()))
-    superseded = set(zip(outcome.supersessions["older_id"].to_list(), outcome.supersessions["newer_id"].to_list()))
+    superseded = set(zip(supersessions["older_id"].to_list(), supersessions["newer_id"].to_list()))
     merged = {frozenset(pair) for pair in zip(merges["keeper_id"].to_list(), merges["absorbed_id"].to_list())}
     rows = []
     for row in judged.cast(dict(JUDGE_SCHEMA)).iter_rows(named=True):
