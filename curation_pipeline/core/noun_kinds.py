@@ -94,6 +94,7 @@ def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, 
 
 # Prepositions after a counted noun that say which kind it is: "problems on complex roots".
 _KIND_AFTER = frozenset("on about".split())
+_PREPOSITIONS = _OPENERS - _OWNERS
 _KIND_AFTER_REACH = 3
 
 
@@ -106,7 +107,7 @@ def _participle_after(tokens: list, n: int) -> bool:
     if token is None or token.kind != "word" or not token.keys or not token.lower.endswith(("ing", "ed")):
         return False
     following = tokens[n + 1] if n + 1 < len(tokens) else None
-    return following is None or following.kind == "punct" or following.lower in _OPENERS - _OWNERS
+    return following is None or following.kind == "punct" or following.lower in _PREPOSITIONS
 
 
 def kinds_after(tokens: list) -> dict[str, frozenset[str]]:
@@ -144,12 +145,12 @@ _OWNER_AFTER_REACH = 4
 def owners_after(tokens: list) -> dict[str, tuple[tuple[str, bool], ...]]:
     """noun -> the words after it and "for" or "of" that say whose or which one it is, in their
     order, each with whether it is a name: "My budget for dining out is $200" -> {budget:
-    ((din, False), (out, False))}. Only where the clause goes
-    on after them (a verb, "to", a value, a preposition but "of" or "for"): a phrase that ends the
-    clause is what it states ("is a citizen of United Kingdom", "works in the field of
-    playwright", "holds the position of mayor of Gdansk"), the value, not which thing. Owners and words of which value ("the", "our", "weekly", "current")
-    are skipped; a noun in -ing is an act ("waiting for the decision"), and a number before the
-    preposition a price ("$40 for the tickets")."""
+    ((din, False), (out, False))}. Only where the clause goes on after them (a verb, "to", a
+    value, a preposition but "of" or "for"): a phrase that ends the clause is what it states
+    ("is a citizen of United Kingdom", "works in the field of playwright", "holds the position
+    of mayor of Gdansk"), the value, not which thing. Owners and words of which value ("the",
+    "our", "weekly", "current") are skipped; a noun in -ing is an act ("waiting for the
+    decision"), and a number before the preposition a price ("$40 for the tickets")."""
     found: dict[str, tuple[tuple[str, bool], ...]] = {}
     for n in range(len(tokens) - 2):
         noun, preposition = tokens[n], tokens[n + 1]
@@ -177,14 +178,16 @@ def owners_after(tokens: list) -> dict[str, tuple[tuple[str, bool], ...]]:
     return found
 
 
-def _owned_noun(tokens: list, start: int):
-    """The noun that ends the plain words from `start` ("connection limit" -> limit), or None."""
+def _owned_noun(tokens: list, start: int) -> int | None:
+    """Where the noun is that ends the plain words from `start` ("connection limit": limit), or
+    None."""
     noun = None
-    for token in tokens[start:]:
+    for n in range(start, len(tokens)):
+        token = tokens[n]
         if token.kind != "word" or not token.keys or token.is_name or is_verb(token) or past_form(token.lower) \
                 or value_class(token.lower, token.keys[0]) is not None:
             break
-        noun = token
+        noun = n
     return noun
 
 
@@ -197,8 +200,7 @@ def possessive_owners(tokens: list) -> dict[str, tuple[tuple[str, bool], ...]]:
         if not _possessive(token):
             continue
         noun = _owned_noun(tokens, n + 1)
-        after = tokens.index(noun) + 1 if noun is not None else len(tokens)
-        if noun is None or after >= len(tokens) or tokens[after].kind == "punct":
+        if noun is None or noun + 1 >= len(tokens) or tokens[noun + 1].kind == "punct":
             continue  # "Thanksgiving is at Sam's house": whose house is what the clause states
         owner, k = [(key, token.is_name) for key in token.keys], n - 1
         while k >= 0 and tokens[k].kind == "word" and tokens[k].keys and tokens[k].lower not in _OPENERS \
@@ -206,7 +208,7 @@ def possessive_owners(tokens: list) -> dict[str, tuple[tuple[str, bool], ...]]:
                 and not (k == 0 and verb_like_opening(tokens[k])):  # "staging" of "The staging DB's" too
             owner.extend((key, tokens[k].is_name) for key in tokens[k].keys)
             k -= 1
-        found.setdefault(noun.keys[0], tuple(owner))
+        found.setdefault(tokens[noun].keys[0], tuple(owner))
     return found
 
 
