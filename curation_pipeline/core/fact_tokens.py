@@ -26,7 +26,8 @@ from curation_pipeline.core.text import strip_merge_markers
 # so the "2024" of a date or the "acme" of an e-mail is not counted again as a number or name.
 KINDS = ("url", "email", "date", "identifier", "number", "name")
 
-_URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"'`]+", re.IGNORECASE)
+# "www." after an "@" is an e-mail address's domain ("aa@www.example"), not a link of its own.
+_URL = re.compile(r"\b(?:https?://|(?<!@)www\.)[^\s<>\"'`]+", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"

@@ -37,6 +37,14 @@ def test_extracts_every_kind_of_fact():
     assert not {"The", "e.g"} & (facts["name"] | facts["identifier"])
 
 
+def test_an_email_address_on_a_www_domain_is_one_address_and_a_www_link_still_a_link():
+    # Hypothesis found "aa@www.example" read as the link "www.example": a refusal that named
+    # half the address it had lost.
+    facts = extract_facts("Write to aa@www.example or see www.example.com/docs.").by_kind
+    assert facts["email"] == {"aa@www.example"}
+    assert facts["url"] == {"www.example.com/docs"}
+
+
 def test_a_surname_with_an_inner_capital_is_a_name_and_a_product_name_a_code():
     facts = extract_facts("Ross McEwan and Danny DeVito use GitHub and JavaScript.").by_kind
     assert {"McEwan", "DeVito"} <= facts["name"] and not {"McEwan", "DeVito"} & facts["identifier"]
