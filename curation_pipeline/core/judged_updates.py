@@ -68,6 +68,7 @@ from curation_pipeline.core.subjects import (
 )
 from curation_pipeline.core.supersession import (
     Shape,
+    asks,
     denies_another_value,
     functional_swap,
     held_before,
@@ -783,6 +784,9 @@ def judged_update(older: str, newer: str, semantic: Semantic | None = None) -> J
         partly |= answer is not None and answer.kind == "partly"
         another |= answer is not None and answer.kind == "another thing"
         left.append(n)
+    if any(asks(claims[n]) for n in left):
+        # A question is never carried, as offline: the newer memory would say it as a statement.
+        return JudgedUpdate(False, UNCARRIABLE)
     newer_pieces = [piece for piece, _ in pieces]
     listed = items_carried(older_sentences, claims, replaced, set(hosts) - set(replaced), written, newer_pieces)
     if listed is not None:

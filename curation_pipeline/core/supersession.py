@@ -629,7 +629,7 @@ def unasserted(piece: Piece) -> bool:
     """Whether a clause states no value as holding: its sentence asks ("Should we move the
     freeze to 3pm?") or is a condition ("If the Berlin folks join, we'll move standup to 8am"),
     or the clause hedges it ("might be moved to March 27", "will be moved to": change_cues.hedged)."""
-    if _asks(piece) or hedged(piece.tokens):
+    if asks(piece) or hedged(piece.tokens):
         return True
     words = [t.lower for t in _sentence_tokens(piece.context or piece.text) if t.kind != "punct"]
     return bool(words) and words[0] in ("if", "unless") or "if" in words
@@ -1639,11 +1639,11 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
     replaced = {n: (update.old, update.new) for n, update in found.items() if update is not None}
     carried = carried_clauses(older_clauses, left, hosts, updated=set(replaced))
     listed = items_carried(older_sentences, older_clauses, replaced, set(said_by), written, newer_pieces)
-    if listed is not None and not any(_asks(older_clauses[n]) for n in left):
+    if listed is not None and not any(asks(older_clauses[n]) for n in left):
         # Each replaced value was an item of the older note's list: the rest of the note goes
         # as it was written, with its dates where they were.
         return VersionCheck(UPDATE, updates, (), carried=listed, carried_text=carry_into(written, listed))
-    if entangled and not any(_asks(older_clauses[n]) for n in left):
+    if entangled and not any(asks(older_clauses[n]) for n in left):
         # An update of part of a one-sentence memory: the newer one carries the sentence without
         # the phrases of its replaced values (value_cut.py), if each can be cut cleanly.
         sentence = rest_carried(older_sentences, older_clauses, replaced, set(said_by), written, newer_pieces)
@@ -1653,7 +1653,7 @@ def compare_versions(older: str, newer: str, semantic: Semantic | None = None) -
         # interviews for executive producer roles" / "The number of interviews secured increased
         # to 5"): the clause is updated as a whole, as before words were weighed.
         entangled = tuple(update.old for update in updates if _entangles(update, set(update.left) - {WORDS_LEFT}))
-    if entangled or carried is None or any(_asks(older_clauses[n]) for n in left) \
+    if entangled or carried is None or any(asks(older_clauses[n]) for n in left) \
             or _carries_a_rival(carried, newer_pieces):
         # A question is never carried: written into the newer memory it would read as a statement.
         return VersionCheck(PARTIAL, updates, entangled + tuple(older_clauses[n] for n in left))
@@ -1750,7 +1750,9 @@ def _carried_without(sentences, claims, replaced, said, newer, newer_pieces, cut
     return sentence
 
 
-def _asks(clause: Piece) -> bool:
+def asks(clause: Piece) -> bool:
+    """Whether a clause is of a question: never carried, written into a newer memory it would
+    read as a statement."""
     return (clause.context or clause.text).rstrip().endswith("?")
 
 

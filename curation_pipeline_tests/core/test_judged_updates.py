@@ -167,6 +167,10 @@ def test_an_older_statement_the_newer_memory_does_not_say_is_carried_into_it(old
      "no change"),
     # When the older value held cannot be carried: said of the new value it could be wrong.
     ("The backlog has 40 tickets after the cleanup on May 2.", "The backlog now has 55 tickets.", "uncarriable"),
+    # Nor can a question, as offline: carried, "Should we invite the press." read as a statement
+    # (an always-"update" judge on BEAM's development chats carried "Why is tossing two coins
+    # considered independent events." so).
+    ("The release is on May 3. Should we invite the press?", "The release moved to May 10.", "uncarriable"),
     # The newer memory moves the day and does not say the time: is it still at 02:00?
     ("The maintenance window is Sunday at 02:00.", "The maintenance window moved to Saturday.", "entangled"),
     # A count of the same unit, of a thing the older memory never names (BEAM's 500K chats: a
