@@ -38,8 +38,8 @@ change, not on every word of the two texts:
   offsite, mostly for catering" / "We raised the offsite spending cap to $3,000" carries "Set a
   spending cap for the offsite, mostly for catering."); otherwise it is **entangled** ("8 cards
   built with Bootstrap 5.3.0" / "now 10 cards"): superseding would hide the rest, carrying it
-  would say both counts. What cannot be carried (when or why the older value held, a question) refuses the
-  verdict too.
+  would say both counts. What cannot be carried (when or why the older value held, a
+  question) refuses the verdict too.
 
 When the verdict is refused the pair is linked (step 6b), never superseded: when unsure, link.
 """
