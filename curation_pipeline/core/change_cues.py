@@ -540,7 +540,13 @@ def told_as_past(tokens: Sequence[Token]) -> bool:
     return "ago" in words[1:] or ("used", "to") in pairs or ("back", "in") in pairs \
         or bool(_AT_FIRST & set(words)) or ("at", "first") in pairs or ("at", "launch") in pairs \
         or any(word == "last" and following in _PAST_SPANS for word, following in pairs) \
-        or any(words[n:n + 3] in (["at", "the", "time"], ["at", "the", "start"]) for n in range(len(words)))
+        or any(words[n:n + 3] in (["at", "the", "time"], ["at", "the", "start"]) for n in range(len(words))) \
+        or any(word == "at" and following in _OWNERS_OF_A_PEAK and then == "peak"
+               for word, following, then in zip(words, words[1:], words[2:]))
+
+
+# "had 80 volunteers at its peak in 2020": the most it ever had, not what it has now.
+_OWNERS_OF_A_PEAK = frozenset("its their the his her our my".split())
 
 
 # Words that tell the value a thing had at its start: "originally 40 GB", "initially 3 members".

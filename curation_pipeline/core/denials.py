@@ -27,8 +27,10 @@ Tests and counter-examples: curation_pipeline_tests/core/test_denials.py.
 
 from __future__ import annotations
 
+from curation_pipeline.core.change_cues import CHANGE_VERBS
 from curation_pipeline.core.clauses import Piece
 from curation_pipeline.core.meaning_markers import NEGATION
+from curation_pipeline.core.sentence_tokens import root
 from curation_pipeline.core.subjects import past_form
 
 # Negation words that deny the verb; "without", "no", "none" deny a thing ("with no checked
@@ -37,6 +39,7 @@ _VERB_DENIALS = frozenset({"not", "never", "no longer"})
 _PERFECT = frozenset({"have", "has", "had", "'ve", "'d"})
 # Words of a newer clause that say the change itself ("I now use Docker").
 _CHANGE_SAID = frozenset({"now", "currently", "longer", "anymore", "nowadays"})
+_CHANGE_ROOTS = frozenset(root(word) for word in CHANGE_VERBS)
 
 
 def _words(piece: Piece) -> list[str]:
@@ -62,6 +65,18 @@ def denies_the_past(piece: Piece) -> bool:
                for before, word, after in zip(["", *words], words, [*words[1:], ""]))
 
 
+def denies_a_change(piece: Piece) -> bool:
+    """Whether the clause denies a verb of change: "Didn't raise the plan price to $15 after
+    all", "Haven't lowered the kiln to 1,100°C yet", "We did not move standup to 10am". The
+    value it names is the one that did not come; the older value still holds. Not a denied state
+    ("The gym no longer opens on Sundays"), which is news of its own."""
+    words = _words(piece)
+    # The denial stands right before the verb it denies: "Standup was moved to 10am, not 9:30"
+    # denies the old value, not the change.
+    return any((word in _VERB_DENIALS or word.endswith("n't")) and any(root(w) in _CHANGE_ROOTS for w in words[n + 1:n + 3])
+               for n, word in enumerate(words))
+
+
 def says_the_change(piece: Piece) -> bool:
     return bool(_CHANGE_SAID & set(_words(piece)))
 
@@ -73,5 +88,7 @@ def no_newer_value(old: Piece, new: Piece, *, corrected: bool = False) -> bool:
     if corrected:
         return False
     if denies(old) and denies(new):
+        return True
+    if denies(new) and not denies(old) and denies_a_change(new):
         return True
     return denies(old) != denies(new) and (denies_the_past(old) or denies_the_past(new)) and not says_the_change(new)

@@ -56,7 +56,7 @@ from curation_pipeline.core.coverage import KeptText, Semantic
 from curation_pipeline.core.denials import no_newer_value
 from curation_pipeline.core.note_items import note_item
 from curation_pipeline.core.noun_kinds import another_kind_of, which_value
-from curation_pipeline.core.sentence_tokens import tokenize
+from curation_pipeline.core.sentence_tokens import root, tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import (
     is_verb,
@@ -284,7 +284,31 @@ def _counts_other_things(claim: Piece, piece: Piece, old: Shape, new: Shape,
     mine, theirs = _nouns_counted(claim, gone), _nouns_counted(piece, came, older_said)
     if not mine or not theirs or not all(mine) or not all(theirs):
         return False
-    return not frozenset().union(*mine) & frozenset().union(*theirs)
+    if _participles_counted(claim, gone) != _participles_counted(piece, came):
+        return True  # "3 million images labeled" / "4 million images": all images, or labeled ones
+    counted, counting = frozenset().union(*mine), frozenset().union(*theirs)
+    if not counted & counting:
+        return True
+    # "1,800 subscribers" / "240 paid subscribers", "23 open bugs" / "9 open feature requests":
+    # a narrower group or another, counted apart. Only the words right after the new count: "the
+    # number of client reviews" may name more of the same ("reviews from 5 clients").
+    return bool(frozenset().union(*_nouns_counted(piece, came)) - counted)
+
+
+def _participles_counted(piece: Piece, values: set[str]) -> frozenset[str]:
+    """The past participle right after what each of `values` counts, which says which of them
+    are counted: "600 tables migrated", "1,200 orders shipped this month"."""
+    tokens = [t for t in piece.tokens if t.kind != "punct"]
+    found = set()
+    for n, token in enumerate(tokens):
+        if token.kind == "number" and set(token.keys) & values:
+            nouns, end = counted_words(tokens, n), n + 1
+            while end < len(tokens) and tokens[end].keys and set(tokens[end].keys) <= nouns:
+                end += 1
+            if nouns and end < len(tokens) and tokens[end].kind == "word" and not tokens[end].is_name \
+                    and len(tokens[end].lower) > 4 and tokens[end].lower.endswith("ed"):
+                found.update(tokens[end].keys)
+    return frozenset(found)
 
 
 def _opening_read_as_a_name(piece: Piece, new: Shape, older_said: frozenset[str]) -> bool:
@@ -394,12 +418,16 @@ def _left(old: Shape, new: Shape, piece: Piece, swapped: bool = False, proper: b
     scheduled Zoom call was moved": the status is said, as a word of the thing's name), nor
     in the object another one replaced ("left fielder" / "shooting guard")."""
     words = said_keys(piece.tokens, claim.tokens if claim else ()) | (old.tail if swapped else set())
+    if claim is not None:
+        words |= _kind_of_the_named(claim.tokens, words)
     # The one language or colour written as a name that a name replaced ("a Polish citizen" /
     # "a Canadian citizen") is stated in its place; any other name is left unsaid ("... married
     # to Piotr Nowak").
     replaced = _proper_values(old) - _proper_values(new) if proper else set()
     left = [kind for kind in values_left(old, new) if not set(old.values[kind]) <= words
-            and not (kind in _PROPER_KINDS and len(replaced) == 1 and set(old.values[kind]) - words <= replaced)]
+            and not (kind in _PROPER_KINDS and len(replaced) == 1 and set(old.values[kind]) - words <= replaced)
+            and not (kind == "status" and _moved_as_planned(old, piece))
+            and not (kind == "time unit" and claim is not None and _rate_of_the_same(claim, new, words))]
     # A name dropped with none in its place, beside one the newer clause keeps: "Microsoft was
     # founded in 1975 in Albuquerque." / "Microsoft was founded in 1976." leaves Albuquerque.
     # Not when the older clause's object was replaced whole, names and all ("in the IT cupboard
@@ -409,6 +437,79 @@ def _left(old: Shape, new: Shape, piece: Piece, swapped: bool = False, proper: b
             and not _proper_values(new) - _proper_values(old):
         left.append("name")
     return left
+
+
+# A plan's status, which moving the plan keeps: "Dr. Lee scheduled my sessions for Mondays at
+# 4pm" / "Dr. Lee moved my sessions to Wednesdays at 5pm" leaves them scheduled.
+_PLANNED = frozenset(root(word) for word in "scheduled planned booked slated arranged".split())
+_MOVING = frozenset("""moved move moves rescheduled reschedules postponed postpones delayed pushed
+rebooked shifted bumped brought""".split())
+
+
+def _moved_as_planned(old: Shape, piece: Piece) -> bool:
+    """Whether every status the older clause states is a plan's ("scheduled", "planned") and the
+    newer clause moves it: a plan moved is still a plan. Not a plan done or dropped ("was
+    cancelled", "was completed"): those are statuses of their own, which replace it."""
+    statuses = set(old.values.get("status", ()))
+    return bool(statuses) and statuses <= _PLANNED and any(t.lower in _MOVING for t in piece.tokens)
+
+
+# Words before a period that make it the period of a rate: "£42 per month", "4 coffees a day".
+_PER = frozenset("a an per each every".split())
+_PERIOD_ADVERBS = frozenset("hourly daily nightly weekly fortnightly monthly quarterly yearly annually".split())
+
+
+def _rate_of_the_same(claim: Piece, new: Shape, said: frozenset[str] | set[str]) -> bool:
+    """Whether the older claim's period is that of a rate the newer clause gives a new value of
+    without saying it again: "Gym membership costs £42 per month" / "Gym membership went up to
+    £47", "Wren takes sertraline 50 mg daily" / "Wren's sertraline dose was increased to 100 mg".
+    The newer clause states no period of its own, and says every word of the older subject: "The
+    Pylon API rate limit is 100 requests per minute" / "... burst limit to 500 requests", "Monthly
+    rent for the Kinsale flat" / "the Kinsale flat deposit" are other things."""
+    if "time unit" in new.values:
+        return False
+    tokens = [t for t in claim.tokens if t.kind != "punct"]
+    periods = [n for n, t in enumerate(tokens) if value_class(t.lower, t.keys[0] if t.keys else None) == "time unit"]
+    if not periods or not all(tokens[n].lower in _PERIOD_ADVERBS or n and tokens[n - 1].lower in _PER for n in periods):
+        return False
+    subject = {key for t in tokens[:_before_the_verb(tokens)] for key in t.keys} - {key for n in periods for key in tokens[n].keys}
+    return bool(subject) and subject <= set(said)
+
+
+def _before_the_verb(tokens) -> int:
+    """Where the words of a note's subject end: at its first verb or number ("Resident parking
+    permit | costs £120", "Cloud bill for the side project | averages $80"), or after a one-word
+    subject before a word in -s ("User | drinks about 4 coffees", "Wren | takes ...")."""
+    for n in range(1, len(tokens)):
+        if is_verb(tokens[n]) or verb_by_shape(tokens, n) or tokens[n].kind == "number":
+            return n
+        if n == 1 and tokens[0].is_name and not tokens[1].is_name and tokens[1].lower.endswith("s"):
+            return 1
+    return len(tokens)
+
+
+def _kind_of_the_named(tokens, said: frozenset[str] | set[str]) -> frozenset[str]:
+    """The keys of the words that open a sentence before a name that the newer clause says, when
+    that name is the subject right before its verb: "Side project Cairn has 3 paying customers",
+    "Book club Dog-Eared Society has 9 members", "User's Etsy shop Mossy Thimble lists 56
+    products". Such words say what kind of thing the name is (their capital is the sentence's,
+    or a brand's), and "Cairn is up to 8 paying customers" names the same thing. Not a name in
+    a phrase of the subject ("Renovation budget for the Hartwell house", "Max upload size in
+    Pylon"): there the opening words say which attribute, which the newer clause must name too."""
+    words = [t for t in tokens if t.kind != "punct"]
+    end = subject_end(words)
+    start = end
+    while start > 0 and words[start - 1].is_name:
+        start -= 1  # the name's words: "Dog-Eared Society"
+    if 1 < start < end and words[start - 1].text == "The":
+        start -= 1  # "Newsletter The Quiet Ledger": an article of the name opens it
+    named = {key for t in words[start:end] for key in t.keys}
+    if not 0 < start < end < len(words) or not named or not named <= said or not words[0].text[:1].isupper():
+        return frozenset()
+    kind = words[:start]
+    if not (kind[-1].text[:1].islower() or words[start].text == "The") or any(t.kind != "word" or not t.keys for t in kind):
+        return frozenset()  # "Dana Okafor" is one name; "for", "in": a phrase of the subject
+    return frozenset(key for t in kind for key in t.keys)
 
 
 def _other_object(claim: Piece, piece: Piece, old: Shape, new: Shape, said: frozenset[str]) -> bool:

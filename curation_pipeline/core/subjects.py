@@ -320,6 +320,8 @@ def naming_numbers(tokens: Sequence[Token]) -> set[int]:
             continue
         if before.lower.rstrip(".") in MONTH_WORDS:
             continue  # "booked for June 4", "the deadline of April 1": a date, not a name
+        if before.lower.rstrip(".") in WEEKDAYS or n + 1 < len(tokens) and tokens[n + 1].lower.rstrip(".") in MONTH_WORDS:
+            continue  # "booked for Thursday 14 March": a day of a month, not a name
         if token.text.endswith("%") or _verb_form(before):
             continue  # "Achieved 65% coverage", "highlighting 5 mentees": how many, not which
         if n == 1 and verb_like_opening(before) and _counts_a_noun(tokens, n):

@@ -194,6 +194,9 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
     if opening and verb_like_opening(token):
         return None  # "Completed 8 problems", "Scheduled a call": the note's verb
     word_class = value_class(token.lower, token.keys[0])
+    if word_class == "ordinal" and token.lower in ("second", "seconds") and previous is not None \
+            and previous.kind == "number":
+        word_class = "time unit"  # "90 seconds": a duration's unit, as "5 minutes" is; not "the second floor"
     if word_class == "status" and token.lower in _ALSO_VERBS and previous is not None \
             and (previous.lower in _DOERS or previous.is_name):
         word_class = None  # "I live in Berlin": a verb; "the site is live", "unblocked and live": a status

@@ -22,6 +22,13 @@ NO_NEWER_VALUE = [
     ("the event, then its denial", "I moved my standup to Tuesdays in June.", "I have never moved my standup."),
     ("a denial, then the event in a change verb", "I have never changed my router password.",
      "Changed my router password on May 2."),
+    # A change denied: the value it names did not come (set S's look-alikes; S077 was taken by
+    # an always-"update" judge before).
+    ("a change denied", "Price of the Ardent Basic plan is $12 per month.",
+     "Didn't raise the Ardent Basic plan price to $15 after all."),
+    ("a change denied, not yet", "The Ravelston kiln runs at 1,200°C.", "Haven't lowered the Ravelston kiln to 1,100°C yet."),
+    ("a change denied, passive", "Deadline for the Galloway grant application is March 1.",
+     "The Galloway grant deadline was not extended to March 15, despite rumors."),
 ]
 
 # (entry, older, newer): alike, and still an update.
@@ -39,6 +46,7 @@ STILL_UPDATES = [
      "The report is due May 10 without the appendix."),
     ("no: a thing denied, not the verb", "Kai's flight lands at 18:40 with no checked bags.",
      "Kai's flight lands at 20:15 with no checked bags."),
+    ("the old value denied, not the change", "Standup is at 9:30am.", "Standup was moved to 10am, not 9:30am."),
 ]
 
 
