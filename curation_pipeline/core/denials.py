@@ -1,6 +1,6 @@
 """Denials: clauses that say something is not so, and why they are no newer value. Pure.
 
-A value replaces another when both cannot hold at once. Two shapes of denial break that, and
+A value replaces another when both cannot hold at once. Three shapes of denial break that, and
 each is linked (step 6b), never superseded, offline or on a judge's "update" (judged_updates.py):
 
 - **two denials**: "I have never used a GPU." / "I have never used Alpine Linux." deny two
@@ -18,6 +18,12 @@ each is linked (step 6b), never superseded, offline or on a judge's "update" (ju
   paid the May invoice." / "Omar paid the May invoice on June 3." is its news, and "The gym never
   opens on Sundays." a habit, a state that may change ("The gym opens on Sundays from 9:00.").
 
+- **a change denied**: "Price of the plan is $12 per month." / "Didn't raise the plan price to
+  $15 after all." The value the newer clause names is the one that did not come, so the older
+  value still holds; so with "Haven't lowered the kiln to 1,100°C yet" and "The deadline was not
+  extended to March 15". The denial stands right before a verb of change: "Standup was moved to
+  10am, not 9:30am" denies the old value, and is an update.
+
 A newer memory that says it corrects the older (an opener of change_cues.CORRECTION_OPENERS:
 "Correction:", "Update:", "Actually,", ...; or a value it names as the old one, "instead of X")
 is read as a correction, and neither rule applies.
@@ -27,7 +33,7 @@ Tests and counter-examples: curation_pipeline_tests/core/test_denials.py.
 
 from __future__ import annotations
 
-from curation_pipeline.core.change_cues import CHANGE_VERBS
+from curation_pipeline.core.change_cues import CHANGE_ROOTS
 from curation_pipeline.core.clauses import Piece
 from curation_pipeline.core.meaning_markers import NEGATION
 from curation_pipeline.core.sentence_tokens import root
@@ -39,7 +45,6 @@ _VERB_DENIALS = frozenset({"not", "never", "no longer"})
 _PERFECT = frozenset({"have", "has", "had", "'ve", "'d"})
 # Words of a newer clause that say the change itself ("I now use Docker").
 _CHANGE_SAID = frozenset({"now", "currently", "longer", "anymore", "nowadays"})
-_CHANGE_ROOTS = frozenset(root(word) for word in CHANGE_VERBS)
 
 
 def _words(piece: Piece) -> list[str]:
@@ -73,7 +78,7 @@ def denies_a_change(piece: Piece) -> bool:
     words = _words(piece)
     # The denial stands right before the verb it denies: "Standup was moved to 10am, not 9:30"
     # denies the old value, not the change.
-    return any((word in _VERB_DENIALS or word.endswith("n't")) and any(root(w) in _CHANGE_ROOTS for w in words[n + 1:n + 3])
+    return any((word in _VERB_DENIALS or word.endswith("n't")) and any(root(w) in CHANGE_ROOTS for w in words[n + 1:n + 3])
                for n, word in enumerate(words))
 
 

@@ -18,7 +18,15 @@ change, not on every word of the two texts:
   Pop" / "... to Def Jam Recordings"). An item of a note's list with no word of its own
   ("Spotify family plan, $16.99 a month, ...") is read with the note's topic, against a newer
   clause that names the topic and says it changed (note_items.py). A count of another noun
-  ("120 guests" / "110 people") replaces nothing;
+  ("120 guests" / "110 people"), of a narrower group ("1,800 subscribers" / "240 paid
+  subscribers") or of those a participle names ("3 million images labeled" / "4 million
+  images") replaces nothing. What the newer clause leaves unsaid is not left when it goes
+  with the change: the unit of a duration given in another ("5 minutes" / "90 seconds"), a
+  plan's status under a verb that moves it ("scheduled for Mondays" / "moved to Wednesdays"),
+  the words before a name that say what kind of thing it is ("Side project Cairn has 3 paying
+  customers" / "Cairn is up to 8 paying customers"), and the period of a rate whose subject
+  the newer clause names whole ("Gym membership costs £42 per month" / "Gym membership went up
+  to £47"; not "Monthly rent for the flat" / "the flat deposit");
 - **two things**: one more of a relation that holds many at once ("Ellen's sister is Joan" /
   "... is Ruth": core/many_holders.py), or a change from a value that named the older clause's
   subject to one that names the newer's ("The Seville office ..." / "The Bilbao office ..."),
@@ -65,6 +73,7 @@ from curation_pipeline.core.subjects import (
     subject_end,
     verb_by_shape,
     verb_like_opening,
+    words_before_the_verb,
 )
 from curation_pipeline.core.supersession import (
     Shape,
@@ -472,20 +481,8 @@ def _rate_of_the_same(claim: Piece, new: Shape, said: frozenset[str] | set[str])
     periods = [n for n, t in enumerate(tokens) if value_class(t.lower, t.keys[0] if t.keys else None) == "time unit"]
     if not periods or not all(tokens[n].lower in _PERIOD_ADVERBS or n and tokens[n - 1].lower in _PER for n in periods):
         return False
-    subject = {key for t in tokens[:_before_the_verb(tokens)] for key in t.keys} - {key for n in periods for key in tokens[n].keys}
+    subject = {key for t in tokens[:words_before_the_verb(tokens)] for key in t.keys} - {key for n in periods for key in tokens[n].keys}
     return bool(subject) and subject <= set(said)
-
-
-def _before_the_verb(tokens) -> int:
-    """Where the words of a note's subject end: at its first verb or number ("Resident parking
-    permit | costs £120", "Cloud bill for the side project | averages $80"), or after a one-word
-    subject before a word in -s ("User | drinks about 4 coffees", "Wren | takes ...")."""
-    for n in range(1, len(tokens)):
-        if is_verb(tokens[n]) or verb_by_shape(tokens, n) or tokens[n].kind == "number":
-            return n
-        if n == 1 and tokens[0].is_name and not tokens[1].is_name and tokens[1].lower.endswith("s"):
-            return 1
-    return len(tokens)
 
 
 def _kind_of_the_named(tokens, said: frozenset[str] | set[str]) -> frozenset[str]:

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from curation_pipeline.core.clauses import Piece
 from curation_pipeline.core.sentence_tokens import tokenize
-from curation_pipeline.core.subjects import is_verb, past_form, verb_by_shape, verb_like_opening
+from curation_pipeline.core.subjects import is_verb, past_form, verb_by_shape, verb_like_opening, words_before_the_verb
 from curation_pipeline.core.value_words import value_class
 
 # Words after which a word in -ing names a kind ("my graphing quiz"), not an act ("started
@@ -212,6 +212,32 @@ def possessive_owners(tokens: list) -> dict[str, tuple[tuple[str, bool], ...]]:
     return found
 
 
+def _a_part_of_it(old_tokens: list, new_tokens: list, old_keys: set[str], new_keys: set[str]) -> bool:
+    """Whether the newer clause speaks of something of what the older one names, in words the
+    older never says: "The runtime of the Cobalt nightly job is 90 minutes" / "Cut the Cobalt
+    nightly job's export step to 20 minutes", "The current price of Brackenridge stock is $42" /
+    "Brackenridge stock's 30-day average climbed to $45". A part or another attribute of it,
+    not a new value of the older one, when the older clause's subject names its own attribute
+    in words the newer never says ("runtime", "current price"). "Pylon's upload limit" of "Max
+    upload size in Pylon" says "upload": one limit, in other words; "Fairbrook cut the X2
+    toaster's price to £39" of "The Fairbrook X2 toaster retails at £49" is its price."""
+    old_words = [t for t in old_tokens if t.kind != "punct"]
+    subject = {key for t in old_words[:words_before_the_verb(old_words)] for key in t.keys}
+    for n, token in enumerate(new_tokens):
+        if not _possessive(token) or not set(token.keys) <= old_keys:
+            continue
+        start = n + 1
+        while start < len(new_tokens) and new_tokens[start].kind == "number" and "-" in new_tokens[start].text:
+            start += 1  # "stock's 30-day average": a length that names which average
+        noun = _owned_noun(new_tokens, start)
+        if noun is None or noun + 1 >= len(new_tokens) or new_tokens[noun + 1].kind == "punct":
+            continue  # at the clause's end, "Sam's house" is the value it states
+        owned = {key for t in new_tokens[start:noun + 1] for key in t.keys}
+        if owned and not owned & old_keys and subject - set(token.keys) - new_keys:
+            return True
+    return False
+
+
 def _another_owner(old_tokens: list, new_tokens: list, old_keys: set[str], new_keys: set[str]) -> bool:
     """Whether both clauses name one noun with "for" or "of" after it, or one owner before "'s",
     and the first words of those that differ are each unsaid by the other clause: "my budget for
@@ -263,7 +289,8 @@ def another_kind_of(old: Piece, new: Piece, values: frozenset[str] = frozenset()
     new_keys, new_kinds = _sentence_kinds(new.context, names) if new.context else _kinds_of(list(new.tokens), names)
     theirs = [(noun, kinds) for noun, kinds in new_kinds if noun in new.keys and noun not in values]
     if _another_kind_after(list(old.tokens), list(new.tokens), old_keys, set(new_keys)) \
-            or _another_owner(list(old.tokens), list(new.tokens), old_keys, set(new_keys)):
+            or _another_owner(list(old.tokens), list(new.tokens), old_keys, set(new_keys)) \
+            or _a_part_of_it(list(old.tokens), list(new.tokens), old_keys, set(new_keys)):
         return True
     return any(noun == other and _kinds_differ(kinds, other_kinds, old_keys, new_keys)
                for noun, kinds in kind_words(list(old.tokens), names) for other, other_kinds in theirs)

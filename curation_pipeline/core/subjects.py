@@ -504,3 +504,15 @@ def past_event(piece) -> bool:
         if past_form(word) and words[n].kind == "word":
             return True
     return False
+
+
+def words_before_the_verb(tokens) -> int:
+    """Where the words of a note's subject end: at its first verb or number ("Resident parking
+    permit | costs £120", "Cloud bill for the side project | averages $80"), or after a one-word
+    subject before a word in -s ("User | drinks about 4 coffees", "Wren | takes ...")."""
+    for n in range(1, len(tokens)):
+        if is_verb(tokens[n]) or verb_by_shape(tokens, n) or tokens[n].kind == "number":
+            return n
+        if n == 1 and tokens[0].is_name and not tokens[1].is_name and tokens[1].lower.endswith("s"):
+            return 1
+    return len(tokens)

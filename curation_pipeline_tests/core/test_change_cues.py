@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from curation_pipeline.core.change_cues import as_compared, move_statement, stop_statement
+from curation_pipeline.core.change_cues import as_compared, hedged, move_statement, stop_statement
 from curation_pipeline.core.judged_updates import judged_update
 from curation_pipeline.core.sentence_tokens import tokenize
 from curation_pipeline.core.supersession import UPDATE, compare_versions
@@ -337,3 +337,18 @@ def test_a_value_told_as_past_replaces_nothing(older, newer):
 ])
 def test_a_change_told_with_when_it_was_made_still_replaces(older, newer):
     assert judged_update(older, newer).taken
+
+
+@pytest.mark.parametrize(("text", "not_made_yet"), [
+    # A change verb after a modal, in its plain form as in its past form.
+    ("We will raise the rent to $1,300.", True),
+    ("The Dalby plant must lower the pH target to 6.8 under the new permit.", True),
+    ("They might move standup to 10am.", True),
+    ("We need to cut the budget to $500.", True),
+    # Counter-examples: the change is done; "to" + a plain form says what it was for.
+    ("The TTL was extended to 20 minutes to further reduce API calls.", False),
+    ("The price was raised to $15.", False),
+    ("Standup moves to 10am.", False),
+])
+def test_a_change_after_a_modal_is_not_made_yet(text, not_made_yet):
+    assert hedged(tokenize(text)) is not_made_yet

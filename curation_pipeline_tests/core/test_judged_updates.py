@@ -916,3 +916,28 @@ def test_a_status_that_is_no_plans_is_carried_not_taken_as_said_by_a_move():
     assert judged.taken and "is approved" in judged.carried_text and "May 3" not in judged.carried_text
     plan = judged_update("The design review is scheduled for May 3.", "The design review moved to May 10.")
     assert plan.taken and plan.carried_text is None
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A change after a modal is not made yet, in its plain form too.
+    ("The wastewater pH target at the Dalby plant is 7.2.", "The Dalby plant must lower the pH target to 6.8 under the new permit."),
+    ("The rent for the Kinsale flat is $1,200.", "The landlord will raise the rent for the Kinsale flat to $1,300."),
+    # A part or another attribute of what the older clause names ("job's export step").
+    ("The runtime of the Cobalt nightly job is 90 minutes.", "Cut the Cobalt nightly job's export step to 20 minutes."),
+    ("The current price of Brackenridge stock is $42.", "Brackenridge stock's 30-day average climbed to $45."),
+    ("The Wendover service's memory limit is 2 GB.", "Increased Wendover's disk quota to 4 GB."),
+    ("The app's backend is written in Go.", "The app's billing service is written in Python."),
+])
+def test_a_change_not_made_yet_or_of_a_part_is_refused(older, newer):
+    assert not judged_update(older, newer).taken
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Counter-examples: a change done, and what it is for; the attribute named by a verb.
+    ("The Redis cache TTL for recent translations is 15 minutes.",
+     "The Redis cache TTL for recent translations was extended to 20 minutes to further reduce API call frequency."),
+    ("The Fairbrook X2 toaster retails at £49.", "Fairbrook cut the X2 toaster's price to £39."),
+    ("Rahim's broadband costs £35 a month.", "Rahim's broadband bill jumped to £42 once his contract ended."),
+])
+def test_a_change_done_for_a_purpose_or_of_an_attribute_named_by_a_verb_is_taken(older, newer):
+    assert judged_update(older, newer).taken
