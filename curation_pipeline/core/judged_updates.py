@@ -58,10 +58,11 @@ from collections import Counter
 from dataclasses import dataclass
 
 from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
-from curation_pipeline.core.change_cues import as_compared
+from curation_pipeline.core.change_cues import CHANGE_ROOTS, as_compared
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic
 from curation_pipeline.core.denials import no_newer_value
+from curation_pipeline.core.measures import dimension_of
 from curation_pipeline.core.note_items import note_item
 from curation_pipeline.core.noun_kinds import another_kind_of, which_value
 from curation_pipeline.core.sentence_tokens import root, tokenize
@@ -296,6 +297,9 @@ def _counts_other_things(claim: Piece, piece: Piece, old: Shape, new: Shape,
     if _participles_counted(claim, gone) != _participles_counted(piece, came):
         return True  # "3 million images labeled" / "4 million images": all images, or labeled ones
     counted, counting = frozenset().union(*mine), frozenset().union(*theirs)
+    dimensions = {dimension_of(key) for key in counted | counting}
+    if len(dimensions) == 1 and None not in dimensions:
+        return False  # "10 miles" / "21 km", "18 months" / "3 years": one measure in two units
     if not counted & counting:
         return True
     # "1,800 subscribers" / "240 paid subscribers", "23 open bugs" / "9 open feature requests":
@@ -436,7 +440,7 @@ def _left(old: Shape, new: Shape, piece: Piece, swapped: bool = False, proper: b
     left = [kind for kind in values_left(old, new) if not set(old.values[kind]) <= words
             and not (kind in _PROPER_KINDS and len(replaced) == 1 and set(old.values[kind]) - words <= replaced)
             and not (kind == "status" and _moved_as_planned(old, piece))
-            and not (kind == "time unit" and claim is not None and _rate_of_the_same(claim, new, words))]
+            and not (kind == "time unit" and claim is not None and _rate_of_the_same(claim, piece, new, words))]
     # A name dropped with none in its place, beside one the newer clause keeps: "Microsoft was
     # founded in 1975 in Albuquerque." / "Microsoft was founded in 1976." leaves Albuquerque.
     # Not when the older clause's object was replaced whole, names and all ("in the IT cupboard
@@ -468,15 +472,24 @@ _PER = frozenset("a an per each every".split())
 _PERIOD_ADVERBS = frozenset("hourly daily nightly weekly fortnightly monthly quarterly yearly annually".split())
 
 
-def _rate_of_the_same(claim: Piece, new: Shape, said: frozenset[str] | set[str]) -> bool:
+def _says_it_changed(new: Shape, piece: Piece) -> bool:
+    """Whether the newer clause says its value changed: a change cue ("went up to", "is now"), a
+    verb of change ("was increased to") or "up to" / "down to" ("is down to around $45")."""
+    words = [t.lower for t in piece.tokens if t.kind != "punct"]
+    return new.cued or any(root(word) in CHANGE_ROOTS for word in words) \
+        or any(word in ("up", "down") and "to" in words[n + 1:n + 2] for n, word in enumerate(words))
+
+
+def _rate_of_the_same(claim: Piece, piece: Piece, new: Shape, said: frozenset[str] | set[str]) -> bool:
     """Whether the older claim's period is that of a rate the newer clause gives a new value of
     without saying it again: "Gym membership costs £42 per month" / "Gym membership went up to
     £47", "Wren takes sertraline 50 mg daily" / "Wren's sertraline dose was increased to 100 mg".
-    The newer clause states no period of its own, and says every word of the older subject: "The
-    Pylon API rate limit is 100 requests per minute" / "... burst limit to 500 requests", "Monthly
-    rent for the Kinsale flat" / "the Kinsale flat deposit" are other things."""
-    if "time unit" in new.values:
-        return False
+    The newer clause says the value changed and states no period of its own ("The cleaner
+    charged £60 for the deep clean" is one amount, not a new rate), and it says every word of the
+    older subject: "The Pylon API rate limit is 100 requests per minute" / "... burst limit to 500
+    requests", "Monthly rent for the Kinsale flat" / "the Kinsale flat deposit" are other things."""
+    if "time unit" in new.values or not _says_it_changed(new, piece):
+        return False  # "The cleaner charged £60 for the deep clean": one amount, no new rate
     tokens = [t for t in claim.tokens if t.kind != "punct"]
     periods = [n for n, t in enumerate(tokens) if value_class(t.lower, t.keys[0] if t.keys else None) == "time unit"]
     if not periods or not all(tokens[n].lower in _PERIOD_ADVERBS or n and tokens[n - 1].lower in _PER for n in periods):

@@ -41,6 +41,22 @@ _SPELLED_LENGTHS = frozenset("second minute hour day night week month year decad
 _GLUED = re.compile(r"[-+]?\d+(?:[.,]\d+)*-?(?P<unit>[A-Za-z][A-Za-z/]*)")
 
 
+# Units spelled out, by the root of their word (sentence_tokens.root): "10 miles" and "21 km" are
+# one distance, "18 months" and "3 years" one length of time. "pound" is left out: money too.
+_SPELLED_UNITS = {
+    "mil": "length", "mile": "length", "kilometr": "length", "kilometer": "length", "metr": "length", "meter": "length",
+    "kilogram": "mass", "gigabyt": "data", "megabyt": "data", "terabyt": "data",
+    "second": "duration", "minut": "duration", "hour": "duration", "day": "duration", "week": "duration",
+    "month": "duration", "year": "duration",
+}
+
+
+def dimension_of(key: str) -> str | None:
+    """The dimension of a unit word, written short ("km", "gb") or spelled out (its root:
+    "mile", "month"), or None: what a number counts when it counts no thing."""
+    return UNITS.get(key) or _SPELLED_UNITS.get(key)
+
+
 def unit_of(word: str) -> str | None:
     """The dimension of a unit written as its own word ("ms" of "180 ms"), or None."""
     return UNITS.get(word.casefold().rstrip("."))

@@ -70,7 +70,7 @@ from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
 from curation_pipeline.core.denials import no_newer_value
 from curation_pipeline.core.many_holders import holds_many, memberships_of_two_kinds, says_one_more
 from curation_pipeline.core.meaning_markers import NEGATION
-from curation_pipeline.core.measures import DIMENSIONS, is_measurement, measurement_kind, unit_of
+from curation_pipeline.core.measures import DIMENSIONS, dimension_of, is_measurement, measurement_kind, unit_of
 from curation_pipeline.core.note_items import note_item
 from curation_pipeline.core.noun_kinds import another_kind_of, which_value
 from curation_pipeline.core.sentence_tokens import root, tokenize
@@ -92,7 +92,7 @@ from curation_pipeline.core.subjects import (
     verb_like_opening,
 )
 from curation_pipeline.core.value_cut import without_item, without_value
-from curation_pipeline.core.value_words import value_class
+from curation_pipeline.core.value_words import ORDINALS, value_class
 
 UPDATE, PARTIAL, LOOK_ALIKE, NONE = "update", "partial", "look-alike", "none"
 # Clauses of one text compared at most: a longer text (a list of hundreds of items) is not
@@ -197,6 +197,8 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
     if word_class == "ordinal" and token.lower in ("second", "seconds") and previous is not None \
             and previous.kind == "number":
         word_class = "time unit"  # "90 seconds": a duration's unit, as "5 minutes" is; not "the second floor"
+    elif word_class == "ordinal" and token.lower not in ORDINALS:
+        word_class = None  # "lasts 18 months", "two thirds": a verb or a fraction shares the ordinal's root
     if word_class == "status" and token.lower in _ALSO_VERBS and previous is not None \
             and (previous.lower in _DOERS or previous.is_name):
         word_class = None  # "I live in Berlin": a verb; "the site is live", "unblocked and live": a status
@@ -247,6 +249,10 @@ def _number_kind(token, following, previous) -> str:
             re.fullmatch(r"(19|20)\d\d", text):
         return "number:date"
     dimension = unit_of(following.lower) if following is not None and following.kind == "word" else None
+    if dimension is None and following is not None and following.kind == "word" and following.keys \
+            and dimension_of(following.keys[0]) not in (None, "duration"):
+        dimension = dimension_of(following.keys[0])  # "10 miles" is a length, as "21 km" is (a
+        # spelled length of time is read below: "1,200 daily visitors" counts visitors)
     if dimension is not None:
         return f"number:{dimension}"  # "180 ms" is what "180ms" is
     if following is not None and following.lower in _SPELLED_PERIODS:

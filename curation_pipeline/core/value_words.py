@@ -72,6 +72,10 @@ def _parse() -> tuple[dict[str, str], dict[str, str]]:
 
 _BY_ROOT, _BY_WORD = _parse()
 
+# The ordinals as written: "lasts" and "thirds" share a root with "last" and "third" and are none.
+ORDINALS = frozenset(word.strip() for entry in _CLASSES.strip().replace("\n    ", " ").splitlines()
+                     if entry.startswith("ordinal:") for word in entry.partition(":")[2].split(","))
+
 
 def value_class(word: str, key: str | None = None) -> str | None:
     """The class of a word (casefolded, as written) whose content key is `key` (its root), or

@@ -904,6 +904,11 @@ def test_a_unit_a_plan_a_kind_before_a_name_or_a_rates_period_is_not_left_unsaid
     ("Resident parking permit costs £120 a year.", "A second-car resident permit costs £180."),
     ("The Pylon API rate limit is 100 requests per minute", "Raised the Pylon API burst limit to 500 requests"),
     ("I'm saving $650 a month toward a house down payment.", "My house down payment fund has reached $21,000."),
+    # One amount, not a new rate: the newer clause says nothing changed.
+    ("The cleaner charges £15 an hour.", "The cleaner charged £60 for the deep clean."),
+    ("User walks about 8,000 steps a day.", "User walked 14,000 steps on Saturday."),
+    ("Our electricity bill averages $120 a month.", "Our electricity bill for January was $210."),
+    ("Gym membership costs £42 per month.", "Gym membership joining fee is £30."),
 ])
 def test_a_status_a_phrase_of_the_subject_another_count_or_another_rate_is_still_refused(older, newer):
     assert not judged_update(older, newer).taken
@@ -937,7 +942,28 @@ def test_a_change_not_made_yet_or_of_a_part_is_refused(older, newer):
     ("The Redis cache TTL for recent translations is 15 minutes.",
      "The Redis cache TTL for recent translations was extended to 20 minutes to further reduce API call frequency."),
     ("The Fairbrook X2 toaster retails at £49.", "Fairbrook cut the X2 toaster's price to £39."),
-    ("Rahim's broadband costs £35 a month.", "Rahim's broadband bill jumped to £42 once his contract ended."),
+    ("Rahim's broadband costs £35 a month.", "Rahim's broadband bill went up to £42 once his contract ended."),
 ])
 def test_a_change_done_for_a_purpose_or_of_an_attribute_named_by_a_verb_is_taken(older, newer):
     assert judged_update(older, newer).taken
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # One measure in two units: a distance in miles and in km, a length of time in months and
+    # in years ("lasts" is a verb, not the ordinal "last").
+    ("Her usual long run is 10 miles.", "Long run is now 21 km."),
+    ("Training plan long run is 20 km on Sundays.", "Sunday long run bumped to 15 miles."),
+    ("Warranty on the Halberd e-bike lasts 18 months.", "Halberd extended the e-bike warranty to 3 years."),
+])
+def test_one_measure_in_another_unit_of_its_dimension_is_a_new_value(older, newer):
+    assert judged_update(older, newer).taken
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Counter-examples: a count of things is no unit ("10 miles" / "21 laps"), and "the last
+    # train" is still an ordinal ("the last train" / "the next train": two trains).
+    ("Her usual long run is 10 miles.", "Her usual track session is now 21 laps."),
+    ("The last train to Leeds leaves at 23:10.", "The next train to Leeds leaves at 21:40."),
+])
+def test_a_count_of_things_or_another_ordinal_is_no_new_value_of_a_measure(older, newer):
+    assert not judged_update(older, newer).taken
