@@ -25,8 +25,10 @@ change, not on every word of the two texts:
   plan's status under a verb that moves it ("scheduled for Mondays" / "moved to Wednesdays"),
   the words before a name that say what kind of thing it is ("Side project Cairn has 3 paying
   customers" / "Cairn is up to 8 paying customers"), and the period of a rate whose subject
-  the newer clause names whole ("Gym membership costs £42 per month" / "Gym membership went up
-  to £47"; not "Monthly rent for the flat" / "the flat deposit");
+  the newer clause names whole, saying the value changed ("Gym membership costs £42 per month" /
+  "Gym membership went up to £47"; not "Monthly rent for the flat" / "the flat deposit", nor
+  "The cleaner charged £60 for the deep clean"). One measure in two units of its dimension is
+  one value ("10 miles" / "21 km", core/measures.py);
 - **two things**: one more of a relation that holds many at once ("Ellen's sister is Joan" /
   "... is Ruth": core/many_holders.py), or a change from a value that named the older clause's
   subject to one that names the newer's ("The Seville office ..." / "The Bilbao office ..."),
@@ -501,9 +503,10 @@ def _rate_of_the_same(claim: Piece, piece: Piece, new: Shape, said: frozenset[st
 def _kind_of_the_named(tokens, said: frozenset[str] | set[str]) -> frozenset[str]:
     """The keys of the words that open a sentence before a name that the newer clause says, when
     that name is the subject right before its verb: "Side project Cairn has 3 paying customers",
-    "Book club Dog-Eared Society has 9 members", "User's Etsy shop Mossy Thimble lists 56
-    products". Such words say what kind of thing the name is (their capital is the sentence's,
-    or a brand's), and "Cairn is up to 8 paying customers" names the same thing. Not a name in
+    "Newsletter The Quiet Ledger has 2,300 subscribers". Such words say what kind of thing the
+    name is (their capital is the sentence's), and "Cairn is up to 8 paying customers" names the
+    same thing. A name of several capitals with no lower-case word before it is read whole
+    ("Choir Northgate Voices", as "Dana Okafor"). Not a name in
     a phrase of the subject ("Renovation budget for the Hartwell house", "Max upload size in
     Pylon"): there the opening words say which attribute, which the newer clause must name too."""
     words = [t for t in tokens if t.kind != "punct"]
