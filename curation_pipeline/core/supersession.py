@@ -636,12 +636,13 @@ def held_before(old: Piece, new: Piece) -> bool:
 
 def unasserted(piece: Piece) -> bool:
     """Whether a clause states no value as holding: its sentence asks ("Should we move the
-    freeze to 3pm?") or is a condition ("If the Berlin folks join, we'll move standup to 8am"),
-    or the clause hedges it ("might be moved to March 27", "will be moved to": change_cues.hedged)."""
+    freeze to 3pm?"), is a condition ("If the Berlin folks join, we'll move standup to 8am") or
+    an open question ("... whether the budget goes to $250"), or the clause hedges it ("might be moved to March 27", "will be moved to": change_cues.hedged)."""
     if asks(piece) or hedged(piece.tokens):
         return True
     words = [t.lower for t in _sentence_tokens(piece.context or piece.text) if t.kind != "punct"]
-    return bool(words) and words[0] in ("if", "unless") or "if" in words
+    # "Marta will decide whether the budget goes to $250": an open question, no value said.
+    return bool(words) and words[0] in ("if", "unless") or "if" in words or "whether" in words
 
 
 # Words that open a span of time a value holds in, beside another that holds the rest of the time.

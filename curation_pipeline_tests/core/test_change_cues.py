@@ -193,6 +193,8 @@ COUNTER_EXAMPLES = [
     ("denied: not extended", "The Dunmore grant deadline is March 1.", "The Dunmore grant deadline was not extended to March 15."),
     ("denied: haven't", "The Corran kiln runs at 1,200°C.", "Haven't lowered the Corran kiln to 1,100°C yet."),
     ("a condition", "Team Marlow standup is at 9am.", "If the Berlin folks join, we'll move Marlow's standup to 8am."),
+    ("an open question", "The Ashby meal budget is $200.", "Marta will decide whether the Ashby meal budget goes to $250."),
+    ("a plain change verb after a modal", "The Kinsale flat rent is $1,200.", "The landlord will raise the Kinsale flat rent to $1,300."),
     ("who made the change, of another thing", "Coach Ferris's practice time is 5pm.", "Coach Ferris moved the team dinner to 7pm."),
     ("change verb + an owned phrase naming another thing", "Improved my average time on Jacobian problems to 17 minutes.",
      "Improved my average time per Green's theorem problem to 22 minutes."),

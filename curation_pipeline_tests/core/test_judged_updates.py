@@ -927,6 +927,8 @@ def test_a_status_that_is_no_plans_is_carried_not_taken_as_said_by_a_move():
     # A change after a modal is not made yet, in its plain form too.
     ("The wastewater pH target at the Dalby plant is 7.2.", "The Dalby plant must lower the pH target to 6.8 under the new permit."),
     ("The rent for the Kinsale flat is $1,200.", "The landlord will raise the rent for the Kinsale flat to $1,300."),
+    # An open question says no value.
+    ("The Ashby meal budget is $200.", "Marta will decide whether the Ashby meal budget goes to $250."),
     # A part or another attribute of what the older clause names ("job's export step").
     ("The runtime of the Cobalt nightly job is 90 minutes.", "Cut the Cobalt nightly job's export step to 20 minutes."),
     ("The current price of Brackenridge stock is $42.", "Brackenridge stock's 30-day average climbed to $45."),
