@@ -826,9 +826,10 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
             changed = [f"value {' '.join(sorted(old.tail))!r} -> {' '.join(sorted(new.tail))!r}"]
         if not changed:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
+        # A name may open a phrase of kind words, as offline ("the Hartwell kitchen budget").
         if about_another or _two_dated_events(claim, piece, changed) or _names_two_things(claim, piece) \
                 or another_kind_of(claim, piece, old.tail & new.tail if swapped and _says_what_it_is(claim)
-                                   and _says_what_it_is(piece) else frozenset()) \
+                                   and _says_what_it_is(piece) else frozenset(), names=True) \
                 or names_another_subject(claim, piece) or other_persons(claim.tokens, piece.tokens) \
                 or _opens_on_other_names(claim, piece) or _new_name_and_values(claim, piece, changed):
             found = found or _Answer(piece, tuple(changed), "another thing")

@@ -927,6 +927,9 @@ def test_a_status_that_is_no_plans_is_carried_not_taken_as_said_by_a_move():
     # A change after a modal is not made yet, in its plain form too.
     ("The wastewater pH target at the Dalby plant is 7.2.", "The Dalby plant must lower the pH target to 6.8 under the new permit."),
     ("The rent for the Kinsale flat is $1,200.", "The landlord will raise the rent for the Kinsale flat to $1,300."),
+    # A name may open a phrase whose plain words name another kind, for a judge as offline.
+    ("The renovation budget for the Hartwell house is $80,000.", "Increased the Hartwell kitchen budget to $30,000."),
+    ("The Cobalt docs site is hosted on Netlify.", "Moved Cobalt's marketing site to Vercel."),
     # An open question says no value.
     ("The Ashby meal budget is $200.", "Marta will decide whether the Ashby meal budget goes to $250."),
     # A part or another attribute of what the older clause names ("job's export step").
@@ -945,6 +948,7 @@ def test_a_change_not_made_yet_or_of_a_part_is_refused(older, newer):
      "The Redis cache TTL for recent translations was extended to 20 minutes to further reduce API call frequency."),
     ("The Fairbrook X2 toaster retails at £49.", "Fairbrook cut the X2 toaster's price to £39."),
     ("Rahim's broadband costs £35 a month.", "Rahim's broadband bill went up to £42 once his contract ended."),
+    ("The Hartwell kitchen budget is $25,000.", "Increased the Hartwell kitchen budget to $30,000."),
 ])
 def test_a_change_done_for_a_purpose_or_of_an_attribute_named_by_a_verb_is_taken(older, newer):
     assert judged_update(older, newer).taken
