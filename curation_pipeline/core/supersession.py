@@ -637,7 +637,8 @@ def held_before(old: Piece, new: Piece) -> bool:
 def unasserted(piece: Piece) -> bool:
     """Whether a clause states no value as holding: its sentence asks ("Should we move the
     freeze to 3pm?"), is a condition ("If the Berlin folks join, we'll move standup to 8am") or
-    an open question ("... whether the budget goes to $250"), or the clause hedges it ("might be moved to March 27", "will be moved to": change_cues.hedged)."""
+    an open question ("... whether the budget goes to $250"), or the clause hedges it ("might
+    be moved to March 27", "will be moved to": change_cues.hedged)."""
     if asks(piece) or hedged(piece.tokens):
         return True
     words = [t.lower for t in _sentence_tokens(piece.context or piece.text) if t.kind != "punct"]
