@@ -495,7 +495,7 @@ december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
 
 
 # A plan's words, and the words of doing what was planned.
-_PLAN_WORDS = frozenset("scheduled planned booked slated arranged".split())
+PLAN_WORDS = frozenset("scheduled planned booked slated arranged".split())
 _DONE_WORDS = frozenset("completed held done installed finished performed conducted delivered".split())
 # Words that make a plan recur: one time done on another day leaves it as it was.
 _RECURRING = frozenset("every each weekly daily monthly fortnightly biweekly".split())
@@ -506,7 +506,7 @@ def a_plan(tokens: Sequence[Token]) -> bool:
     and no word that makes it recur ("Scheduled the boiler service for October 12"; not
     "Scheduled piano lessons every Saturday")."""
     words = _words(tokens)
-    if not words or words[0] not in _PLAN_WORDS or _RECURRING & set(words) \
+    if not words or words[0] not in PLAN_WORDS or _RECURRING & set(words) \
             or any(word.endswith("s") and word[:-1] in WEEKDAYS for word in words):
         return False
     return any(word in ("for", "on") and (following in _WHEN_WORDS | _MONTHS or following[:1].isdigit())
@@ -533,7 +533,7 @@ def names_the_plan(tokens: Sequence[Token]) -> bool:
     done = next((n for n, (word, following) in enumerate(zip(words, words[1:]))
                  if word in ("was", "were") and following in _DONE_WORDS), None)
     return done is not None and carried_out(tokens) and any(
-        word in _PLAN_WORDS and following in ("for", "on") for word, following in zip(words[:done], words[1:done]))
+        word in PLAN_WORDS and following in ("for", "on") for word, following in zip(words[:done], words[1:done]))
 
 
 _WHEN_WORDS = WEEKDAYS | frozenset("today tomorrow tonight next".split())

@@ -60,14 +60,14 @@ from collections import Counter
 from dataclasses import dataclass
 
 from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
-from curation_pipeline.core.change_cues import CHANGE_ROOTS, as_compared
+from curation_pipeline.core.change_cues import CHANGE_ROOTS, PLAN_WORDS, as_compared
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic
 from curation_pipeline.core.denials import no_newer_value
 from curation_pipeline.core.measures import dimension_of
 from curation_pipeline.core.note_items import note_item
 from curation_pipeline.core.noun_kinds import another_kind_of, which_value
-from curation_pipeline.core.sentence_tokens import root, tokenize
+from curation_pipeline.core.sentence_tokens import FREQUENCIES, root, tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import (
     is_verb,
@@ -456,7 +456,7 @@ def _left(old: Shape, new: Shape, piece: Piece, swapped: bool = False, proper: b
 
 # A plan's status, which moving the plan keeps: "Dr. Lee scheduled my sessions for Mondays at
 # 4pm" / "Dr. Lee moved my sessions to Wednesdays at 5pm" leaves them scheduled.
-_PLANNED = frozenset(root(word) for word in "scheduled planned booked slated arranged".split())
+_PLANNED = frozenset(root(word) for word in PLAN_WORDS)
 _MOVING = frozenset("""moved move moves rescheduled reschedules postponed postpones delayed pushed
 rebooked shifted bumped brought""".split())
 
@@ -471,7 +471,6 @@ def _moved_as_planned(old: Shape, piece: Piece) -> bool:
 
 # Words before a period that make it the period of a rate: "£42 per month", "4 coffees a day".
 _PER = frozenset("a an per each every".split())
-_PERIOD_ADVERBS = frozenset("hourly daily nightly weekly fortnightly monthly quarterly yearly annually".split())
 
 
 def _says_it_changed(new: Shape, piece: Piece) -> bool:
@@ -494,7 +493,7 @@ def _rate_of_the_same(claim: Piece, piece: Piece, new: Shape, said: frozenset[st
         return False  # "The cleaner charged £60 for the deep clean": one amount, no new rate
     tokens = [t for t in claim.tokens if t.kind != "punct"]
     periods = [n for n, t in enumerate(tokens) if value_class(t.lower, t.keys[0] if t.keys else None) == "time unit"]
-    if not periods or not all(tokens[n].lower in _PERIOD_ADVERBS or n and tokens[n - 1].lower in _PER for n in periods):
+    if not periods or not all(tokens[n].lower in FREQUENCIES or n and tokens[n - 1].lower in _PER for n in periods):
         return False
     subject = {key for t in tokens[:words_before_the_verb(tokens)] for key in t.keys} - {key for n in periods for key in tokens[n].keys}
     return bool(subject) and subject <= set(said)

@@ -105,7 +105,7 @@ def root(word: str) -> str:
 
 # A frequency said as an adverb is the unit it repeats: "cleaned daily" ~ "cleaned every day"
 # (meaning_markers.py does not count "every day" as a quantifier).
-_FREQUENCIES = {"hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week",
+FREQUENCIES = {"hourly": "hour", "daily": "day", "nightly": "night", "weekly": "week",
                 "fortnightly": "fortnight", "monthly": "month", "quarterly": "quarter",
                 "yearly": "year", "annually": "year", "annual": "year"}
 
@@ -128,8 +128,8 @@ def _keys(kind: str, lower: str, text: str = "") -> tuple[str, ...]:
     if kind == "word" and "-" in lower and not any(ch.isdigit() for ch in lower):
         # "sign-off" ~ "sign off", "follow-up" ~ "follow up"; ids such as "HV-ATL-02" stay whole.
         return tuple(root(part) for part in lower.split("-") if part and part not in FUNCTION_WORDS)
-    if lower in _FREQUENCIES:
-        return (_FREQUENCIES[lower],)
+    if lower in FREQUENCIES:
+        return (FREQUENCIES[lower],)
     return (root(lower) if kind == "word" else lower,)
 
 
