@@ -60,7 +60,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from curation_pipeline.core.carry import Carried, carried_clauses, carry_into
-from curation_pipeline.core.change_cues import CHANGE_ROOTS, PLAN_WORDS, as_compared
+from curation_pipeline.core.change_cues import PLAN_WORDS, as_compared, says_it_changed
 from curation_pipeline.core.clauses import Piece, text_clauses
 from curation_pipeline.core.coverage import KeptText, Semantic
 from curation_pipeline.core.denials import no_newer_value
@@ -473,14 +473,6 @@ def _moved_as_planned(old: Shape, piece: Piece) -> bool:
 _PER = frozenset("a an per each every".split())
 
 
-def _says_it_changed(new: Shape, piece: Piece) -> bool:
-    """Whether the newer clause says its value changed: a change cue ("went up to", "is now"), a
-    verb of change ("was increased to") or "up to" / "down to" ("is down to around $45")."""
-    words = [t.lower for t in piece.tokens if t.kind != "punct"]
-    return new.cued or any(root(word) in CHANGE_ROOTS for word in words) \
-        or any(word in ("up", "down") and "to" in words[n + 1:n + 2] for n, word in enumerate(words))
-
-
 def _rate_of_the_same(claim: Piece, piece: Piece, new: Shape, said: frozenset[str] | set[str]) -> bool:
     """Whether the older claim's period is that of a rate the newer clause gives a new value of
     without saying it again: "Gym membership costs £42 per month" / "Gym membership went up to
@@ -489,7 +481,7 @@ def _rate_of_the_same(claim: Piece, piece: Piece, new: Shape, said: frozenset[st
     charged £60 for the deep clean" is one amount, not a new rate), and it says every word of the
     older subject: "The Pylon API rate limit is 100 requests per minute" / "... burst limit to 500
     requests", "Monthly rent for the Kinsale flat" / "the Kinsale flat deposit" are other things."""
-    if "time unit" in new.values or not _says_it_changed(new, piece):
+    if "time unit" in new.values or not (new.cued or says_it_changed(piece.text)):
         return False  # "The cleaner charged £60 for the deep clean": one amount, no new rate
     tokens = [t for t in claim.tokens if t.kind != "punct"]
     periods = [n for n, t in enumerate(tokens) if value_class(t.lower, t.keys[0] if t.keys else None) == "time unit"]
