@@ -4,6 +4,7 @@
     python benchmarks/curation_quality.py --mode oracle          # a judge and merger answering from the labels
     python benchmarks/curation_quality.py --mode llama           # the real llama-server (SmolLM2-135M)
     python benchmarks/curation_quality.py --mode always-update   # an adversarial judge: every pair an update
+    python benchmarks/curation_quality.py --mode oracle --judge-trusted  # CURATOR_JUDGE_TRUSTED
     python benchmarks/curation_quality.py --embedder lexical     # the n-gram embedder: words only
     python benchmarks/curation_quality.py --embedder all-MiniLM-L6-v2  # sentence-transformers (torch)
     python benchmarks/curation_quality.py --calibrate            # how the semantic threshold was chosen
@@ -67,9 +68,18 @@ JUDGE_BAND = (0.75, 0.92)  # the defaults: CURATOR_JUDGE_BAND_LOW, CURATOR_SIMIL
 _MISTAKES = {("distinct", "merged"), ("distinct", "superseded"), ("restatement", "superseded"),
              ("update", "merged")}
 TENANT = "bench"
-# Caps out of the way: 570 memories in one namespace, and every pair judged at once.
-RUN_CONFIG = step_run_config({"consolidate_duplicates": {
-    "cap": 400, "supersede_cap": 400, "judge_cap": 400, "max_archive_fraction": 0.5}})
+
+
+def run_config(*, judge_trusted: bool = False) -> dict:
+    """The step config of every benchmark run. Caps out of the way: 570 memories in one
+    namespace, and every pair judged at once. `judge_trusted`: CURATOR_JUDGE_TRUSTED for the run
+    (core/trusted_updates.py)."""
+    return step_run_config({"consolidate_duplicates": {
+        "cap": 400, "supersede_cap": 400, "judge_cap": 400, "max_archive_fraction": 0.5,
+        "judge_trusted": judge_trusted}})
+
+
+RUN_CONFIG = run_config()
 TARGETS = (
     "offline: 0 merged nodes state a fact twice; >= 60% of value-change updates superseded; "
     "0 distinct pairs merged or superseded; 0 restatements superseded",
@@ -205,7 +215,7 @@ def _llm(mode: str, pairs: list[dict], ideals: dict[str, dict]):
 # ----------------------------------------------------------------------------- the cycles
 
 
-def _run_cycles(url: str, namespace: str) -> list[dict]:
+def _run_cycles(url: str, namespace: str, config: dict = RUN_CONFIG) -> list[dict]:
     """Cycles of the real job until one merges and supersedes nothing; each cycle's step 2 counts."""
     import dagster as dg
 
@@ -222,7 +232,7 @@ def _run_cycles(url: str, namespace: str) -> list[dict]:
         instance.add_dynamic_partitions(PARTITIONS_DEF_NAME, [key])
         for _ in range(MAX_CYCLES):
             result = defs.resolve_job_def(JOB_NAME).execute_in_process(
-                partition_key=key, instance=instance, run_config={**RUN_CONFIG, **scale_data.QUIET},
+                partition_key=key, instance=instance, run_config={**config, **scale_data.QUIET},
                 raise_on_error=False)
             with open_connection(url) as conn:
                 [metadata] = conn.execute("SELECT metadata FROM activity_log WHERE run_id = %s AND action = 'curation_cycle'",
@@ -462,6 +472,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pairs", type=Path, default=PAIRS)
     parser.add_argument("-v", "--verbose", action="store_true", help="print every answer the guard refused, whole")
     parser.add_argument("--calibrate", action="store_true", help="print the semantic threshold's calibration and stop")
+    parser.add_argument("--judge-trusted", action="store_true",
+                        help="CURATOR_JUDGE_TRUSTED: the judge reads which attribute changed (core/trusted_updates.py)")
     args = parser.parse_args(argv)
     pairs = load_pairs(args.pairs)
     embedder, embedder_env = _embedder(args.embedder)
@@ -476,7 +488,8 @@ def main(argv: list[str] | None = None) -> None:
     from curation_pipeline.store.database import open_connection
 
     namespace = f"{args.mode}-{args.embedder.lower().replace('_', '-')}"
-    print(f"# curation quality: {len(pairs)} labelled pairs, mode {args.mode}, embedder {embedder.name}")
+    trusted = ", judge trusted" if args.judge_trusted else ""
+    print(f"# curation quality: {len(pairs)} labelled pairs, mode {args.mode}{trusted}, embedder {embedder.name}")
     for target in TARGETS:
         print(f"# target, {target}")
     with open_connection(url) as conn:
@@ -484,7 +497,7 @@ def main(argv: list[str] | None = None) -> None:
     with _llm(args.mode, pairs, ideals) as llm_env:
         os.environ.update(llm_env)
         started = time.perf_counter()
-        cycles = _run_cycles(url, namespace)
+        cycles = _run_cycles(url, namespace, run_config(judge_trusted=args.judge_trusted))
         elapsed = time.perf_counter() - started
     print(f"{len(cycles)} cycle(s) in {elapsed:.0f} s")
     with open_connection(url) as conn:

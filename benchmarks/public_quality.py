@@ -4,6 +4,7 @@
     python benchmarks/public_quality.py --data DATA --split heldout     # the held-out parts
     python benchmarks/public_quality.py --data DATA --mode oracle       # a judge answering from the labels
     python benchmarks/public_quality.py --data DATA --mode always-update  # an adversarial judge
+    python benchmarks/public_quality.py --data DATA --mode oracle --judge-trusted  # CURATOR_JUDGE_TRUSTED
     python benchmarks/public_quality.py --data DATA --dataset beam -v   # one dataset, every supersession listed
     python benchmarks/public_quality.py --data DATA --dataset mquake    # a knowledge-update stream
     python benchmarks/public_quality.py --data DATA --dataset beam500k  # BEAM's 35 longer chats (not in "all")
@@ -59,7 +60,7 @@ from pathlib import Path
 
 import public_data
 import scale_data
-from curation_quality import MAX_CYCLES, RUN_CONFIG, _embedder
+from curation_quality import MAX_CYCLES, RUN_CONFIG, _embedder, run_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the stub LLM lives with the tests
 
@@ -120,7 +121,8 @@ def _llm(mode: str, parts: list[public_data.Part]):
         stub.close()
 
 
-def _run_cycles(url: str, namespace: str, max_cycles: int) -> tuple[list[dict], list[float], float]:
+def _run_cycles(url: str, namespace: str, max_cycles: int,
+                config: dict = RUN_CONFIG) -> tuple[list[dict], list[float], float]:
     """Cycles of the real job until one merges nothing, supersedes nothing and leaves no pair
     over (at most `max_cycles`): each cycle's step counts and time; then the time of one more
     cycle, with nothing written since the last."""
@@ -141,7 +143,7 @@ def _run_cycles(url: str, namespace: str, max_cycles: int) -> tuple[list[dict], 
         def cycle():
             started = time.perf_counter()
             result = defs.resolve_job_def(JOB_NAME).execute_in_process(
-                partition_key=key, instance=instance, run_config={**RUN_CONFIG, **scale_data.QUIET},
+                partition_key=key, instance=instance, run_config={**config, **scale_data.QUIET},
                 raise_on_error=False)
             return result, time.perf_counter() - started
 
@@ -360,6 +362,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations of each part")
     parser.add_argument("--cycles", type=int, default=MAX_CYCLES,
                         help="cycles per namespace at most (it stops earlier once a cycle changes nothing and leaves nothing over)")
+    parser.add_argument("--judge-trusted", action="store_true",
+                        help="CURATOR_JUDGE_TRUSTED: the judge reads which attribute changed (core/trusted_updates.py)")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     splits = list(public_data.SPLITS) if args.split == "both" else [args.split]
@@ -378,7 +382,8 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.update(embedder_env)
     from curation_pipeline.store.database import open_connection
 
-    print(f"# public data: {', '.join(p.name for p in parts)}; mode {args.mode}, embedder {embedder.name}")
+    trusted = ", judge trusted" if args.judge_trusted else ""
+    print(f"# public data: {', '.join(p.name for p in parts)}; mode {args.mode}{trusted}, embedder {embedder.name}")
     print("# targets, held-out: offline >= 60% of updates superseded and 0 wrong; oracle >= 90%;"
           " 0 clauses hidden or lost; 0 merged nodes with two values of one thing")
     with _llm(args.mode, parts) as llm_env:
@@ -389,7 +394,8 @@ def main(argv: list[str] | None = None) -> None:
                 before = probe(conn, part, ids, _nodes(conn, sorted({m.namespace for m in part.memories})), embedder)
             cycles, times, idle = {}, {}, {}
             for namespace in sorted({m.namespace for m in part.memories}):
-                cycles[namespace], times[namespace], idle[namespace] = _run_cycles(url, namespace, args.cycles)
+                cycles[namespace], times[namespace], idle[namespace] = _run_cycles(
+                    url, namespace, args.cycles, run_config(judge_trusted=args.judge_trusted))
             with open_connection(url) as conn:
                 report(conn, part, ids, before, cycles, times, embedder, args.verbose, idle=sum(idle.values()))
 

@@ -48,7 +48,7 @@ class ConsolidateConfig(_derived(
     in_database_search_max_changed="in_database_search_max_changed",
     max_archive_fraction="max_archive_fraction", judge_band_low="judge_band_low",
     update_min_similarity="update_min_similarity", supersede_cap="supersede_cap", judge_cap="judge_cap",
-    search_max_changed="search_max_changed",
+    judge_trusted="judge_trusted", search_max_changed="search_max_changed",
 )):
     """Step 2: consolidate duplicates."""
 

@@ -62,6 +62,13 @@ class StepSettings(EnvironmentSettings):
         "pairs above this cosine are checked for updates (a newer memory giving a new value)")
     supersede_cap: Cap = setting(20, "CURATOR_SUPERSEDE_CAP", "older memories superseded per cycle at most")
     judge_cap: Cap = setting(20, "CURATOR_JUDGE_CAP", "pairs the LLM judges per cycle at most")
+    # Off: the words must find which attribute changed (core/judged_updates.py). On: the judge
+    # reads that, and the words check only that a value gave way to one of its kind with nothing
+    # lost (core/trusted_updates.py); for a strong model: docs/quality.md gives the price.
+    judge_trusted: bool = setting(
+        False, "CURATOR_JUDGE_TRUSTED",
+        "take the LLM's 'update' when a value gave way to one of its kind and nothing is lost, "
+        "without the words finding which attribute changed")
     # Incremental steps 2 and 6b: k x n distances in the database beat loading n vectors here
     # below roughly 100 changed nodes (benchmarks/curation_cost.py).
     in_database_search_max_changed: Count = setting(

@@ -231,7 +231,7 @@ def _in_ed(word: str) -> bool:
     return len(word) > 4 and word.endswith("ed")
 
 
-def _names_two_things(old: Piece, new: Piece) -> bool:
+def names_two_things(old: Piece, new: Piece) -> bool:
     """Whether a word both subjects share comes after a different word in each, neither of which
     the other subject has: "staging cluster" / "analytics cluster", "read timeout" / "connect
     timeout", "badge number" / "desk number"; "Zotero library" / "The Zotero library" is one."""
@@ -818,7 +818,7 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
         if not changed:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
         # A name may open a phrase of kind words, as offline ("the Hartwell kitchen budget").
-        if about_another or _two_dated_events(claim, piece, changed) or _names_two_things(claim, piece) \
+        if about_another or _two_dated_events(claim, piece, changed) or names_two_things(claim, piece) \
                 or another_kind_of(claim, piece, old.tail & new.tail if swapped and _says_what_it_is(claim)
                                    and _says_what_it_is(piece) else frozenset(), names=True) \
                 or names_another_subject(claim, piece) or other_persons(claim.tokens, piece.tokens) \

@@ -242,6 +242,34 @@ def test_a_pair_that_shares_its_subject_is_judged_below_the_band_however_the_cos
     assert fetch_node(db, keeper)["superseded_by"] is None and fetch_node(db, striker)["superseded_by"] is None
 
 
+# The same service in other words: no frame word shared, so the words cannot say which attribute
+# changed; a judge can. Beside it, a plan the judge also calls an update.
+REWORDED = ("The Vantage monorepo contains 37 microservices. It deploys to Fly.io.",
+            "Consolidation brought Vantage down to 22 services.")
+PLANNED = ("The Harbin fleet runs 40 trucks.", "Harbin will cut the fleet to 30 trucks next year.")
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_a_trusted_judge_reads_which_attribute_changed_and_the_words_keep_every_fact(
+        db, instance, judge_env, monkeypatch, trusted):
+    monkeypatch.setenv("CURATOR_JUDGE_TRUSTED", str(trusted).lower())
+    older, newer = insert(db, node(text=REWORDED[0], created_at=NOW - timedelta(days=9)),
+                          node(text=REWORDED[1], created_at=NOW - timedelta(days=4)))
+    fleet, plan = insert(db, node(text=PLANNED[0], created_at=NOW - timedelta(days=9)),
+                         node(text=PLANNED[1], created_at=NOW - timedelta(days=4)))
+    step2 = _step2_judged(db, instance, judge_env, {frozenset(REWORDED): "update", frozenset(PLANNED): "update"})
+    assert step2["judge_update"] == 2
+    # The plan replaces nothing yet, trusted or not.
+    assert fetch_node(db, fleet)["superseded_by"] is None and fetch_node(db, plan)["superseded_by"] is None
+    if not trusted:  # the default: the words must find the attribute, and do not
+        assert step2["superseded"] == 0 and fetch_node(db, older)["superseded_by"] is None
+        return
+    assert step2["superseded"] == 1 and str(fetch_node(db, older)["superseded_by"]) == newer
+    # Nothing of the older memory leaves current memory: the newer one carries what it did not say.
+    assert fetch_node(db, newer)["pointer_summary"] == REWORDED[1] + " It deploys to Fly.io."
+    assert _current(db) == {REWORDED[1] + " It deploys to Fly.io.", *PLANNED}
+
+
 # A knowledge-update stream as public ones write it: one template per relation, a new value later.
 STREAM = [
     ("Eddie Marsh died in the city of Leeds.", "Eddie Marsh died in the city of York."),  # once-only

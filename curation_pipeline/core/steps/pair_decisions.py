@@ -70,6 +70,7 @@ from curation_pipeline.core.supersession import (
     clauses_an_update_would_hide,
     compare_versions,
 )
+from curation_pipeline.core.trusted_updates import trusted_update
 
 SUPERSESSION_SCHEMA = pl.Schema({
     "older_id": pl.String, "newer_id": pl.String, "similarity": pl.Float64,
@@ -152,13 +153,15 @@ def decide_pairs(
     supersede_cap: int, judge_cap: int, max_chars: int, judge_band_low: float = 0.0,
     vetoed: pl.DataFrame | None = None, semantic: Semantic | None = None,
     by_subject: frozenset[frozenset[str]] = frozenset(), by_context: frozenset[frozenset[str]] = frozenset(),
+    trusted: bool = False,
 ) -> PairDecisions:
     """Decide this cycle's pairs (PAIR_SCHEMA rows indexing `nodes`, the step's node columns
     with `created_at`): see the module docstring. `judge_cap` 0: no judge (the LLM is off).
     `by_subject`: pairs that share a subject (store/subject_index.py; {id, id} each), which the
     judge is asked about whatever their cosine. `by_context`: pairs of a memory that names no
     subject and the memory written just before it (core/context_updates.py), read together
-    first, and judged whatever their cosine."""
+    first, and judged whatever their cosine. `trusted`: the judge's "update" is checked as
+    core/trusted_updates.py checks it (CURATOR_JUDGE_TRUSTED), which orders the budget."""
     pairs = pairs.cast(dict(PAIR_SCHEMA))
     if vetoed is not None and vetoed.height:
         pairs = with_pair_ids(pairs, nodes["id"]).join(vetoed, on=["low_id", "high_id"], how="anti").select(pairs.columns)
@@ -228,7 +231,7 @@ def decide_pairs(
             taken |= ids
     ranked = sorted(free, key=lambda c: (c[0], -shared(c[2], c[3]), c[1]))
     if len(ranked) > judge_cap:
-        ranked = _bearable_first(ranked)
+        ranked = _bearable_first(ranked, trusted)
     chosen, waiting = ranked[:judge_cap], ranked[judge_cap:]
     tally.left_over += len(waiting)
     taken -= {c[side]["id"] for c in waiting for side in (2, 3)}  # undecided: free for a merge
@@ -247,7 +250,7 @@ def decide_pairs(
     )
 
 
-def _bearable_first(ranked: list) -> list:
+def _bearable_first(ranked: list, trusted: bool = False) -> list:
     """When more pairs are free than the judge may be asked about, those whose "update" the
     texts would bear out (core/judged_updates.py, the check apply_verdicts makes) go first, each
     group in its order: an "update" of any other pair is refused whatever the model says, so
@@ -255,9 +258,11 @@ def _bearable_first(ranked: list) -> list:
     updates wait a cycle. Read only when the budget is short, and by the words alone (no
     embedder call for pairs that may not be asked about): the check costs a few milliseconds a
     pair."""
+    check = trusted_update if trusted else judged_update
+
     def bearable(candidate) -> bool:
         older, newer = candidate[2], candidate[3]
-        return judged_update(older["pointer_summary"] or "", newer["pointer_summary"] or "").taken
+        return check(older["pointer_summary"] or "", newer["pointer_summary"] or "").taken
     return sorted(ranked, key=lambda c: not bearable(c))  # stable: each group keeps its order
 
 
@@ -400,7 +405,7 @@ class Verdicts:
 
 def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tuple[str, str], str], *,
                    merge_cap: int, supersede_cap: int, max_chars: int,
-                   semantic: Semantic | None = None) -> Verdicts:
+                   semantic: Semantic | None = None, trusted: bool = False) -> Verdicts:
     """Turn the judge's verdicts ((older_id, newer_id) -> verdict) into decisions.
 
     A verdict is a proposal the texts must bear out; the model never decides alone:
@@ -411,7 +416,9 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
       it, as an offline update carries), no name or code was replaced together with another kind
       of fact (the iOS app needing iOS 16, the Android app Android 10), and the older is not
       pinned; a newer memory that must carry clauses is not pinned and stays within `max_chars`;
-      which one is current comes from `created_at`;
+      which one is current comes from `created_at`. With `trusted` (CURATOR_JUDGE_TRUSTED) the
+      judge reads which attribute changed, and the words check that a value gave way to one of
+      its kind with nothing lost (core/trusted_updates.py);
     - "same" merges by the merge rules (the pinned rule, the cap), unless each text names a fact
       (a number, date, name, identifier, address) the other lacks: "Summit Roofing wants
       invoices in PDF." is not "Summit Plumbing ...", nor a badge number 4471 a desk number 212;
@@ -425,9 +432,10 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
             continue
         older_text, newer_text = row["older_text"] or "", row["newer_text"] or ""
         if verdict == UPDATE_VERDICT:
-            taken = judged_update(older_text, newer_text, semantic)
+            taken = (trusted_update if trusted else judged_update)(older_text, newer_text, semantic)
             carries = taken.carried_text is not None
-            if (taken.taken and not _renamed_with_values(older_text, newer_text)
+            # Read against the successor as it will read: a name it carries is not replaced.
+            if (taken.taken and not _renamed_with_values(older_text, taken.carried_text or newer_text)
                     and pinned.get(row["older_id"]) is False and len(superseded) < supersede_cap
                     and not (carries and (pinned.get(row["newer_id"]) is not False
                                           or len(taken.carried_text) > max_chars))):

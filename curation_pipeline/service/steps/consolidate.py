@@ -118,7 +118,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
         outcome = apply_verdicts(
             nodes, decisions.to_judge, verdicts, merge_cap=merge_cap - planned.merges.height,
             supersede_cap=config.supersede_cap - planned.supersessions.height,
-            max_chars=config.max_chars, semantic=semantic,
+            max_chars=config.max_chars, semantic=semantic, trusted=config.judge_trusted,
         )
         judged, hiding = without_hidden_clauses(outcome.supersessions, nodes, semantic)
         planned.supersessions = pl.concat([planned.supersessions, judged])
@@ -138,7 +138,7 @@ def consolidate_duplicates(run: StepRun, config, *, model: str, llm: LLMClient |
             judge_band_low=judge_low, merge_cap=merge_cap, supersede_cap=config.supersede_cap,
             judge_cap=config.judge_cap if llm is not None else 0, max_chars=config.max_chars,
             vetoed=planned.vetoed, semantic=semantic, by_subject=planned.search.by_subject,
-            by_context=planned.search.by_context,
+            by_context=planned.search.by_context, trusted=config.judge_trusted,
         )
         planned.decisions = decisions
         planned.merges = decisions.merges.plan

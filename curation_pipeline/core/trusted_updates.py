@@ -1,0 +1,216 @@
+"""A judge's "update" when the operator trusts the judge to read which attribute changed. Pure.
+
+By default (`CURATOR_JUDGE_UPDATES=checked`) the words must find the attribute that changed
+(core/judged_updates.py): some older clause and some newer one share their frame and a value of
+one kind was replaced. On memory as people write it that check refuses most true updates,
+whatever the judge: "Daily step goal 8,000." / "Set the step target to 10,000." share no frame
+word, nor do "Rent on the Marlow Street flat is 1,250 a month." / "Landlord put the Marlow
+Street rent up; it's 1,340.". Telling such an update from a look-alike ("Abigail's yoga class is
+at 7pm" / "Abigail's spin class moved to 6pm") is reading meaning; on labelled pairs written by
+others, every looser reading of the words we tried took about as many look-alikes as updates.
+Only the judge can tell them apart.
+
+So with `CURATOR_JUDGE_UPDATES=trusted` the judge's "update" says which attribute changed, and
+the words check what a judge's mistake must never do:
+
+- **the newer memory states a current value**: none of its clauses is a question, a condition
+  ("if", "whether"), a plan not yet carried out, a change after a modal ("must lower"), a denial
+  of the older value, a past value ("used to"), or an exception ("this week only");
+- **one more is not instead**: a relation that holds many at once (core/many_holders.py: a
+  second sister, another language spoken) is never replaced;
+- **a value gave way to one of its kind**: some value of the older memory is gone from the newer
+  one, and the newer one gives a value of the same family that the older never said (an amount
+  for an amount, a date or time for a date or time, a count for a count, a name for a name);
+- **nothing is lost**: every older clause is said by the newer memory, has each of its unsaid
+  values replaced by one of its family, or is carried into the newer memory as offline updates
+  carry (core/carry.py). A clause with a replaced value beside a value nothing replaces is
+  carried without the replaced one when it cuts cleanly (core/value_cut.py), else the verdict
+  is refused (entangled): superseding would hide the other value;
+- **one value each**: the newer memory with what it carries never states two values of one
+  thing (supersession.says_two_values).
+
+When the checked reading takes the verdict, its result stands (it reads more exactly what
+changed). Which memory is current still comes from `created_at`, and every supersession is
+undoable. The price is stated in docs/quality.md: with a judge that calls every pair an
+update, this mode supersedes far more look-alikes than the checked one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from curation_pipeline.core.carry import carried_clauses, carry_into
+from curation_pipeline.core.change_cues import a_plan, as_compared, carried_out, hedged
+from curation_pipeline.core.clauses import Piece, text_clauses
+from curation_pipeline.core.coverage import KeptText, Semantic
+from curation_pipeline.core.denials import no_newer_value
+from curation_pipeline.core.judged_updates import (
+    ENTANGLED,
+    NO_CHANGE,
+    TWO_THINGS,
+    TWO_VALUES,
+    UNCARRIABLE,
+    JudgedUpdate,
+    judged_update,
+    names_two_things,
+)
+from curation_pipeline.core.noun_kinds import another_kind_of
+from curation_pipeline.core.speakers import without_speaker, without_vocative
+from curation_pipeline.core.subjects import other_persons
+from curation_pipeline.core.supersession import (
+    asks,
+    held_before,
+    one_more_of_many,
+    rest_carried,
+    says_two_values,
+    scoped,
+    shape,
+    text_claims,
+    unasserted,
+)
+
+NOT_ASSERTED = "not asserted"
+
+# Value kinds (supersession.shape) that give way to one another: "$42" to "£47", "March 14" to
+# "the 21st" or "Thursdays" to "Mondays", "25 minutes" to "an hour". A kind not listed is its own
+# family: a count, a percentage, a measure of one dimension, a status, a channel, an ordinal.
+_FAMILIES = {
+    "number:money": "money",
+    "number:date": "when", "month": "when", "weekday": "when", "number:time": "when",
+    "number:duration": "duration", "time unit": "duration",
+    "name": "name", "language": "name", "colour": "name",
+}
+
+
+def family(kind: str) -> str:
+    """The family of a value kind: the kinds one value may give way to."""
+    return _FAMILIES.get(kind, kind)
+
+
+def _values(piece: Piece) -> set[tuple[str, str]]:
+    """(family, key) of each value a clause states."""
+    return {(family(kind), value) for kind, values in shape(piece).values.items() for value in values}
+
+
+# Words that put what a clause says ahead of it or make it one possibility: "Will trade in the
+# Civic once the Niro arrives", "We'd move the standup to 10", "Thinking of switching to Fastmail".
+_MODALS = frozenset("will would should could might must shall".split())
+_INTENDING = frozenset("going planning plan plans want wants wanted hope hopes hoping intend intends about".split())
+_WEIGHING = frozenset({"considering", "thinking", "weighing"})
+
+
+def _not_yet(piece: Piece) -> bool:
+    """Whether a clause tells what will, would, may or is meant to happen: a modal ("will",
+    "should", "'ll", "may" before a verb), an intention ("going to", "plans to", "hopes to"), or
+    one weighed ("considering", "thinking of"). Not "Will" as a name ("Will Hart now leads the
+    team"), nor "to" of a purpose ("was extended to 20 minutes to further reduce API calls")."""
+    words = [t for t in piece.tokens if t.kind != "punct"]
+    for n, token in enumerate(words):
+        word = token.lower
+        following = words[n + 1].lower if n + 1 < len(words) else ""
+        if word in _MODALS and not token.is_name or word.endswith(("'ll", "'d")):
+            return True
+        if word == "may" and following.isalpha() and not (n and words[n - 1].lower in ("in", "of", "by", "since", "until")):
+            return True  # "may move", not "in May"
+        if word in _INTENDING and following == "to" or word in _WEIGHING and following in ("of", "about", ""):
+            return True
+        if word in _WEIGHING and n + 1 < len(words) and words[n + 1].lower.endswith("ing"):
+            return True  # "considering switching"
+    return False
+
+
+def _states_a_current_value(piece: Piece) -> bool:
+    """Whether a newer clause says something holds now: not a question, a condition, something
+    that will or may happen, or a plan not yet carried out."""
+    tokens = piece.tokens
+    return not (asks(piece) or unasserted(piece) or hedged(tokens) or _not_yet(piece)
+                or (a_plan(tokens) and not carried_out(tokens)))
+
+
+def _not_instead(claims: Sequence[Piece], pieces: Sequence[Piece], corrected: bool) -> bool:
+    """Whether some newer clause denies an older value, tells a past one or makes an exception
+    to it: then it replaces nothing."""
+    return any(no_newer_value(claim, piece, corrected=corrected) or held_before(claim, piece) or scoped(claim, piece)
+               for claim in claims for piece in pieces)
+
+
+def _one_more(claims: Sequence[Piece], pieces: Sequence[Piece], corrected: bool) -> bool:
+    """Whether a newer clause adds one more of a relation that holds many (many_holders.py)."""
+    return any(one_more_of_many(claim, piece, corrected) for claim in claims for piece in pieces)
+
+
+def _two_things(claim: Piece, piece: Piece) -> bool:
+    """Whether the older clause and the newer one that replaces its value name two things apart:
+    two owners ("Nico's bedtime" / "Ada's bedtime"), one noun of two kinds ("my philosophy
+    essay" / "my history essay"), or a shared word after two others ("the staging cluster" /
+    "the analytics cluster"). A cheap guard against a judge's worst mistakes: on labelled pairs
+    it refused about fifteen look-alikes for each update."""
+    return (names_two_things(claim, piece) or other_persons(claim.tokens, piece.tokens)
+            or another_kind_of(claim, piece, frozenset(), names=True))
+
+
+def trusted_update(older: str, newer: str, semantic: Semantic | None = None) -> JudgedUpdate:
+    """Whether `newer` may supersede `older` on a trusted judge's "update" (see the module)."""
+    checked = judged_update(older, newer, semantic)
+    if checked.taken or checked.refused == TWO_VALUES:
+        return checked
+    written = newer
+    older = without_vocative(without_speaker(older))
+    newer = without_vocative(without_speaker(newer))
+    corrected = as_compared(newer) != newer  # "Correction: ...": a denial may correct the event
+    sentences = text_clauses(as_compared(newer))
+    pieces = [piece for sentence in sentences for piece in sentence.pieces() if piece.keys]
+    if not pieces or not all(_states_a_current_value(piece) for piece in pieces):
+        return JudgedUpdate(False, NOT_ASSERTED)
+    claims = text_claims(older)
+    if _not_instead(claims, pieces, corrected):
+        return JudgedUpdate(False, NOT_ASSERTED)
+    if _one_more(claims, pieces, corrected):
+        return JudgedUpdate(False, TWO_THINGS)
+    older_keys = {value for claim in claims for _, value in _values(claim)}
+    newer_values = {value for piece in pieces for value in _values(piece)}
+    newer_keys = {value for _, value in newer_values}
+    came = Counter(fam for fam, value in newer_values if value not in older_keys)
+    hosts: dict[int, Piece] = {}
+    replaced: dict[int, tuple[Piece, Piece]] = {}
+    left: list[int] = []
+    partly = False
+    for n, (claim, said) in enumerate(zip(claims, KeptText(sentences, semantic).cover_all(claims))):
+        if said.covered:
+            hosts[n] = said.by
+            continue
+        gone = Counter(fam for fam, value in _values(claim) if value not in newer_keys)
+        if gone & came:
+            host = next(piece for piece in pieces if any(fam in gone & came and value not in older_keys
+                                                         for fam, value in _values(piece)))
+            replaced[n] = (claim, host)
+            hosts[n] = host
+            # A value nothing replaces stands beside the replaced one: another family, or more
+            # gone of one family than came ("Lives in Leeds with partner Tamsin" / "Relocated to
+            # Bristol": one place for Leeds, none for Tamsin).
+            partly |= bool(gone - came)
+            continue
+        left.append(n)
+    if not replaced:
+        return JudgedUpdate(False, NO_CHANGE)
+    if any(_two_things(claim, piece) for claim, piece in replaced.values()):
+        return JudgedUpdate(False, TWO_THINGS)
+    if any(asks(claims[n]) for n in left):
+        return JudgedUpdate(False, UNCARRIABLE)  # a question is never carried as a statement
+    changes = tuple({"old": claim.text, "new": piece.text, "changed": sorted(
+        {fam for fam, value in _values(claim) if value not in newer_keys} & set(came))}
+        for claim, piece in replaced.values())
+    said = set(hosts) - set(replaced)
+    if partly:
+        carried = rest_carried(text_clauses(older), claims, replaced, said, written, pieces, judged=True)
+        if carried is None:
+            return JudgedUpdate(False, ENTANGLED)
+        return JudgedUpdate(True, "", changes, carried, carry_into(written, carried))
+    carried = carried_clauses(claims, left, hosts, said=said, updated=set(replaced))
+    if carried is None:
+        return JudgedUpdate(False, UNCARRIABLE)
+    text = carry_into(written, carried) if carried else None
+    if text is not None and says_two_values(text):
+        return JudgedUpdate(False, TWO_VALUES)
+    return JudgedUpdate(True, "", changes, carried, text)

@@ -1,0 +1,91 @@
+"""A trusted judge's "update" (CURATOR_JUDGE_TRUSTED): the judge reads which attribute changed;
+the words check that the newer memory states a current value, that a value gave way to one of
+its family, and that nothing of the older memory is lost."""
+
+from __future__ import annotations
+
+import pytest
+
+from curation_pipeline.core.judged_updates import ENTANGLED, NO_CHANGE, TWO_THINGS, judged_update
+from curation_pipeline.core.trusted_updates import NOT_ASSERTED, family, trusted_update
+
+# Updates as people write them: the checked reading finds no shared frame, so it refuses each
+# whatever the judge says; a trusted judge's "update" supersedes.
+TAKEN_WHEN_TRUSTED = [
+    ("Hearth's CI pipeline takes about 25 minutes.", "With caching, Hearth CI finishes in 90 seconds."),
+    ("The Vantage monorepo contains 37 microservices.", "Consolidation brought Vantage down to 22 services."),
+    ("Dentist appointment with Dr. Okafor on March 14 at 10am.", "Moved the Dr. Okafor visit to March 21, same time."),
+]
+
+
+@pytest.mark.parametrize(("older", "newer"), TAKEN_WHEN_TRUSTED)
+def test_a_trusted_judges_update_supersedes_what_the_words_cannot_read(older, newer):
+    assert not judged_update(older, newer).taken
+    assert trusted_update(older, newer).taken
+
+
+def test_what_the_update_leaves_is_carried_without_the_replaced_value():
+    # "10am" is no new value of the time: it stays said, the old date goes.
+    taken = trusted_update("Dentist appointment with Dr. Okafor on March 14 at 10am.",
+                           "Moved the Dr. Okafor visit to March 21, same time.")
+    assert taken.carried_text == ("Moved the Dr. Okafor visit to March 21, same time. "
+                                  "Dentist appointment with Dr. Okafor at 10am.")
+    assert [change["changed"] for change in taken.changes] == [["when"]]
+
+
+def test_an_older_statement_the_update_does_not_touch_is_carried_whole():
+    taken = trusted_update("The Vantage monorepo contains 37 microservices. It deploys to Fly.io.",
+                           "Consolidation brought Vantage down to 22 services.")
+    assert taken.taken and taken.carried_text == ("Consolidation brought Vantage down to 22 services. "
+                                                  "It deploys to Fly.io.")
+
+
+def test_the_checked_reading_stands_where_it_takes_the_verdict():
+    older, newer = "The office printer is on floor 3.", "The office printer is on floor 5."
+    assert trusted_update(older, newer) == judged_update(older, newer)
+
+
+# Counter-examples: whatever the judge says, these replace nothing, or would hide a fact.
+REFUSED_WHEN_TRUSTED = [
+    # Not a current value: a plan, an intention weighed, a question, a denial, an exception.
+    ("Drives a 2014 Honda Civic.", "Will trade in the Civic once the Niro arrives in March.", NOT_ASSERTED),
+    ("The standup is at 9:30am.", "Thinking of moving the standup to 10am.", NOT_ASSERTED),
+    ("The standup is at 9:30am.", "Should the standup move to 10am?", NOT_ASSERTED),
+    ("The basic plan costs $12.", "Didn't raise the basic plan to $15 after all.", NOT_ASSERTED),
+    ("The store closes at 6pm.", "The store closes at 9pm during Black Friday week only.", NOT_ASSERTED),
+    # One more of a relation that holds many.
+    ("Ellen's sister is Joan.", "Ellen's sister is Ruth.", TWO_THINGS),
+    # Two things named apart: another kind of one noun, another owner, another qualifier.
+    ("The word limit for my philosophy essay is 2,500 words.",
+     "The professor raised the word limit for my history essay to 3,000 words.", TWO_THINGS),
+    ("Hugo's weekday alarm is set for 6:45am.", "Hugo set his weekend alarm to 8am.", TWO_THINGS),
+    ("Abigail's yoga class is at 7pm on Tuesdays.", "Abigail's spin class moved to 6pm on Tuesdays.", TWO_THINGS),
+    # A value nothing replaces beside the replaced one, which does not cut away: superseding
+    # would hide that the partner lives there too.
+    ("Lives in Leeds with partner Tamsin.", "Relocated to Bristol last month.", ENTANGLED),
+    # No value gave way to one of its family.
+    ("Vegetarian.", "Went fully vegan in January.", NO_CHANGE),
+]
+
+
+@pytest.mark.parametrize(("older", "newer", "reason"), REFUSED_WHEN_TRUSTED)
+def test_a_trusted_judges_update_is_refused_where_it_would_lose_or_misdate_a_fact(older, newer, reason):
+    verdict = trusted_update(older, newer)
+    assert not verdict.taken and verdict.refused == reason
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # "Will" as a name and "to" of a purpose are no plan.
+    ("Will Hart leads the billing team of 6.", "Will Hart's billing team is down to 4 people."),
+    ("Cached recent translations in Redis with a 15-minute TTL.",
+     "The Redis cache TTL for recent translations was extended to 20 minutes to further reduce API calls."),
+])
+def test_a_name_or_a_purpose_is_no_plan(older, newer):
+    assert trusted_update(older, newer).taken
+
+
+def test_values_give_way_within_their_family():
+    assert family("number:money") == family("number:money") == "money"
+    assert family("weekday") == family("number:date") == family("month") == "when"
+    assert family("number:duration") == family("time unit") == "duration"
+    assert family("number") != family("number:percent")  # a count is no share
