@@ -40,6 +40,18 @@ def test_an_older_statement_the_update_does_not_touch_is_carried_whole():
                                                   "It deploys to Fly.io.")
 
 
+@pytest.mark.parametrize("older", ["Haircut March 20. Dentist March 14.", "Dentist March 14. Haircut March 20."])
+def test_a_new_value_goes_to_the_claim_the_newer_memory_speaks_of_and_the_other_is_carried(older):
+    taken = trusted_update(older, "Dentist moved to March 21.")
+    assert taken.taken and taken.carried_text == "Dentist moved to March 21. Haircut March 20."
+    assert [change["old"] for change in taken.changes] == ["Dentist March 14"]
+
+
+def test_of_several_claims_none_gives_way_to_a_value_the_newer_memory_names_no_owner_of():
+    # Which appointment moved? The shared month says nothing: nothing is superseded.
+    assert trusted_update("Haircut March 20. Dentist March 14.", "Moved it to March 21.").refused == NO_CHANGE
+
+
 def test_the_checked_reading_stands_where_it_takes_the_verdict():
     older, newer = "The office printer is on floor 3.", "The office printer is on floor 5."
     assert trusted_update(older, newer) == judged_update(older, newer)
