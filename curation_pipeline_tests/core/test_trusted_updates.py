@@ -86,8 +86,19 @@ def test_a_trusted_judges_update_is_refused_where_it_would_lose_or_misdate_a_fac
     assert not verdict.taken and verdict.refused == reason
 
 
+@pytest.mark.parametrize("newer", [
+    "We'll move the standup to 10am.", "The standup may move to 10am.", "Going to move the standup to 10am.",
+    "Plans to move the standup to 10am.", "Hoping to move the standup to 10am.",
+    "Considering moving the standup to 10am.",
+])
+def test_what_will_may_or_is_meant_to_happen_replaces_nothing(newer):
+    assert trusted_update("The standup is at 9:30am.", newer).refused == NOT_ASSERTED
+
+
 @pytest.mark.parametrize(("older", "newer"), [
-    # "Will" as a name and "to" of a purpose are no plan.
+    # The month May, "about" a time, "Will" as a name and "to" of a purpose are no plan.
+    ("The Kestrel standup is at 9:30am.", "Since May, Kestrel's daily sync starts at 10am."),
+    ("The Kestrel standup is at 9:30am.", "Kestrel's daily sync starts at about 10am now."),
     ("Will Hart leads the billing team of 6.", "Will Hart's billing team is down to 4 people."),
     ("Cached recent translations in Redis with a 15-minute TTL.",
      "The Redis cache TTL for recent translations was extended to 20 minutes to further reduce API calls."),

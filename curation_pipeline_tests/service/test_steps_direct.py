@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import polars as pl
 
+from curation_pipeline.config.op_config import ConsolidateConfig, config_fields
 from curation_pipeline.config.settings import load_settings
 from curation_pipeline.config.steps import StepSettings
 from curation_pipeline.core.scope import Scope
@@ -22,12 +23,8 @@ from curation_pipeline_tests.conftest import EMBEDDER, NOW, fetch_node, insert, 
 def _step_2_config(**overrides) -> SimpleNamespace:
     """Step 2's settings as its op config names them, at their shipped defaults."""
     d = StepSettings.model_construct()
-    config = dict(
-        similarity_threshold=d.similarity_threshold, cap=d.consolidate_cap, max_chars=d.merge_max_chars,
-        in_database_search_max_changed=d.in_database_search_max_changed, max_archive_fraction=0.5,
-        judge_band_low=d.judge_band_low, update_min_similarity=d.update_min_similarity,
-        supersede_cap=d.supersede_cap, judge_cap=d.judge_cap, search_max_changed=d.search_max_changed)
-    return SimpleNamespace(**{**config, **overrides})
+    config = {field: getattr(d, setting) for field, setting in config_fields(ConsolidateConfig).items()}
+    return SimpleNamespace(**{**config, "max_archive_fraction": 0.5, **overrides})
 
 
 def _step_2(database_url: str, config: SimpleNamespace) -> dict:
