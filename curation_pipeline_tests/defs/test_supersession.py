@@ -245,7 +245,7 @@ def test_a_pair_that_shares_its_subject_is_judged_below_the_band_however_the_cos
 # The same service in other words: no frame word shared, so the words cannot say which attribute
 # changed; a judge can. Beside it, a plan the judge also calls an update.
 REWORDED = ("The Vantage monorepo contains 37 microservices. It deploys to Fly.io.",
-            "Consolidation brought Vantage down to 22 services.")
+            "After the consolidation, Vantage is down to 22 services.")
 PLANNED = ("The Harbin fleet runs 40 trucks.", "Harbin will cut the fleet to 30 trucks next year.")
 
 

@@ -434,8 +434,7 @@ def apply_verdicts(nodes: pl.DataFrame, judged: pl.DataFrame, verdicts: dict[tup
         if verdict == UPDATE_VERDICT:
             taken = (trusted_update if trusted else judged_update)(older_text, newer_text, semantic)
             carries = taken.carried_text is not None
-            # Read against the successor as it will read: a name it carries is not replaced.
-            if (taken.taken and not _renamed_with_values(older_text, taken.carried_text or newer_text)
+            if (taken.taken and not _renamed_with_values(older_text, newer_text)
                     and pinned.get(row["older_id"]) is False and len(superseded) < supersede_cap
                     and not (carries and (pinned.get(row["newer_id"]) is not False
                                           or len(taken.carried_text) > max_chars))):
