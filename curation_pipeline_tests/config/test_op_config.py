@@ -113,3 +113,11 @@ def test_the_llm_resource_refuses_what_the_environment_refuses(monkeypatch):
         load_llm_settings()
     with pytest.raises(ValidationError, match="concurrency"):
         LLMResource(concurrency=0)
+
+
+def test_a_trusted_judge_is_a_setting_in_force_in_the_launchpad_and_nonsense_is_refused_by_name():
+    [op] = [op for op, step_config in STEP_CONFIGS.items() if step_config is ConsolidateConfig]
+    assert step_op_config(load_settings({}), STEP_CONFIGS)[op]["judge_trusted"] is False
+    assert step_op_config(load_settings({"CURATOR_JUDGE_TRUSTED": "true"}), STEP_CONFIGS)[op]["judge_trusted"] is True
+    with pytest.raises(SettingsError, match="CURATOR_JUDGE_TRUSTED"):
+        load_settings({"CURATOR_JUDGE_TRUSTED": "sometimes"})
