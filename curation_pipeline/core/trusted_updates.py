@@ -164,6 +164,30 @@ def _two_things(claim: Piece, piece: Piece) -> bool:
             or another_kind_of(claim, piece, frozenset(), names=True))
 
 
+def _of_one_thing(claim: Piece, piece: Piece, newer: str, gone: set[str], families: Counter) -> bool:
+    """Whether the newer memory speaks of what the older claim's sentence names: a name of it
+    other than a value that gave way ("Hearth" of "Hearth's CI pipeline", "Dr. Okafor", "Ana" of
+    "Ana lives in Leeds with ..."); or, where the sentence names nothing else, a word the claim
+    and the newer clause share but the values that change ("step" of "Daily step goal 8,000." /
+    "Set the step target to 10,000."). "The Lighthouse project budget has been cut to €180,000."
+    says nothing of "Noemi Castellano approves marketing budgets above €5,000.", however one
+    amount gave way to another."""
+    sentence = [t for t in tokenize(claim.context or claim.text) if t.kind == "word"]
+    not_names = {value for fam, value in _values(claim) if fam != "name"} | gone
+    names = {key for token in sentence if token.is_name for key in token.keys} - not_names
+    if names:
+        return bool(names & {key for token in tokenize(newer) for key in token.keys})
+    return _shared(claim, piece, families) > 0
+
+
+def _about_another(claim: Piece, piece: Piece, gone: set[str], came: set[str]) -> bool:
+    """Whether the value that gave way named the older clause's subject, and the one in its place
+    names the newer one's: "Ticket SUP-3301 ..." / "Ticket SUP-3302 ...", "Zara Hosseini is
+    speaking at ..." / "Olu Adebayo is speaking at ...": another thing, not a new value."""
+    return bool({value for _, value in shape(claim).subject} & gone
+                and {value for _, value in shape(piece).subject} & came)
+
+
 def trusted_update(older: str, newer: str, semantic: Semantic | None = None) -> JudgedUpdate:
     """Whether `newer` may supersede `older` on a trusted judge's "update" (see the module)."""
     checked = judged_update(older, newer, semantic)
@@ -192,6 +216,7 @@ def trusted_update(older: str, newer: str, semantic: Semantic | None = None) -> 
             for n, claim in enumerate(claims) if n not in hosts}
     replaced: dict[int, tuple[Piece, Piece]] = {}
     changed: dict[int, list[str]] = {}  # the families of the values each replaced claim gave up
+    given_way: dict[int, Counter] = {}  # ... and how many of each
     partly = False
     # The claims the newer clauses speak of most go first: "Haircut March 20. Dentist March 14." /
     # "Dentist moved to March 21." gives the new date to the dentist, and carries the haircut.
@@ -204,6 +229,7 @@ def trusted_update(older: str, newer: str, semantic: Semantic | None = None) -> 
         if host is None or len(claims) > 1 and not _shared(claim, host, families):
             continue  # of several older claims, one the newer memory does not speak of gives way to nothing
         unused -= families
+        given_way[n] = families
         changed[n] = sorted(families)
         replaced[n] = (claim, host)
         hosts[n] = host
@@ -214,8 +240,12 @@ def trusted_update(older: str, newer: str, semantic: Semantic | None = None) -> 
     left = [n for n in gone if n not in replaced]
     if not replaced:
         return JudgedUpdate(False, NO_CHANGE)
-    if any(_two_things(claim, piece) for claim, piece in replaced.values()):
-        return JudgedUpdate(False, TWO_THINGS)
+    for n, (claim, piece) in replaced.items():
+        gone_values = {value for fam, value in _values(claim) if value not in newer_keys and fam in given_way[n]}
+        came_values = {value for fam, value in _values(piece) if value not in older_keys and fam in given_way[n]}
+        if _two_things(claim, piece) or _about_another(claim, piece, gone_values, came_values) \
+                or not _of_one_thing(claim, piece, newer, gone_values, given_way[n]):
+            return JudgedUpdate(False, TWO_THINGS)
     if any(asks(claims[n]) for n in left):
         return JudgedUpdate(False, UNCARRIABLE)  # a question is never carried as a statement
     changes = tuple({"old": claim.text, "new": piece.text, "changed": changed[n]}

@@ -74,7 +74,7 @@ REFUSED_WHEN_TRUSTED = [
     ("Abigail's yoga class is at 7pm on Tuesdays.", "Abigail's spin class moved to 6pm on Tuesdays.", TWO_THINGS),
     # A value nothing replaces beside the replaced one, which does not cut away: superseding
     # would hide that the partner lives there too.
-    ("Lives in Leeds with partner Tamsin.", "Relocated to Bristol last month.", ENTANGLED),
+    ("Ana lives in Leeds with partner Tamsin.", "Ana relocated to Bristol last month.", ENTANGLED),
     # No value gave way to one of its family.
     ("Vegetarian.", "Went fully vegan in January.", NO_CHANGE),
 ]
