@@ -72,6 +72,12 @@ REFUSED_WHEN_TRUSTED = [
      "The professor raised the word limit for my history essay to 3,000 words.", TWO_THINGS),
     ("Hugo's weekday alarm is set for 6:45am.", "Hugo set his weekend alarm to 8am.", TWO_THINGS),
     ("Abigail's yoga class is at 7pm on Tuesdays.", "Abigail's spin class moved to 6pm on Tuesdays.", TWO_THINGS),
+    # Not one thing: nothing the older sentence names is named again, or the value that changed
+    # names what the clause is about.
+    ("Noemi Castellano approves marketing budgets above €5,000.",
+     "The Lighthouse project budget has been cut to €180,000.", TWO_THINGS),
+    ("Ticket SUP-3301 is about a failed password reset.", "Ticket SUP-3302 is about a failed password reset.",
+     TWO_THINGS),
     # A value nothing replaces beside the replaced one, which does not cut away: superseding
     # would hide that the partner lives there too.
     ("Ana lives in Leeds with partner Tamsin.", "Ana relocated to Bristol last month.", ENTANGLED),
