@@ -1,6 +1,6 @@
 """A judge's "update" when the operator trusts the judge to read which attribute changed. Pure.
 
-By default (`CURATOR_JUDGE_UPDATES=checked`) the words must find the attribute that changed
+By default (`CURATOR_JUDGE_TRUSTED=false`) the words must find the attribute that changed
 (core/judged_updates.py): some older clause and some newer one share their frame and a value of
 one kind was replaced. On memory as people write it that check refuses most true updates,
 whatever the judge: "Daily step goal 8,000." / "Set the step target to 10,000." share no frame
@@ -10,17 +10,24 @@ at 7pm" / "Abigail's spin class moved to 6pm") is reading meaning; on labelled p
 others, every looser reading of the words we tried took about as many look-alikes as updates.
 Only the judge can tell them apart.
 
-So with `CURATOR_JUDGE_UPDATES=trusted` the judge's "update" says which attribute changed, and
+So with `CURATOR_JUDGE_TRUSTED=true` the judge's "update" says which attribute changed, and
 the words check what a judge's mistake must never do:
 
 - **the newer memory states a current value**: none of its clauses is a question, a condition
-  ("if", "whether"), a plan not yet carried out, a change after a modal ("must lower"), a denial
-  of the older value, a past value ("used to"), or an exception ("this week only");
+  ("if", "whether"), what will, would or may happen or is meant to ("Will trade in the Civic",
+  "plans to", "considering"), a plan not yet carried out, a denial of the older value, a past
+  value ("used to"), or an exception ("this week only");
 - **one more is not instead**: a relation that holds many at once (core/many_holders.py: a
   second sister, another language spoken) is never replaced;
+- **two things named apart stay apart**: two owners, one noun of two kinds, a shared word after
+  two others (`_two_things`);
+- **one thing**: the newer memory names what the older sentence names, other than the values
+  that changed, or shares a word with the claim where the sentence names nothing else; a value
+  that names the clause's subject ("Ticket SUP-3301") gives way to nothing;
 - **a value gave way to one of its kind**: some value of the older memory is gone from the newer
   one, and the newer one gives a value of the same family that the older never said (an amount
-  for an amount, a date or time for a date or time, a count for a count, a name for a name);
+  for an amount, a date or time for a date or time, a count for a count, a name for a name),
+  each new value to one older claim: the one the newer memory speaks of;
 - **nothing is lost**: every older clause is said by the newer memory, has each of its unsaid
   values replaced by one of its family, or is carried into the newer memory as offline updates
   carry (core/carry.py). A clause with a replaced value beside a value nothing replaces is
