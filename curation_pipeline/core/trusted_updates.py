@@ -222,8 +222,7 @@ def trusted_update(older: str, newer: str, semantic: Semantic | None = None) -> 
     gone = {n: Counter(fam for fam, value in _values(claim) if value not in newer_keys)
             for n, claim in enumerate(claims) if n not in hosts}
     replaced: dict[int, tuple[Piece, Piece]] = {}
-    changed: dict[int, list[str]] = {}  # the families of the values each replaced claim gave up
-    given_way: dict[int, Counter] = {}  # ... and how many of each
+    given_way: dict[int, Counter] = {}  # the families of the values each replaced claim gave up, how many of each
     partly = False
     # The claims the newer clauses speak of most go first: "Haircut March 20. Dentist March 14." /
     # "Dentist moved to March 21." gives the new date to the dentist, and carries the haircut.
@@ -237,7 +236,6 @@ def trusted_update(older: str, newer: str, semantic: Semantic | None = None) -> 
             continue  # of several older claims, one the newer memory does not speak of gives way to nothing
         unused -= families
         given_way[n] = families
-        changed[n] = sorted(families)
         replaced[n] = (claim, host)
         hosts[n] = host
         # A value nothing replaces stands beside the replaced one: another family, or more gone
@@ -255,7 +253,7 @@ def trusted_update(older: str, newer: str, semantic: Semantic | None = None) -> 
             return JudgedUpdate(False, TWO_THINGS)
     if any(asks(claims[n]) for n in left):
         return JudgedUpdate(False, UNCARRIABLE)  # a question is never carried as a statement
-    changes = tuple({"old": claim.text, "new": piece.text, "changed": changed[n]}
+    changes = tuple({"old": claim.text, "new": piece.text, "changed": sorted(given_way[n])}
                     for n, (claim, piece) in sorted(replaced.items()))
     said = set(hosts) - set(replaced)
     if partly:
