@@ -245,6 +245,34 @@ def names_two_things(old: Piece, new: Piece) -> bool:
     return False
 
 
+def _of_complements(piece: Piece) -> dict[str, str]:
+    """Each word of the clause's subject followed by "of", with the first word of the subject
+    after it that is not a value: "head" -> "state" of "The head of state in India is ...",
+    "head" -> "government" of "The head of the India government is ..."."""
+    subject = set(_subject(piece))
+    words = [t for t in piece.tokens if t.kind == "word"]
+    found = {}
+    for n, token in enumerate(words[:-1]):
+        if words[n + 1].lower != "of" or not token.keys or token.keys[0] not in subject:
+            continue
+        after = next((t for t in words[n + 2:] if t.keys and not t.is_name and not any(ch.isdigit() for ch in t.text)), None)
+        if after is not None and after.keys[0] in subject:
+            found.setdefault(token.keys[0], after.keys[0])
+    return found
+
+
+def of_two_things(claim: Piece, piece: Piece) -> bool:
+    """Whether the subjects of two clauses make one noun "of" two things, neither named in the
+    other clause: "The head of state in India is ..." / "The head of the India government is
+    ...", "The director of marketing is ..." / "The director of sales is ...": two offices, not
+    one with a new holder. Not what follows the verb ("holds the position of mayor" / "... of
+    minister", "works in the field of physics" / "... of chemistry"): that is the value, and
+    whether it changed is the judge's to read."""
+    mine, theirs = _of_complements(claim), _of_complements(piece)
+    mine_keys, their_keys = ({k for t in p.tokens for k in t.keys} for p in (claim, piece))
+    return any(word in theirs and mine[word] != theirs[word]
+               and mine[word] not in their_keys and theirs[word] not in mine_keys for word in mine)
+
 _COUNT_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve couple few several".split())
 
 
@@ -818,7 +846,7 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
         if not changed:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
         # A name may open a phrase of kind words, as offline ("the Hartwell kitchen budget").
-        if about_another or _two_dated_events(claim, piece, changed) or names_two_things(claim, piece) \
+        if about_another or _two_dated_events(claim, piece, changed) or names_two_things(claim, piece) or of_two_things(claim, piece) \
                 or another_kind_of(claim, piece, old.tail & new.tail if swapped and _says_what_it_is(claim)
                                    and _says_what_it_is(piece) else frozenset(), names=True) \
                 or names_another_subject(claim, piece) or other_persons(claim.tokens, piece.tokens) \

@@ -34,6 +34,11 @@ from curation_pipeline.core.supersession import LOOK_ALIKE, UPDATE, compare_vers
     # that one replaced the other (the offline rules call it a look-alike: "owns billing" /
     # "owns search" may both hold).
     ("Babe Ruth plays the position of left fielder.", "Babe Ruth plays the position of shooting guard."),
+    # Counter-examples of "of two things": the same "of" ahead of the value is one office with
+    # a new holder; a thing "of" that ends the clause is the value itself.
+    ("The name of the current head of state in India is Ram Nath Kovind.",
+     "The name of the current head of state in India is Droupadi Murmu."),
+    ("Diori Hamani works in the field of politician.", "Diori Hamani works in the field of playwright."),
     ("college football is associated with the sport of American football.",
      "college football is associated with the sport of baseball."),
     # One attribute with another stated value, of another kind ("French" is a language the words
@@ -132,6 +137,10 @@ def test_an_older_statement_the_newer_memory_does_not_say_is_carried_into_it(old
     ("Kai Lindemann's badge number is 4471.", "Kai Lindemann's desk number is 212.", "two things"),
     ("The working language of the Geneva office is French.", "The working language of the Zurich office is German.",
      "two things"),
+    # One noun "of" two things ahead of the value: two offices, not one office with a new holder.
+    ("The name of the current head of state in India is Ram Nath Kovind.",
+     "The name of the current head of the India government is Thomas Fügmann.", "two things"),
+    ("The director of marketing at Quarry is Ana Reyes.", "The director of sales at Quarry is Ben Osei.", "two things"),
     # Counter-examples of the above: another subject; the older ending still said; the names
     # only moved between the subject and the rest ("... in Porto" / "Porto's ...").
     ("Marta Kowal works for Siemens.", "Piotr Nowak works for Bosch.", "two things"),

@@ -52,6 +52,13 @@ def test_of_several_claims_none_gives_way_to_a_value_the_newer_memory_names_no_o
     assert trusted_update("Haircut March 20. Dentist March 14.", "Moved it to March 21.").refused == NO_CHANGE
 
 
+def test_one_office_of_two_wordings_takes_a_new_holder():
+    # Counter-example of one noun "of" two things: the same office, said another way round.
+    taken = trusted_update("The head of marketing at Quarry is Ana Reyes.",
+                           "Ben Osei took over as head of marketing at Quarry.")
+    assert taken.taken
+
+
 def test_the_checked_reading_stands_where_it_takes_the_verdict():
     older, newer = "The office printer is on floor 3.", "The office printer is on floor 5."
     assert trusted_update(older, newer) == judged_update(older, newer)
@@ -72,6 +79,8 @@ REFUSED_WHEN_TRUSTED = [
      "The professor raised the word limit for my history essay to 3,000 words.", TWO_THINGS),
     ("Hugo's weekday alarm is set for 6:45am.", "Hugo set his weekend alarm to 8am.", TWO_THINGS),
     ("Abigail's yoga class is at 7pm on Tuesdays.", "Abigail's spin class moved to 6pm on Tuesdays.", TWO_THINGS),
+    ("The name of the current head of state in India is Ram Nath Kovind.",
+     "The name of the current head of the India government is Thomas Fügmann.", TWO_THINGS),
     # Not one thing: nothing the older sentence names is named again, or the value that changed
     # names what the clause is about.
     ("Noemi Castellano approves marketing budgets above €5,000.",
