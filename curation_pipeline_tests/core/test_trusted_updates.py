@@ -15,6 +15,8 @@ TAKEN_WHEN_TRUSTED = [
     ("Hearth's CI pipeline takes about 25 minutes.", "With caching, Hearth CI finishes in 90 seconds."),
     ("The Vantage monorepo contains 37 microservices.", "Consolidation brought Vantage down to 22 services."),
     ("Dentist appointment with Dr. Okafor on March 14 at 10am.", "Moved the Dr. Okafor visit to March 21, same time."),
+    # The capital that opens the older note reads as a name; the newer memory writes the word.
+    ("Lease on the Dunmore apartment runs 6 months.", "Extended the Dunmore lease to 2 years."),
 ]
 
 
@@ -90,6 +92,11 @@ REFUSED_WHEN_TRUSTED = [
     # A value nothing replaces beside the replaced one, which does not cut away: superseding
     # would hide that the partner lives there too.
     ("Ana lives in Leeds with partner Tamsin.", "Ana relocated to Bristol last month.", ENTANGLED),
+    # Counter-example of a word the newer memory writes: a value it does not write still needs
+    # a place ("£15/hr" of the cleaner, "Harbour Lettings" of the lease).
+    ("Cleaner Rosa comes Thursdays, £15/hr.", "Rosa does Mondays instead now.", ENTANGLED),
+    ("Lease on the Dunmore apartment runs 6 months with Harbour Lettings.", "Extended the Dunmore lease to 2 years.",
+     ENTANGLED),
     # No value gave way to one of its family.
     ("Vegetarian.", "Went fully vegan in January.", NO_CHANGE),
 ]
