@@ -255,7 +255,8 @@ def _of_complements(piece: Piece) -> dict[str, str]:
     for n, token in enumerate(words[:-1]):
         if words[n + 1].lower != "of" or not token.keys or token.keys[0] not in subject:
             continue
-        after = next((t for t in words[n + 2:] if t.keys and not t.is_name and not any(ch.isdigit() for ch in t.text)), None)
+        after = next((t for t in words[n + 2:]
+                      if t.keys and not t.is_name and not any(ch.isdigit() for ch in t.text)), None)
         if after is not None and after.keys[0] in subject:
             found.setdefault(token.keys[0], after.keys[0])
     return found
@@ -272,6 +273,7 @@ def of_two_things(claim: Piece, piece: Piece) -> bool:
     mine_keys, their_keys = ({k for t in p.tokens for k in t.keys} for p in (claim, piece))
     return any(word in theirs and mine[word] != theirs[word]
                and mine[word] not in their_keys and theirs[word] not in mine_keys for word in mine)
+
 
 _COUNT_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve couple few several".split())
 
@@ -846,7 +848,8 @@ def _answer(claim: Piece, pieces: list[tuple[Piece, Shape]], said: frozenset[str
         if not changed:
             continue  # other words for the same value ("is fast" / "is quick") are no new value
         # A name may open a phrase of kind words, as offline ("the Hartwell kitchen budget").
-        if about_another or _two_dated_events(claim, piece, changed) or names_two_things(claim, piece) or of_two_things(claim, piece) \
+        if about_another or _two_dated_events(claim, piece, changed) or names_two_things(claim, piece) \
+                or of_two_things(claim, piece) \
                 or another_kind_of(claim, piece, old.tail & new.tail if swapped and _says_what_it_is(claim)
                                    and _says_what_it_is(piece) else frozenset(), names=True) \
                 or names_another_subject(claim, piece) or other_persons(claim.tokens, piece.tokens) \

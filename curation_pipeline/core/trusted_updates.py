@@ -25,9 +25,10 @@ the words check what a judge's mistake must never do:
   that changed, or shares a word with the claim where the sentence names nothing else; a value
   that names the clause's subject ("Ticket SUP-3301") gives way to nothing;
 - **a value gave way to one of its kind**: some value of the older memory is gone from the newer
-  one (its words do not write it at all), and the newer one gives a value of the same family that the older never said (an amount
-  for an amount, a date or time for a date or time, a count for a count, a name for a name),
-  each new value to one older claim: the one the newer memory speaks of;
+  one (its words do not write it at all), and the newer one gives a value of the same family
+  that the older never said (an amount for an amount, a date or time for a date or time, a count
+  for a count, a name for a name), each new value to one older claim: the one the newer memory
+  speaks of;
 - **nothing is lost**: every older clause is said by the newer memory, has each of its unsaid
   values replaced by one of its family, or is carried into the newer memory as offline updates
   carry (core/carry.py). A clause with a replaced value beside a value nothing replaces is
