@@ -435,7 +435,7 @@ def subject_keys(text: str) -> frozenset[str]:
                     and value_class(token.lower, token.keys[0]) not in ("weekday", "month"):
                 run.append(token)
                 continue
-            if run and not (len(run) == 1 and tokens.index(run[0]) == 0):
+            if run and not (len(run) == 1 and tokens.index(run[0]) == 0 and not _opening_name(tokens)):
                 keys.add("name:" + " ".join(t.lower for t in run))
             run = []
         for clause in sentence.clauses:
@@ -454,6 +454,18 @@ def subject_keys(text: str) -> frozenset[str]:
                             and value_class(near.lower, near.keys[0]) is None):
                         keys.add(f"thing:{near.keys[-1]}")
     return frozenset(keys)
+
+
+def _opening_name(tokens: Sequence[Token]) -> bool:
+    """Whether a lone capitalised word opening a sentence is its subject, a name, because a verb
+    follows it ("Telegram was developed by ...", "Greg helped me ...", "Ivan studies ..."),
+    rather than a word capitalised only because it opens the note ("Booked a table ...",
+    "Dentist appointment moved ...", "Paid $480 ...")."""
+    if len(tokens) < 2 or verb_like_opening(tokens[0]):
+        return False
+    following = tokens[1]
+    return following.kind == "word" and not following.is_name and (
+        is_verb(following) or verb_by_shape(tokens, 1) or past_form(following.lower))
 
 
 # Past forms that do not end in -ed.

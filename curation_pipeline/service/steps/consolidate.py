@@ -60,7 +60,7 @@ from curation_pipeline.store import (
 # one full pass, which rewrites every node's keys).
 SUBJECT_PARTNERS = 8
 SUBJECT_MAX_SHARE = 0.05
-SUBJECT_INDEX_VERSION = 1
+SUBJECT_INDEX_VERSION = 2
 
 
 @dataclass
