@@ -414,9 +414,10 @@ _VALUE_REACH = 3
 def subject_keys(text: str) -> frozenset[str]:
     """What a memory is about, as keys two memories of one thing share however they are worded
     (the candidate index of step 2): each name or run of names other than a lone word that only
-    starts its sentence ("name:danielle"); each code ("id:INV-4471", case kept); the head noun of
-    each clause's subject ("thing:deadlin"); and each noun within three words of a number, date,
-    time or value word, which says what the value measures ("thing:card" of "8 cards"). A
+    starts its sentence ("name:danielle"; a lone opening word before a verb is a name: "Telegram
+    was developed by ...", `_opening_name`); each code ("id:INV-4471", case kept); the head noun
+    of each clause's subject ("thing:deadlin"); and each noun within three words of a number,
+    date, time or value word, which says what the value measures ("thing:card" of "8 cards"). A
     speaker label is no subject: every turn of a conversation has one."""
     from curation_pipeline.core.clauses import text_clauses
     from curation_pipeline.core.fact_tokens import extract_facts
@@ -458,7 +459,7 @@ def subject_keys(text: str) -> frozenset[str]:
 
 def _opening_name(tokens: Sequence[Token]) -> bool:
     """Whether a lone capitalised word opening a sentence is its subject, a name, because a verb
-    follows it ("Telegram was developed by ...", "Greg helped me ...", "Ivan studies ..."),
+    follows it ("Telegram was developed by ...", "Greg helped me ...", "Rosa does Mondays"),
     rather than a word capitalised only because it opens the note ("Booked a table ...",
     "Dentist appointment moved ...", "Paid $480 ...")."""
     if len(tokens) < 2 or verb_like_opening(tokens[0]):
