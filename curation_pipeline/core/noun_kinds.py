@@ -6,6 +6,7 @@ out") or before "'s" ("The staging DB's connection limit" / "The prod DB's ...")
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 from curation_pipeline.core.clauses import Piece
@@ -40,7 +41,7 @@ def _possessive(token) -> bool:
     return token.kind == "word" and bool(token.keys) and token.text.lower().endswith(("'s", "\u2019s"))
 
 
-def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, ...]]]:
+def kind_words(tokens: Sequence, names: bool = False) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(noun, the plain words before it, nearest first) for each noun that ends a noun phrase and
     that other plain words name a kind of: "marketing budget", "page load time" (of "time", not
     of "load": "initial test suite" and "unit test coverage" are not two tests), "my proof
@@ -52,8 +53,14 @@ def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, 
     a unit of time or a weekday between the words is no kind ("my weekly grocery budget").
     `names` (offline): a name may open the phrase, itself no kind word ("per GPS distance
     problem")."""
-    tokens = list(tokens)  # punctuation ends a phrase: "fraction problems, accuracy 75%"
+    # Cached by the clause's tokens: each clause of a pair is read against every clause of the
+    # other memory, and each memory is in many pairs a cycle.
+    return _kind_words(tuple(tokens), names)
 
+
+@lru_cache(maxsize=1 << 14)
+def _kind_words(tokens: tuple, names: bool) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    # Punctuation ends a phrase ("fraction problems, accuracy 75%"): the tokens keep it.
     known_verb = next((n for n, token in enumerate(tokens) if is_verb(token)), len(tokens))
 
     def plain(n: int) -> bool:
@@ -89,7 +96,7 @@ def kind_words(tokens: list, names: bool = False) -> list[tuple[str, tuple[str, 
                        or past_form(tokens[k].lower) or (k == 0 and verb_like_opening(tokens[k]))
                        or names and k > 0 and tokens[k].is_name):
             found.append((tokens[n].keys[0], tuple(chain)))
-    return found
+    return tuple(found)
 
 
 # Prepositions after a counted noun that say which kind it is: "problems on complex roots".

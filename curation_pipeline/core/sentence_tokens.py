@@ -16,6 +16,7 @@ measurable gain here.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -86,9 +87,11 @@ class Token:
         return (self.kind == "punct" and self.text != "&") or self.lower in CLAUSE_WORDS
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def root(word: str) -> str:
     """A crude root of `word` (casefolded): one common suffix off, a doubled last consonant and
-    a final "e" dropped, so "stopped" ~ "stop", "approval" ~ "approve", "ships" ~ "shipping"."""
+    a final "e" dropped, so "stopped" ~ "stop", "approval" ~ "approve", "ships" ~ "shipping".
+    Cached: the pair rules ask for the roots of the same few words millions of times a cycle."""
     stem = word.casefold()
     for suffix in _SUFFIXES:
         if suffix == "s" and stem.endswith("ss"):
