@@ -23,6 +23,10 @@ a continuation after an updated clause that names a month or a year ("on March 3
 the bank's app, February", "March 12, 9:30am" after "rescheduled to March 19"), which dated the
 older value and would misdate the new one, or say two dates (not a deadline ahead, "aiming for
 50 by September"; supersession.items_carried may still carry the note without its replaced item);
+a continuation after an updated clause with a number of the kind its replaced value was
+("Completed 7 geometry proofs, scoring 6 correct", "3 hours studying piano scales, including 1
+hour on arpeggios"), a part or a result of the old value that would be read against the new one
+(not a value aimed at: "aiming to reach 8 hours by May");
 a clause cut inside brackets ("Should I start with coin toss problems (P"), which is no
 sentence; and a statement whose object goes on in the clause that changed ("Balanced work" of
 "Balanced work and crypto by dedicating 45 minutes daily to market research"), which alone would
@@ -106,6 +110,27 @@ def _dated(piece: Piece) -> bool:
 _DEADLINES = frozenset("by until till before due".split())
 
 
+def _part_of_the_changed(piece: Piece, updated: Piece) -> bool:
+    """Whether a clause after an updated one states a number of a kind the updated clause states
+    too ("scoring 6 correct" after "Completed 7 geometry proofs", "including 1 hour on
+    arpeggios" after "3 hours studying piano scales"): a part or a result of the replaced value,
+    which carried onto the new one would be read against it ("completed 9 proofs, scoring 6
+    correct"). A number of another kind is another attribute ("2 screens" after "$15.49 a
+    month") and is carried, as is a value aimed at ("aiming for 50 by September"); a date is
+    _dated's."""
+    if _opening(piece) in _AIMS:
+        return False  # a value aimed at, still ahead: "aiming for 50 by September" of 25 and of 30
+    # supersession imports this module: its reading of value kinds is imported when first asked.
+    from curation_pipeline.core.supersession import shape
+    kinds = {kind for kind in shape(updated).values if kind.startswith("number")} - _MOMENT_KINDS
+    return bool(kinds & set(shape(piece).values))
+
+
+_MOMENT_KINDS = frozenset({"number:date", "number:time", "number:year"})
+# Words that open a clause of a value aimed at, not reached: "aiming to increase to 7 hours".
+_AIMS = frozenset("aiming aim aims targeting hoping planning".split())
+
+
 def _span(first: Piece, last: Piece) -> str:
     """The words of an older sentence from `first` to `last` (two claims of it), as written."""
     context = first.context or first.text
@@ -166,9 +191,11 @@ def carried_clauses(claims: Sequence[Piece], left: Sequence[int], hosts: Mapping
             carried.append(Carried(as_sentence(text)))
         elif _continues(first) and n > 0 and claims[n - 1].sentence == first.sentence \
                 and hosts.get(n - 1) is not None:
-            if n - 1 in updated and any(_dated(claims[m]) for m in range(n, end + 1)):
+            if n - 1 in updated and any(_dated(claims[m]) or _part_of_the_changed(claims[m], claims[n - 1])
+                                        for m in range(n, end + 1)):
                 # "on March 3", "checked on Credit Karma, February": when the older value held
-                # or was taken; after the new value it would misdate it, or say two dates.
+                # or was taken; after the new value it would misdate it, or say two dates. And
+                # "scoring 6 correct" of 7 problems: after 9 it would misstate the score.
                 return None
             carried.append(Carried(text.strip(), hosts[n - 1].context or hosts[n - 1].text))
         else:

@@ -40,6 +40,16 @@ and the outdated 8 is no longer current. A value is cut only with the phrase it 
   the newer clause names with words of a new version ("uses Python 3.10 with FastAPI" /
   "upgraded to Python 3.12"; not "Room 2.14" / "moved to Room 3.05").
 
+Last, for the judge only, a replaced value alone with its units (`_without_bare_value`), where no
+phrase of its own can go: right before the noun it counts, which the newer clause names
+("Secured 3 interviews for product design roles at Figma" / "I have now secured 5 interviews"
+leaves "Secured interviews for product design roles at Figma"), or after a comma with a unit of
+its own ("..., 1 hour every Tuesday at 6 PM." / "... extended to 90 minutes" leaves "...,
+every Tuesday at 6 PM."). Not when another number stays in the sentence but a date, a time of
+day or a version ("Completed 7 geometry proofs, scoring 6 correct": the 6 was counted of the 7),
+nor a rate the newer clause does not say ("1 hour a week"), one end of a range, the object of
+"has" or "is", or a name.
+
 An item of a note's list (`without_item`) goes whole: a replaced value that stands alone between
 commas, after the note's first words, with nothing but its units and what it counts ("Booked two
 rooms at the Harbour Inn for the Halifax trip, $250 CAD per night, July 30, 2024." / "... was
@@ -208,6 +218,16 @@ def without_value(sentence: str, claim: Piece, gone: Collection[str], said: Coll
     None when it cannot be cut cleanly (see the module docstring). `said`: the keys of the newer
     clause, which must name what the value counts ("10 cards" for "with 8 cards"). `modifiers`:
     also a value before the noun it measures, for a judge's "update" only (see the docstring)."""
+    cut = _without_phrase(sentence, claim, gone, said, modifiers=modifiers)
+    if cut is None and modifiers:
+        cut = _without_bare_value(sentence, claim, gone, said)
+    return cut
+
+
+def _without_phrase(sentence: str, claim: Piece, gone: Collection[str], said: Collection[str], *,
+                    modifiers: bool) -> str | None:
+    """without_value's cuts of a whole phrase (a preposition and its value, a value before its
+    noun, a when, a version)."""
     tokens = [t for t in claim.tokens if t.kind != "punct" or t.text not in ",;"]
     when = _when_phrase(tokens, gone) if modifiers else None
     if when is not None:
@@ -233,6 +253,81 @@ def without_value(sentence: str, claim: Piece, gone: Collection[str], said: Coll
         # noun, and would be left to tell of something else ("converts at 3.2% from organic search")
         return None
     return _cut(sentence, tokens, start, end)
+
+
+def _without_bare_value(sentence: str, claim: Piece, gone: Collection[str], said: Collection[str]) -> str | None:
+    """For a judge's "update" only, the last cut: the replaced value alone, with its units, where
+    no phrase of its own can go ("Added the gallery with 8 cards using Bootstrap" / "The gallery
+    now has 10 cards" -> "Added the gallery with cards using Bootstrap"; "..., 1 hour every
+    Saturday at 9 AM." / "... extended to 90 minutes" -> "..., every Saturday at 9 AM."). What
+    stays says no value the older one held with it: the sentence keeps no other number but a
+    date or a time of day, which say when ("Completed 7 problems, scoring 6 correct" without the
+    7 would count the 6 against the new total). The value stands either before the noun it
+    counts, which the newer clause names, or alone after a comma with a unit of its own; never
+    in a range ("from 22 to 15 minutes") nor a list of values, nor right after "has" or "is"
+    (the verb's own object: "has memory" says nothing), and never a name."""
+    tokens = list(claim.tokens)
+    at = [n for n, token in enumerate(tokens) if set(token.keys) & set(gone)]
+    if not at:
+        return None
+    first, last = at[0], at[-1]
+    if any(not set(token.keys) & set(gone) and not _time_unit(token) for token in tokens[first:last + 1]) \
+            or any(token.is_name and not _time_unit(token) for token in tokens[first:last + 1]):
+        return None  # two values apart, or a name: no value alone to cut
+    start, end = first, last + 1
+    while start > 0 and tokens[start - 1].lower in _APPROXIMATE:
+        start -= 1
+    while end < len(tokens) and _time_unit(tokens[end]):
+        end += 1  # "1 hour", "3 days a week"
+    before = tokens[start - 1] if start else None
+    after = tokens[end] if end < len(tokens) else None
+    if before is None or after is None or after.kind != "word":
+        return None  # the clause's first or last words: its subject or its whole complement
+    if before.lower in ("from", "to", "between") or after.lower in ("to", "and", "or", "through", "until"):
+        return None  # a range or a list: "from 22 to 15 minutes", "3 and 4 hours"
+    if before.lower in _HAVE_OR_BE:
+        return None  # what a thing has or is: "has 16GB memory" without it, "has memory", says nothing
+    if any(_time_unit(token) and token.keys[0] not in said for token in tokens[:start] + tokens[end:]):
+        return None  # a rate the newer clause does not say: "walks 8,000 steps a day" / "walked 14,000 on Saturday"
+    words = tokenize(sentence)
+    if any(token.kind == "number" and not _says_a_moment(words, n) and not _a_version(words, n)
+           for n, token in enumerate(words) if not set(token.keys) & set(gone)):
+        return None  # another number stays, which held with the replaced value
+    unit = bool(re.search(r"[^\d.,]", tokens[first].text)) or any(_time_unit(t) for t in tokens[first:end])
+    counted = bool(after.keys) and after.keys[0] in said and not _valued_word(after) \
+        and after.lower not in _PHRASE_ENDS | _LINKS | VERBS
+    if counted and before.lower not in _ARTICLES:  # "Secured [3 ]interviews for ..." / "... 5 interviews"
+        return _cut(sentence, tokens, start, end)
+    if before.kind == "punct" and before.text in ",;" and unit:  # "..., [1 hour ]every Saturday"
+        return _cut(sentence, tokens, start, end)
+    return None  # a bare number whose noun the newer clause does not name may count something else
+
+
+_HAVE_OR_BE = frozenset("has have had is are was were be been".split())
+
+
+def _valued_word(token: Token) -> bool:
+    """A word that is a value of its own (a value word, digits), not a plain noun; an acronym
+    ("TTL", "API") is read as a name elsewhere, but here names what a value counts."""
+    return any(ch.isdigit() for ch in token.text) or bool(token.keys) and value_class(token.lower, token.keys[0]) is not None
+
+
+def _a_version(tokens: list[Token], n: int) -> bool:
+    """Whether the number tokens[n] is a dotted version right after a name ("Bootstrap 5.3.0"):
+    which release of a thing, not a count that held with another value."""
+    return n > 0 and tokens[n - 1].is_name and re.fullmatch(r"v?\d+(\.\d+)+\.?", tokens[n].text.lower()) is not None
+
+
+def _says_a_moment(tokens: list[Token], n: int) -> bool:
+    """Whether the number tokens[n] says when: a year, a time ("9 AM", "14:30"), an ordinal
+    day, or a day next to a month ("May 11", "11 May")."""
+    text = tokens[n].text.lower()
+    if re.fullmatch(r"(19|20)\d\d,?", text) or re.fullmatch(r"\d{1,2}:\d\d(am|pm)?", text) \
+            or re.fullmatch(r"\d+(st|nd|rd|th),?", text) or re.fullmatch(r"\d{1,2}(am|pm)", text):
+        return True
+    near = [tokens[m] for m in (n - 1, n + 1) if 0 <= m < len(tokens)]
+    return any(t.lower in ("am", "pm", "a.m", "p.m", "a.m.", "p.m.")
+               or t.keys and value_class(t.lower, t.keys[0]) == "month" for t in near)
 
 
 def _tells_of_the_counted(sentence: str, tokens: list[Token], end: int) -> bool:

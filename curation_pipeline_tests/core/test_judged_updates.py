@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from curation_pipeline.core.judged_updates import judged_update
+from curation_pipeline.core.judged_updates import UNCARRIABLE, judged_update
 from curation_pipeline.core.supersession import LOOK_ALIKE, UPDATE, compare_versions
 
 
@@ -106,14 +106,35 @@ def test_a_reworded_update_is_taken(older, newer):
      "The bakery website launch slipped to March 15 because the photos weren't ready. "
      "Planning to launch the bakery website using Squarespace.", "Planning to launch the bakery website by March 1 using Squarespace"),
     # "recently" says nothing of what was done: no word of the frame the two clauses share.
-    ("3 hours studying piano scales, including 1 hour on arpeggios.", "I recently extended my study sessions to 4 hours.",
-     "I recently extended my study sessions to 4 hours, including 1 hour on arpeggios.", "3 hours studying piano scales"),
+    ("3 hours studying piano scales, with a metronome.", "I recently extended my study sessions to 4 hours.",
+     "I recently extended my study sessions to 4 hours, with a metronome.", "3 hours studying piano scales"),
 ])
 def test_an_older_statement_the_newer_memory_does_not_say_is_carried_into_it(older, newer, carried, replaced):
     taken = judged_update(older, newer)
     assert taken.taken, taken.refused
     assert taken.carried_text == carried
     assert [c["old"] for c in taken.changes] == [replaced]
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # A part of the replaced value: "1 hour" of the 3 may not be 1 of the 4.
+    ("3 hours studying piano scales, including 1 hour on arpeggios.", "I recently extended my study sessions to 4 hours."),
+    # A result counted with the replaced value: "scoring 6 correct" was 6 of 7, not of 9.
+    ("Completed 7 geometry proofs, scoring 6 correct.", "I have now completed 9 geometry proofs."),
+])
+def test_a_number_of_the_replaced_kind_after_it_is_not_carried_onto_the_new_value(older, newer):
+    judged = judged_update(older, newer)
+    assert not judged.taken and judged.refused == UNCARRIABLE
+    assert compare_versions(older, newer).verdict != UPDATE  # offline neither: the pair stays linked
+
+
+def test_a_value_aimed_at_is_carried_onto_the_new_value():
+    # A value aimed at is still ahead of the new one, as it was of the old: no part of either.
+    older = "Averaging 6 hours of sleep a night, aiming to reach 8 hours by May."
+    newer = "My nightly sleep average is now 7 hours."
+    carried = "My nightly sleep average is now 7 hours, aiming to reach 8 hours by May."
+    assert judged_update(older, newer).carried_text == carried
+    assert compare_versions(older, newer).carried_text == carried
 
 
 @pytest.mark.parametrize(("older", "newer", "why"), [

@@ -260,6 +260,41 @@ def test_a_value_between_commas_that_cannot_be_told_apart_is_not_cut(older, newe
     assert not judged.taken
 
 
+@pytest.mark.parametrize(("older", "newer", "carried"), [
+    # A length of time after a comma, with its unit, in a note that goes on: the value goes
+    # alone, and the time of day (a when, no count) stays with the rest.
+    ("Started weekly piano lessons at the Harbor Music School, 1 hour every Tuesday at 6 PM.",
+     "The weekly piano lessons were extended to 90 minutes.",
+     "The weekly piano lessons were extended to 90 minutes. "
+     "Started weekly piano lessons at the Harbor Music School, every Tuesday at 6 PM."),
+    # A bare count right before the noun it counts, which the newer clause names.
+    ("Secured 3 interviews for product design roles at Figma and Canva.", "I have now secured 5 interviews.",
+     "I have now secured 5 interviews. Secured interviews for product design roles at Figma and Canva."),
+    # A version after a name says which release, not a count that held with the old one.
+    ("Added the project gallery with 8 cards built on Bootstrap 5.3.0.", "The gallery now includes 10 cards.",
+     "The gallery now includes 10 cards. Added the project gallery with cards built on Bootstrap 5.3.0."),
+])
+def test_a_judges_update_cuts_the_replaced_value_alone_where_it_has_no_phrase_of_its_own(older, newer, carried):
+    judged = judged_update(older, newer)
+    assert judged.taken and judged.carried_text == carried
+    # Offline the words alone never cut a value so: the judge has read the pair.
+    assert compare_versions(older, newer).verdict != UPDATE
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # Another count stays in the sentence, which held with the replaced one: without the 7,
+    # "scoring 6 correct" would be read against the 9.
+    ("Completed 7 geometry proofs for the Euclid course, scoring 6 correct.", "I have now completed 9 geometry proofs."),
+    # A rate the newer clause does not say: "a week" would be left to the 90 minutes.
+    ("Started weekly piano lessons at the Harbor Music School, 1 hour a week with Ms. Ortiz.",
+     "The piano lessons were extended to 90 minutes."),
+    # One end of a range: "from 22 to minutes" says nothing.
+    ("Cut the build time from 22 to 15 minutes with remote caching.", "The build time is now 12 minutes."),
+])
+def test_a_value_alone_that_held_with_another_or_ends_a_range_is_not_cut(older, newer):
+    assert judged_update(older, newer).refused == ENTANGLED
+
+
 def test_when_an_older_value_held_is_never_carried_onto_the_value_that_replaced_it():
     # "on March 3" is when the first draft had 14,200 words: carried after "has grown to 15,100
     # words" it would date the new count to March 3. The note's other words stay said, with
