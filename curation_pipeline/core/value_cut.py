@@ -43,12 +43,13 @@ and the outdated 8 is no longer current. A value is cut only with the phrase it 
 Last, for the judge only, a replaced value alone with its units (`_without_bare_value`), where no
 phrase of its own can go: right before the noun it counts, which the newer clause names
 ("Secured 3 interviews for product design roles at Figma" / "I have now secured 5 interviews"
-leaves "Secured interviews for product design roles at Figma"), or after a comma with a unit of
-its own ("..., 1 hour every Tuesday at 6 PM." / "... extended to 90 minutes" leaves "...,
-every Tuesday at 6 PM."). Not when another number stays in the sentence but a date, a time of
-day or a version ("Completed 7 geometry proofs, scoring 6 correct": the 6 was counted of the 7),
-nor a rate the newer clause does not say ("1 hour a week"), one end of a range, the object of
-"has" or "is", or a name.
+leaves "Secured interviews for product design roles at Figma"; a bare count only: a value with
+its own unit or sign measures the words around it, "after 5 PM", "for 950 TRY"), or a length of
+time after a comma, before words that say when ("..., 1 hour every Tuesday at 6 PM." / "...
+extended to 90 minutes" leaves "..., every Tuesday at 6 PM."). Not when another number stays in
+the sentence but a date, a time of day or a version ("Completed 7 geometry proofs, scoring 6
+correct": the 6 was counted of the 7), nor a rate the newer clause does not say ("1 hour a
+week"), one end of a range, the object of "has" or "is", or a name.
 
 An item of a note's list (`without_item`) goes whole: a replaced value that stands alone between
 commas, after the note's first words, with nothing but its units and what it counts ("Booked two
@@ -263,7 +264,9 @@ def _without_bare_value(sentence: str, claim: Piece, gone: Collection[str], said
     stays says no value the older one held with it: the sentence keeps no other number but a
     date or a time of day, which say when ("Completed 7 problems, scoring 6 correct" without the
     7 would count the 6 against the new total). The value stands either before the noun it
-    counts, which the newer clause names, or alone after a comma with a unit of its own; never
+    counts, which the newer clause names (a bare count: a value with its own unit or sign measures
+    the words around it, "after 5 PM", "average 15ms latency"), or after a comma as a length of
+    time, before words that say when ("every Saturday"); never
     in a range ("from 22 to 15 minutes") nor a list of values, nor right after "has" or "is"
     (the verb's own object: "has memory" says nothing), and never a name."""
     tokens = list(claim.tokens)
@@ -289,27 +292,46 @@ def _without_bare_value(sentence: str, claim: Piece, gone: Collection[str], said
         return None  # what a thing has or is: "has 16GB memory" without it, "has memory", says nothing
     if any(_time_unit(token) and token.keys[0] not in said for token in tokens[:start] + tokens[end:]):
         return None  # a rate the newer clause does not say: "walks 8,000 steps a day" / "walked 14,000 on Saturday"
+    if _glued(sentence, tokens[start:end]):
+        return None  # part of a formula or a code: "F_n ≤ 2^n" is no count of anything
     words = tokenize(sentence)
     if any(token.kind == "number" and not _says_a_moment(words, n) and not _a_version(words, n)
            for n, token in enumerate(words) if not set(token.keys) & set(gone)):
         return None  # another number stays, which held with the replaced value
-    unit = bool(re.search(r"[^\d.,]", tokens[first].text)) or any(_time_unit(t) for t in tokens[first:end])
-    counted = bool(after.keys) and after.keys[0] in said and not _valued_word(after) \
-        and after.lower not in _PHRASE_ENDS | _LINKS | VERBS
-    if counted and before.lower not in _ARTICLES:  # "Secured [3 ]interviews for ..." / "... 5 interviews"
-        return _cut(sentence, tokens, start, end)
-    if before.kind == "punct" and before.text in ",;" and unit:  # "..., [1 hour ]every Saturday"
-        return _cut(sentence, tokens, start, end)
-    return None  # a bare number whose noun the newer clause does not name may count something else
+    count = end - start == 1 and re.fullmatch(r"\d[\d,]*", tokens[start].text) is not None
+    if count and _counted_noun(after) and after.keys[0] in said and before.lower not in _ARTICLES:
+        return _cut(sentence, tokens, start, end)  # "Secured [3 ]interviews for ..." / "... 5 interviews"
+    unit = any(_time_unit(token) for token in tokens[first:end])
+    if before.kind == "punct" and before.text in ",;" and unit and after.lower in _OPENS_WHEN:
+        return _cut(sentence, tokens, start, end)  # "..., [1 hour ]every Saturday at 9 AM"
+    # A value with its own unit or sign measures what is around it ("average 15ms latency",
+    # "after 5 PM", "for 950 TRY", "at $6,000 monthly starting"): without it, those words say nothing.
+    return None
 
 
 _HAVE_OR_BE = frozenset("has have had is are was were be been".split())
+# Words after a length of time between commas that open when or how often it holds.
+_OPENS_WHEN = frozenset("every each on at in from starting beginning".split())
 
 
-def _valued_word(token: Token) -> bool:
-    """A word that is a value of its own (a value word, digits), not a plain noun; an acronym
-    ("TTL", "API") is read as a name elsewhere, but here names what a value counts."""
-    return any(ch.isdigit() for ch in token.text) or bool(token.keys) and value_class(token.lower, token.keys[0]) is not None
+def _glued(sentence: str, tokens: list[Token]) -> bool:
+    """Whether the words `tokens` touch a symbol in `sentence` ("2^n", "x=3"): a value written
+    as words stands between spaces, a bracket and a stop."""
+    found = re.search(r"\W*".join(re.escape(token.text) for token in tokens), sentence)
+    if found is None:
+        return True
+    before, after = sentence[found.start() - 1:found.start()], sentence[found.end():found.end() + 1]
+    return before not in ("", " ", "(") or after not in ("", " ", ",", ".", ";", ":", ")")
+
+
+def _counted_noun(token: Token) -> bool:
+    """A plain noun a bare count counts ("interviews", "rejection"): no value word, unit,
+    currency, "AM"/"PM", participle or word of a phrase's end."""
+    lower = token.lower
+    return (token.kind == "word" and bool(token.keys) and not token.is_name and "/" not in lower
+            and value_class(lower, token.keys[0]) is None and unit_of(lower) is None
+            and lower not in _CURRENCY_CODES | _PHRASE_ENDS | _LINKS | VERBS | {"am", "pm", "a.m", "p.m"}
+            and not (len(lower) > 4 and lower.endswith(("ing", "ed"))))
 
 
 def _a_version(tokens: list[Token], n: int) -> bool:

@@ -290,6 +290,15 @@ def test_a_judges_update_cuts_the_replaced_value_alone_where_it_has_no_phrase_of
      "The piano lessons were extended to 90 minutes."),
     # One end of a range: "from 22 to minutes" says nothing.
     ("Cut the build time from 22 to 15 minutes with remote caching.", "The build time is now 12 minutes."),
+    # A value with its own unit or sign is no bare count: without it, the words around it say
+    # nothing ("after PM", "for TRY", "below mg/dL", ", duration").
+    ("Agreed with Nancy on no work calls after 5 PM on Saturdays.", "Nancy asked for no work calls after 7 PM."),
+    ("Bought trail running shoes for 950 TRY at the Kadikoy store.", "I raised my trail running shoe budget to 1,100 TRY."),
+    ("Cholesterol goal on track, aiming for below 170 mg/dL by October.", "My cholesterol goal is now below 160 mg/dL."),
+    ("Signed up for a strength course starting July 25, 6-week duration.", "The strength course duration was extended to 8 weeks."),
+    # A number of a formula counts nothing: "L_n ≤ ^n" would be left.
+    ("Defined the Lucas sequence recursively, proved L_n ≤ 3^n using strong induction.",
+     "I am applying induction to combinatorics, proving identities like Σ C(n,k) = 2^n."),
 ])
 def test_a_value_alone_that_held_with_another_or_ends_a_range_is_not_cut(older, newer):
     assert judged_update(older, newer).refused == ENTANGLED
