@@ -267,7 +267,8 @@ def _without_bare_value(sentence: str, claim: Piece, gone: Collection[str], said
     counts, which the newer clause names (a bare count: a value with its own unit or sign measures
     the words around it, "after 5 PM", "average 15ms latency"), or after a comma as a length of
     time, before words that say when ("every Saturday"); never
-    in a range ("from 22 to 15 minutes") nor a list of values, nor right after "has" or "is"
+    in a range ("from 22 to 15 minutes") nor a list of values, nor the measure of a comparison
+    ("beyond 1,000 concurrent users"), nor right after "has" or "is"
     (the verb's own object: "has memory" says nothing), and never a name."""
     tokens = list(claim.tokens)
     at = [n for n, token in enumerate(tokens) if set(token.keys) & set(gone)]
@@ -290,6 +291,8 @@ def _without_bare_value(sentence: str, claim: Piece, gone: Collection[str], said
         return None  # a range or a list: "from 22 to 15 minutes", "3 and 4 hours"
     if before.lower in _HAVE_OR_BE:
         return None  # what a thing has or is: "has 16GB memory" without it, "has memory", says nothing
+    if before.lower in _COMPARING:
+        return None  # the measure of a comparison: "beyond 1,000 concurrent users" is no count of them
     if any(_time_unit(token) and token.keys[0] not in said for token in tokens[:start] + tokens[end:]):
         return None  # a rate the newer clause does not say: "walks 8,000 steps a day" / "walked 14,000 on Saturday"
     if _glued(sentence, tokens[start:end]):
@@ -310,6 +313,8 @@ def _without_bare_value(sentence: str, claim: Piece, gone: Collection[str], said
 
 
 _HAVE_OR_BE = frozenset("has have had is are was were be been".split())
+# Words that compare with the value after them: without it, they compare with nothing.
+_COMPARING = frozenset("beyond above below than exceeding past least most within".split())
 # Words after a length of time between commas that open when or how often it holds.
 _OPENS_WHEN = frozenset("every each on at in from starting beginning".split())
 

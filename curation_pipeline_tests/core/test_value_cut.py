@@ -296,6 +296,9 @@ def test_a_judges_update_cuts_the_replaced_value_alone_where_it_has_no_phrase_of
     ("Bought trail running shoes for 950 TRY at the Kadikoy store.", "I raised my trail running shoe budget to 1,100 TRY."),
     ("Cholesterol goal on track, aiming for below 170 mg/dL by October.", "My cholesterol goal is now below 160 mg/dL."),
     ("Signed up for a strength course starting July 25, 6-week duration.", "The strength course duration was extended to 8 weeks."),
+    # The measure of a comparison: "beyond concurrent users" would compare with nothing.
+    ("Decided to shard the chat collection by roomId for future scalability beyond 1,000 concurrent users.",
+     "The chat backend now serves 1,500 concurrent users."),
     # A number of a formula counts nothing: "L_n ≤ ^n" would be left.
     ("Defined the Lucas sequence recursively, proved L_n ≤ 3^n using strong induction.",
      "I am applying induction to combinatorics, proving identities like Σ C(n,k) = 2^n."),
