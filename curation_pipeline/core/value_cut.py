@@ -49,7 +49,8 @@ time after a comma, before words that say when ("..., 1 hour every Tuesday at 6 
 extended to 90 minutes" leaves "..., every Tuesday at 6 PM."). Not when another number stays in
 the sentence but a date, a time of day or a version ("Completed 7 geometry proofs, scoring 6
 correct": the 6 was counted of the 7), nor a rate the newer clause does not say ("1 hour a
-week"), one end of a range, the object of "has" or "is", or a name.
+week"), one end of a range, the measure of a comparison ("beyond 1,000 concurrent users"), the
+object of "has" or "is", a name, or a number glued to a symbol ("F_n ≤ 2^n").
 
 An item of a note's list (`without_item`) goes whole: a replaced value that stands alone between
 commas, after the note's first words, with nothing but its units and what it counts ("Booked two
