@@ -91,6 +91,33 @@ def _seed(conn, part: public_data.Part, embedder) -> dict[str, str]:
     return ids
 
 
+def _words(text: str) -> list[str]:
+    return [word.strip(".,;:!?") for word in text.split()]
+
+
+def _as_written(labelled: set[str], written: set[str]):
+    """The labelled text a memory was written with, when the curator has since carried older
+    words into it (core/carry.py: "... optimized to 384MB. Deployed Pegasus ..."): the labels
+    are of the memory, not of its first wording. A text nobody wrote is read as the longest
+    labelled one whose every word it still has, in order."""
+    known = sorted(labelled, key=len, reverse=True)
+    words = {text: _words(text) for text in known}
+
+    def within(inner: list[str], outer: list[str]) -> bool:
+        rest = iter(outer)
+        return all(word in rest for word in inner)  # a subsequence: `in` consumes the iterator
+
+    @functools.lru_cache(maxsize=65536)
+    def as_written(text: str) -> str:
+        if text in written:
+            return text
+        outer = _words(text)
+        return next((known_text for known_text in known
+                     if len(words[known_text]) < len(outer) and within(words[known_text], outer)), text)
+
+    return as_written
+
+
 @contextlib.contextmanager
 def _llm(mode: str, parts: list[public_data.Part]):
     if mode == "offline":
@@ -102,11 +129,12 @@ def _llm(mode: str, parts: list[public_data.Part]):
     texts = {m.key: m.text for part in parts for m in part.memories}
     updates = {frozenset((texts[a], texts[b])) for part in parts for a, b in [*part.updates, *part.chained]}
     contradictions = {texts[key] for part in parts for key in part.never_superseded}
+    as_written = _as_written({text for pair in updates for text in pair} | contradictions, set(texts.values()))
 
     def respond(body: dict, _number: int):
         if purpose(body) != "judge":
             return faithful(body)
-        pair = frozenset(memory_texts(body))
+        pair = frozenset(as_written(text) for text in memory_texts(body))
         if mode == "always-update":
             return answer(VERDICT_FIELD, "update", output_tokens=4)  # adversarial: the words must refuse
         verdict = "update" if pair in updates else "distinct" if pair & contradictions else "related"
