@@ -70,9 +70,10 @@ from curation_pipeline.core.coverage import KeptText, Semantic, uncovered
 from curation_pipeline.core.denials import no_newer_value
 from curation_pipeline.core.many_holders import holds_many, memberships_of_two_kinds, says_one_more
 from curation_pipeline.core.meaning_markers import NEGATION
-from curation_pipeline.core.measures import DIMENSIONS, dimension_of, is_measurement, measurement_kind, unit_of
+from curation_pipeline.core.measures import DIMENSIONS, is_measurement, measurement_kind, unit_of
 from curation_pipeline.core.note_items import note_item
 from curation_pipeline.core.noun_kinds import another_kind_of, which_value
+from curation_pipeline.core.number_kinds import CLOCK, HOUR, number_kind
 from curation_pipeline.core.sentence_tokens import root, tokenize
 from curation_pipeline.core.speakers import without_speaker, without_vocative
 from curation_pipeline.core.subjects import (
@@ -111,9 +112,6 @@ postponed shifted transferred passed went became become dropped rose fell extend
 _OF_WHICH = frozenset({"for", "of", "at"})
 # Value classes whose word, before a noun, names the thing ("phone number", "staging cluster").
 _MODIFYING_CLASSES = frozenset({"channel", "environment", "status"})
-# "3 PM", "09:00 UTC": part of a time, not a name.
-_CLOCK = frozenset({"am", "pm", "a.m", "p.m"})
-_HOUR = re.compile(r"\d{1,2}(?:am|pm)")
 # Status words that are also common verbs: a status only after a form of "be" ("is live").
 _ALSO_VERBS = frozenset({"live"})
 _DOERS = frozenset("i we you they he she who to still now also".split())
@@ -179,7 +177,7 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
     a percentage, an amount of money, a time of day, a date, a year or a plain count, so that
     "$200" is never taken for the new value of "April 18"."""
     if token.kind == "number":
-        return _number_kind(token, following, previous)
+        return number_kind(token, following, previous)
     if token.kind in ("url", "email"):
         return token.kind
     if token.kind != "word" or not token.keys:
@@ -187,7 +185,7 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
     measured = measurement_kind(token.text)
     if measured is not None:
         return measured  # "180ms", "512MB": a value of what it measures, not a code
-    if _HOUR.fullmatch(token.text.casefold()):
+    if HOUR.fullmatch(token.text.casefold()):
         return "number:time"  # "10am" is the hour "10:00am" is, not a code
     if any(ch.isdigit() for ch in token.text) or token.text.startswith("#"):
         return "identifier"
@@ -223,41 +221,6 @@ def _kind(token, following, previous=None, opening: bool = False) -> str | None:
 
 # Words before a month that make it a date, whatever verb follows ("in April ...", "since May ...").
 _MONTH_LINKS = frozenset("in on since by until till from to during through of before after early mid late".split())
-
-
-_SPELLED_PERIODS = frozenset("""second seconds minute minutes hour hours day days night nights week weeks
-fortnight fortnights month months quarter quarters year years decade decades""".split())
-_MONEY_WORDS = frozenset("dollars dollar euros euro usd eur gbp pounds k".split())
-
-
-def _number_kind(token, following, previous) -> str:
-    text = token.text
-    if text.count(".") >= 2:
-        return "identifier"  # a version: "5.3.0"
-    measured = measurement_kind(text)
-    if measured is not None:
-        return measured  # "180ms", "1.5GB"
-    if text.endswith("%"):
-        return "number:percent"
-    if text[:1] in "$€£" or (following is not None and following.lower in _MONEY_WORDS):
-        return "number:money"
-    if ":" in text or (following is not None and following.lower in _CLOCK) or _HOUR.fullmatch(text.casefold()):
-        return "number:time"  # "9:30", "9 am", "10am" (the same hour as "10:00am")
-    if (previous is not None and previous.lower.rstrip(".") in MONTH_WORDS) or \
-            (following is not None and following.lower.rstrip(".") in MONTH_WORDS) or \
-            re.fullmatch(r"\d{4}-\d{2}-\d{2}.*|\d{1,2}/\d{1,2}/\d{2,4}", text) or \
-            re.fullmatch(r"(19|20)\d\d", text):
-        return "number:date"
-    dimension = unit_of(following.lower) if following is not None and following.kind == "word" else None
-    if dimension is None and following is not None and following.kind == "word" and following.keys \
-            and dimension_of(following.keys[0]) not in (None, "duration"):
-        dimension = dimension_of(following.keys[0])  # "10 miles" is a length, as "21 km" is (a
-        # spelled length of time is read below: "1,200 daily visitors" counts visitors)
-    if dimension is not None:
-        return f"number:{dimension}"  # "180 ms" is what "180ms" is
-    if following is not None and following.lower in _SPELLED_PERIODS:
-        return "number:duration"  # "over 2 weeks", "5.5 hours": a length of time, not "12 problems"
-    return "number"
 
 
 def _after_of_which(tokens, n: int) -> bool:
@@ -331,13 +294,13 @@ def _shape(piece: Piece) -> Shape:
         if state is not None:
             values.setdefault("status", Counter())[state] += 1
             continue
-        if not token.keys or _cue_word(tokens, n) or token.lower in _CLOCK or token.lower in _FILLERS:
+        if not token.keys or _cue_word(tokens, n) or token.lower in CLOCK or token.lower in _FILLERS:
             continue
         if token.lower in ("up", "down") and n and tokens[n - 1].lower in _GO_WORDS:
             continue  # "went up to $275": a particle of the verb, no word of what changed; not
             # "can hold up to 10,000" (a ceiling) nor "dining out"
         following = next((t for t in tokens[n + 1:] if t.lower not in _CHANGE_CUES), None)
-        code = token.lower in codes and not is_measurement(token.text) and not _HOUR.fullmatch(token.lower)
+        code = token.lower in codes and not is_measurement(token.text) and not HOUR.fullmatch(token.lower)
         kind = "name" if n in in_names and numbered_in_name(tokens, n) else "identifier" if code or n in in_names else _kind(
             token, following, tokens[n - 1] if n else None, opening=n == 0 and piece.first == 0)
         if kind is None:
@@ -890,7 +853,7 @@ def values_of(tokens, opening: bool = False) -> dict[str, Counter]:
     tokens open a sentence."""
     found: dict[str, Counter] = {}
     for n, token in enumerate(tokens):
-        if not token.keys or _cue_word(tokens, n) or token.lower in _CLOCK:
+        if not token.keys or _cue_word(tokens, n) or token.lower in CLOCK:
             continue
         following = tokens[n + 1] if n + 1 < len(tokens) else None
         kind = _kind(token, following, tokens[n - 1] if n else None, opening=opening and n == 0)
@@ -1479,7 +1442,7 @@ def _unit_run(tokens, key: str, text: str = "") -> list[str]:
             continue
         run: list[str] = []
         for following in tokens[n + 1:n + 5]:
-            if following.kind != "word" or not following.keys or following.is_name or following.lower in _CLOCK \
+            if following.kind != "word" or not following.keys or following.is_name or following.lower in CLOCK \
                     or is_verb(following) or value_class(following.lower, following.keys[0]) is not None:
                 break
             run.append(root(following.lower.split("/")[0]))

@@ -68,6 +68,7 @@ from collections.abc import Collection
 
 from curation_pipeline.core.clauses import Piece
 from curation_pipeline.core.measures import unit_of
+from curation_pipeline.core.number_kinds import says_a_moment
 from curation_pipeline.core.sentence_tokens import Token, root, tokenize
 from curation_pipeline.core.subjects import VERBS, is_verb, verb_like_opening
 from curation_pipeline.core.value_words import value_class
@@ -299,7 +300,7 @@ def _without_bare_value(sentence: str, claim: Piece, gone: Collection[str], said
     if _glued(sentence, tokens[start:end]):
         return None  # part of a formula or a code: "F_n ≤ 2^n" is no count of anything
     words = tokenize(sentence)
-    if any(token.kind == "number" and not _says_a_moment(words, n) and not _a_version(words, n)
+    if any(token.kind == "number" and not says_a_moment(words, n) and not _a_version(words, n)
            for n, token in enumerate(words) if not set(token.keys) & set(gone)):
         return None  # another number stays, which held with the replaced value
     count = end - start == 1 and re.fullmatch(r"\d[\d,]*", tokens[start].text) is not None
@@ -344,18 +345,6 @@ def _a_version(tokens: list[Token], n: int) -> bool:
     """Whether the number tokens[n] is a dotted version right after a name ("Bootstrap 5.3.0"):
     which release of a thing, not a count that held with another value."""
     return n > 0 and tokens[n - 1].is_name and re.fullmatch(r"v?\d+(\.\d+)+\.?", tokens[n].text.lower()) is not None
-
-
-def _says_a_moment(tokens: list[Token], n: int) -> bool:
-    """Whether the number tokens[n] says when: a year, a time ("9 AM", "14:30"), an ordinal
-    day, or a day next to a month ("May 11", "11 May")."""
-    text = tokens[n].text.lower()
-    if re.fullmatch(r"(19|20)\d\d,?", text) or re.fullmatch(r"\d{1,2}:\d\d(am|pm)?", text) \
-            or re.fullmatch(r"\d+(st|nd|rd|th),?", text) or re.fullmatch(r"\d{1,2}(am|pm)", text):
-        return True
-    near = [tokens[m] for m in (n - 1, n + 1) if 0 <= m < len(tokens)]
-    return any(t.lower in ("am", "pm", "a.m", "p.m", "a.m.", "p.m.")
-               or t.keys and value_class(t.lower, t.keys[0]) == "month" for t in near)
 
 
 def _tells_of_the_counted(sentence: str, tokens: list[Token], end: int) -> bool:
