@@ -22,6 +22,7 @@ _SPELLED_PERIODS = frozenset("""second seconds minute minutes hour hours day day
 fortnight fortnights month months quarter quarters year years decade decades""".split())
 _MONEY_WORDS = frozenset("dollars dollar euros euro usd eur gbp pounds k".split())
 _ORDINAL_DAY = re.compile(r"\d+(?:st|nd|rd|th)")
+_CLOCK_TIME = re.compile(r"\d{1,2}:\d\d(?::\d\d)?(?:am|pm)?")
 # The kinds of a number that say when.
 MOMENTS = frozenset({"number:time", "number:date"})
 
@@ -59,9 +60,13 @@ def number_kind(token: Token, following: Token | None, previous: Token | None) -
 
 def says_a_moment(tokens: Sequence[Token], n: int) -> bool:
     """Whether the number tokens[n] says when: a year, a time of day ("9 AM", "14:30"), a date
-    ("May 11", "11 May"), or an ordinal day ("the 3rd")."""
-    if _ORDINAL_DAY.fullmatch(tokens[n].text.lower()):
+    ("May 11", "11 May"), or an ordinal day ("the 3rd"); not a ratio ("a 2:1 ratio")."""
+    text = tokens[n].text.lower()
+    if _ORDINAL_DAY.fullmatch(text):
         return True
     following = tokens[n + 1] if n + 1 < len(tokens) else None
     previous = tokens[n - 1] if n > 0 else None
-    return number_kind(tokens[n], following, previous) in MOMENTS
+    kind = number_kind(tokens[n], following, previous)
+    if kind == "number:time" and ":" in text and not (following is not None and following.lower in CLOCK):
+        return _CLOCK_TIME.fullmatch(text) is not None
+    return kind in MOMENTS

@@ -37,10 +37,13 @@ def test_a_number_is_read_with_the_words_beside_it(text, number, kind):
     ("Moved to May 11.", "11", True),
     ("Held on the 3rd.", "3rd", True),
     ("Started in 2024.", "2024", True),
+    ("Due by Feb 25.", "25", True),
+    ("Standup moved to 14:30.", "14:30", True),
     # Counter-examples: a count, an amount, a length of time say no moment.
     ("Completed 12 problems.", "12", False),
     ("Paid $150.", "$150", False),
     ("Practised for 3 hours.", "3", False),
+    ("Drew the medians in a 2:1 ratio.", "2:1", False),
 ])
 def test_a_moment_is_a_date_a_time_of_day_or_a_day(text, number, moment):
     tokens = tokenize(text)
