@@ -40,7 +40,8 @@ Prints, per part:
 
 Modes: `offline` (the LLM path off); `oracle` (a stub OpenAI-compatible server of ours on
 127.0.0.1 that judges a labelled update pair (or two links of one chain) "update", a pair with a contradicted statement
-"distinct", anything else "related", and merges faithfully); `always-update` (the same stub as an
+"distinct", anything else "related", and merges faithfully; it knows a labelled memory by its words,
+also once the curator has carried older words into it); `always-update` (the same stub as an
 adversarial judge that calls every pair an update: what gets superseded is what the words let
 through, core/judged_updates.py; on the knowledge-update stream every supersession no label
 names is wrong). Prints figures; asserts nothing.
