@@ -6,9 +6,14 @@ from curation_pipeline.core.number_kinds import number_kind, says_a_moment
 from curation_pipeline.core.sentence_tokens import tokenize
 
 
-def _kind_of(text: str, number: str) -> str:
+def _at(text: str, number: str):
+    """The tokens of `text` and where `number` is among them."""
     tokens = tokenize(text)
-    n = next(n for n, token in enumerate(tokens) if token.text == number)
+    return tokens, next(n for n, token in enumerate(tokens) if token.text == number)
+
+
+def _kind_of(text: str, number: str) -> str:
+    tokens, n = _at(text, number)
     return number_kind(tokens[n], tokens[n + 1] if n + 1 < len(tokens) else None, tokens[n - 1] if n else None)
 
 
@@ -46,6 +51,5 @@ def test_a_number_is_read_with_the_words_beside_it(text, number, kind):
     ("Drew the medians in a 2:1 ratio.", "2:1", False),
 ])
 def test_a_moment_is_a_date_a_time_of_day_or_a_day(text, number, moment):
-    tokens = tokenize(text)
-    n = next(n for n, token in enumerate(tokens) if token.text == number)
+    tokens, n = _at(text, number)
     assert says_a_moment(tokens, n) is moment
